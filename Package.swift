@@ -1,0 +1,53 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "orders",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "orders", targets: ["orders"]),
+        .library(name: "OrdersCore", targets: ["OrdersCore"]),
+        .library(name: "OrdersLog", targets: ["OrdersLog"]),
+        .library(name: "OrdersReports", targets: ["OrdersReports"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+    ],
+    targets: [
+        // libzstd from the system (Debian: libzstd-dev), through a module map.
+        .systemLibrary(
+            name: "CZstd",
+            pkgConfig: "libzstd",
+            providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]
+        ),
+        // The domain: events, the fold rules, report values. No I/O, no Foundation.
+        .target(name: "OrdersCore"),
+        // Bytes, files and zstd: the binary log format and NDJSON.
+        .target(
+            name: "OrdersLog",
+            dependencies: [
+                "OrdersCore", "CZstd",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        // Report values rendered for people and machines: tables, CSV, JSON, SVG.
+        .target(name: "OrdersReports", dependencies: ["OrdersCore"]),
+        // The command line: a thin adapter over the three modules above.
+        .executableTarget(
+            name: "orders",
+            dependencies: [
+                "OrdersCore", "OrdersLog", "OrdersReports",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "OrdersCoreTests", dependencies: ["OrdersCore"]),
+        .testTarget(name: "OrdersLogTests", dependencies: ["OrdersLog", "OrdersCore"]),
+        .testTarget(name: "OrdersReportsTests", dependencies: ["OrdersReports", "OrdersCore"]),
+        .testTarget(
+            name: "OrdersCLITests",
+            dependencies: ["OrdersLog", "OrdersCore"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,45 @@
+/// Orders, units and revenue per local date and currency: `orders report daily`.
+public struct DailySales: Hashable, Sendable {
+    /// A local date (days since 1970-01-01 in the report's zone) and a currency.
+    public struct Key: Hashable, Sendable {
+        public var day: Int64
+        public var currency: Currency
+
+        @inlinable
+        public init(day: Int64, currency: Currency) {
+            self.day = day
+            self.currency = currency
+        }
+    }
+
+    public var totals: [Key: SalesTotals] = [:]
+
+    public init() {}
+
+    @inlinable
+    public mutating func record(_ order: PlacedOrder, localDay: Int64) {
+        let key = Key(day: localDay, currency: order.currency)
+        totals[key, default: SalesTotals()].orders.add(1)
+        totals[key, default: SalesTotals()].units.add(order.units)
+        totals[key, default: SalesTotals()].revenue.add(order.total)
+    }
+
+    public mutating func merge(_ other: DailySales) {
+        totals.merge(other.totals) { a, b in var a = a; a.merge(b); return a }
+    }
+
+    /// One row of the report.
+    public struct Row: Hashable, Sendable {
+        public var date: CivilDate
+        public var currency: Currency
+        public var totals: SalesTotals
+    }
+
+    /// The rows, sorted by date, then currency.
+    public var rows: [Row] {
+        totals.keys.sorted { ($0.day, $0.currency) < ($1.day, $1.currency) }.map {
+            Row(date: CivilDate(daysSinceEpoch: $0.day), currency: $0.currency, totals: totals[$0]!)
+        }
+    }
+}
+

@@ -1,0 +1,199 @@
+/// The fold's state and its rules: section 2 of the spec.
+///
+/// Given the events of a log in order, `apply` decides for each one whether
+/// it is applied or an anomaly, checking the rules in the spec's order, and
+/// tells an observer about every applied checkout and vote. Pure: no clock,
+/// no I/O, no globals.
+///
+/// Memory grows with the live state: open carts keep their lines, a closed
+/// cart keeps only its totals, and the sets of used orders and counted votes
+/// grow with the distinct ids.
+public struct Ledger: Sendable {
+    /// One cart. A closed cart drops its lines and keeps only its totals.
+    @usableFromInline
+    struct Cart: Sendable {
+        @usableFromInline var isClosed = false
+        /// The currency of the lines; meaningless while there are none.
+        @usableFromInline var currency = Currency(rawValue: 0x41_41_41)!
+        @usableFromInline var lines: [CartLine] = []
+        @usableFromInline var closedUnits: Int64 = 0
+        @usableFromInline var closedTotal: Int64 = 0
+
+        @usableFromInline init() {}
+
+        @inlinable
+        func lineIndex(of product: Symbol) -> Int? {
+            lines.firstIndex { $0.product == product }
+        }
+    }
+
+    /// `cartSlot[symbol]` is the cart's index in `carts` plus one; 0 for none.
+    @usableFromInline var cartSlot: [UInt32] = []
+    @usableFromInline var carts: [Cart] = []
+    /// A bit per symbol: used as the id of an applied order.
+    @usableFromInline var usedOrders: [UInt64] = []
+    /// Every (poll, voter, candidate) counted so far.
+    @usableFromInline var countedVotes: Set<VoteKey> = []
+    /// Carts that are open now, empty or not.
+    @usableFromInline var openCount: Int64 = 0
+
+    /// Carts that are open now, empty or not.
+    public var openCarts: Int64 { openCount }
+
+    public init() {}
+
+    /// Folds one event into the state.
+    /// - Returns: `.applied`, or the first anomaly whose rule matched.
+    @inlinable
+    public mutating func apply<Observer: FoldObserver>(_ event: Event, observer: inout Observer) -> Status {
+        switch event.kind {
+        case let .itemAdded(cart, product, qty, price, currency):
+            return addItem(cart: cart, product: product, qty: qty, price: price, currency: currency)
+        case let .quantityChanged(cart, product, qty):
+            return changeQuantity(cart: cart, product: product, qty: qty)
+        case let .itemRemoved(cart, product):
+            return removeItem(cart: cart, product: product)
+        case let .checkedOut(cart, order):
+            return checkOut(cart: cart, order: order, at: event.at, observer: &observer)
+        case let .voteCast(poll, voter, candidate):
+            guard countedVotes.insert(VoteKey(poll: poll, voter: voter, candidate: candidate)).inserted else {
+                return .anomaly(.duplicateVote)
+            }
+            observer.voted(poll: poll, candidate: candidate)
+            return .applied
+        }
+    }
+
+    /// Σ qty and Σ qty × unit price of a cart's lines now: after checkout, at
+    /// the checkout. Zero for a cart never seen. Wide enough never to wrap.
+    public func totals(of cart: Symbol) -> (units: Int128, total: Int128) {
+        guard let slot = slot(of: cart) else { return (0, 0) }
+        let state = carts[slot]
+        if state.isClosed { return (Int128(state.closedUnits), Int128(state.closedTotal)) }
+        var units: Int128 = 0
+        var total: Int128 = 0
+        for line in state.lines {
+            units += Int128(line.qty)
+            total += Int128(line.qty) * Int128(line.price)
+        }
+        return (units, total)
+    }
+
+    // MARK: The rules, one per kind of event.
+
+    @inlinable
+    mutating func addItem(cart: Symbol, product: Symbol, qty: Int64, price: Int64, currency: Currency) -> Status {
+        let slot = slot(of: cart) ?? openCart(cart)
+        if carts[slot].isClosed { return .anomaly(.cartClosed) }
+        if !carts[slot].lines.isEmpty && carts[slot].currency != currency { return .anomaly(.currencyMismatch) }
+        if let line = carts[slot].lineIndex(of: product) {
+            let (sum, overflow) = carts[slot].lines[line].qty.addingReportingOverflow(qty)
+            if overflow { return .anomaly(.overflow) }
+            carts[slot].lines[line].qty = sum
+            carts[slot].lines[line].price = price
+        } else {
+            carts[slot].lines.append(CartLine(product: product, qty: qty, price: price))
+        }
+        carts[slot].currency = currency
+        return .applied
+    }
+
+    @inlinable
+    mutating func changeQuantity(cart: Symbol, product: Symbol, qty: Int64) -> Status {
+        guard let slot = slot(of: cart) else { return .anomaly(.noSuchLine) }
+        if carts[slot].isClosed { return .anomaly(.cartClosed) }
+        guard let line = carts[slot].lineIndex(of: product) else { return .anomaly(.noSuchLine) }
+        carts[slot].lines[line].qty = qty
+        return .applied
+    }
+
+    @inlinable
+    mutating func removeItem(cart: Symbol, product: Symbol) -> Status {
+        guard let slot = slot(of: cart) else { return .anomaly(.noSuchLine) }
+        if carts[slot].isClosed { return .anomaly(.cartClosed) }
+        guard let line = carts[slot].lineIndex(of: product) else { return .anomaly(.noSuchLine) }
+        carts[slot].lines.remove(at: line)
+        return .applied
+    }
+
+    @inlinable
+    mutating func checkOut<Observer: FoldObserver>(
+        cart: Symbol, order: Symbol, at: Timestamp, observer: inout Observer
+    ) -> Status {
+        let slot = slot(of: cart)
+        if let slot, carts[slot].isClosed { return .anomaly(.cartClosed) }
+        if isUsed(order: order) { return .anomaly(.duplicateOrder) }
+        guard let slot, !carts[slot].lines.isEmpty else { return .anomaly(.emptyCart) }
+        var units: Int64 = 0
+        var total: Int64 = 0
+        for line in carts[slot].lines {
+            let (lineTotal, o1) = line.qty.multipliedReportingOverflow(by: line.price)
+            let (newTotal, o2) = total.addingReportingOverflow(lineTotal)
+            let (newUnits, o3) = units.addingReportingOverflow(line.qty)
+            if o1 || o2 || o3 { return .anomaly(.overflow) }
+            total = newTotal
+            units = newUnits
+        }
+        markUsed(order: order)
+        let lines = carts[slot].lines
+        carts[slot].isClosed = true
+        carts[slot].lines = []
+        carts[slot].closedUnits = units
+        carts[slot].closedTotal = total
+        openCount -= 1
+        observer.placed(PlacedOrder(
+            id: order, cart: cart, at: at, currency: carts[slot].currency,
+            lines: lines, units: units, total: total))
+        return .applied
+    }
+
+    // MARK: Storage
+
+    @inlinable
+    func slot(of cart: Symbol) -> Int? {
+        guard cart.index < cartSlot.count else { return nil }
+        let slot = cartSlot[cart.index]
+        return slot == 0 ? nil : Int(slot) - 1
+    }
+
+    @inlinable
+    mutating func openCart(_ cart: Symbol) -> Int {
+        if cart.index >= cartSlot.count {
+            cartSlot.append(contentsOf: repeatElement(0, count: max(cart.index + 1, cartSlot.count * 2) - cartSlot.count))
+        }
+        carts.append(Cart())
+        cartSlot[cart.index] = UInt32(carts.count)
+        openCount += 1
+        return carts.count - 1
+    }
+
+    @inlinable
+    func isUsed(order: Symbol) -> Bool {
+        let word = order.index >> 6
+        return word < usedOrders.count && usedOrders[word] & (1 << UInt64(order.index & 63)) != 0
+    }
+
+    @inlinable
+    mutating func markUsed(order: Symbol) {
+        let word = order.index >> 6
+        if word >= usedOrders.count {
+            usedOrders.append(contentsOf: repeatElement(0, count: max(word + 1, usedOrders.count * 2) - usedOrders.count))
+        }
+        usedOrders[word] |= 1 << UInt64(order.index & 63)
+    }
+}
+
+/// One vote's identity: who voted for what in which poll.
+@usableFromInline
+struct VoteKey: Hashable, Sendable {
+    @usableFromInline var poll: Symbol
+    @usableFromInline var voter: Symbol
+    @usableFromInline var candidate: Symbol
+
+    @inlinable
+    init(poll: Symbol, voter: Symbol, candidate: Symbol) {
+        self.poll = poll
+        self.voter = voter
+        self.candidate = candidate
+    }
+}

@@ -1,0 +1,66 @@
+/// Units and revenue per local date, product and currency: `orders report products`.
+public struct ProductSales: Hashable, Sendable {
+    public struct Key: Hashable, Sendable {
+        public var day: Int64
+        public var product: Symbol
+        public var currency: Currency
+
+        @inlinable
+        public init(day: Int64, product: Symbol, currency: Currency) {
+            self.day = day
+            self.product = product
+            self.currency = currency
+        }
+    }
+
+    /// Units and revenue of one product on one day.
+    public struct Totals: Hashable, Sendable {
+        public var units = ExactSum()
+        public var revenue = ExactSum()
+
+        public init() {}
+
+        public mutating func merge(_ other: Totals) {
+            units.add(other.units)
+            revenue.add(other.revenue)
+        }
+    }
+
+    public var totals: [Key: Totals] = [:]
+
+    public init() {}
+
+    @inlinable
+    public mutating func record(_ order: PlacedOrder, localDay: Int64) {
+        for line in order.lines {
+            let key = Key(day: localDay, product: line.product, currency: order.currency)
+            // Safe from wrapping: the order's total fitted, so each line's does.
+            totals[key, default: Totals()].units.add(line.qty)
+            totals[key, default: Totals()].revenue.add(line.qty &* line.price)
+        }
+    }
+
+    public mutating func merge(_ other: ProductSales) {
+        totals.merge(other.totals) { a, b in var a = a; a.merge(b); return a }
+    }
+
+    /// One row of the report.
+    public struct Row: Hashable, Sendable {
+        public var date: CivilDate
+        public var product: [UInt8]
+        public var currency: Currency
+        public var totals: Totals
+    }
+
+    /// The rows, sorted by date, product bytes, then currency.
+    public func rows(symbols: SymbolTable) -> [Row] {
+        totals.map { key, value in
+            Row(date: CivilDate(daysSinceEpoch: key.day), product: Array(symbols[key.product]),
+                currency: key.currency, totals: value)
+        }.sorted { a, b in
+            if a.date != b.date { return a.date < b.date }
+            if a.product != b.product { return a.product.lexicographicallyPrecedes(b.product) }
+            return a.currency < b.currency
+        }
+    }
+}

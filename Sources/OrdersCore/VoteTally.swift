@@ -1,0 +1,42 @@
+/// Votes per poll and candidate: `orders tally`.
+public struct VoteTally: Hashable, Sendable {
+    public struct Key: Hashable, Sendable {
+        public var poll: Symbol
+        public var candidate: Symbol
+
+        @inlinable
+        public init(poll: Symbol, candidate: Symbol) {
+            self.poll = poll
+            self.candidate = candidate
+        }
+    }
+
+    public var votes: [Key: Int64] = [:]
+
+    public init() {}
+
+    @inlinable
+    public mutating func record(poll: Symbol, candidate: Symbol) {
+        votes[Key(poll: poll, candidate: candidate), default: 0] += 1
+    }
+
+    public mutating func merge(_ other: VoteTally) {
+        votes.merge(other.votes, uniquingKeysWith: +)
+    }
+
+    public struct Row: Hashable, Sendable {
+        public var poll: [UInt8]
+        public var candidate: [UInt8]
+        public var votes: Int64
+    }
+
+    /// Rows sorted by poll bytes, then votes descending, then candidate bytes.
+    public func rows(symbols: SymbolTable) -> [Row] {
+        votes.map { Row(poll: Array(symbols[$0.poll]), candidate: Array(symbols[$0.candidate]), votes: $1) }
+            .sorted { a, b in
+                if a.poll != b.poll { return a.poll.lexicographicallyPrecedes(b.poll) }
+                if a.votes != b.votes { return a.votes > b.votes }
+                return a.candidate.lexicographicallyPrecedes(b.candidate)
+            }
+    }
+}

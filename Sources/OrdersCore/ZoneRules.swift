@@ -1,0 +1,49 @@
+/// The UTC offsets of one time zone over time, as a sorted list of transitions.
+///
+/// Pure data: the command line builds it from the system's time zone database
+/// once, before a replay, and the fold looks local dates up in it.
+public struct ZoneRules: Hashable, Sendable {
+    /// The zone's IANA name, e.g. `Asia/Seoul`.
+    public var name: String
+    /// Instants (ms since the epoch, ascending) at which the offset changes.
+    @usableFromInline var transitions: [Int64]
+    /// `offsets[0]` holds before the first transition, `offsets[i + 1]` from `transitions[i]` on; in ms.
+    @usableFromInline var offsets: [Int64]
+
+    /// Coordinated Universal Time: offset zero, always.
+    public static let utc = ZoneRules(name: "UTC", initialOffsetSeconds: 0, transitions: [])
+
+    /// - Parameters:
+    ///   - initialOffsetSeconds: the offset before the first transition.
+    ///   - transitions: each instant the offset changes and the offset from then on, ascending.
+    public init(name: String, initialOffsetSeconds: Int64, transitions: [(at: Timestamp, offsetSeconds: Int64)]) {
+        self.name = name
+        self.transitions = transitions.map(\.at.milliseconds)
+        self.offsets = [initialOffsetSeconds * 1000] + transitions.map { $0.offsetSeconds * 1000 }
+    }
+
+    /// The offset from UTC at `instant`, in milliseconds.
+    /// - Complexity: O(log n) in the number of transitions.
+    @inlinable
+    public func offset(at instant: Timestamp) -> Int64 {
+        var low = 0
+        var high = transitions.count
+        while low < high {
+            let mid = (low + high) / 2
+            if transitions[mid] <= instant.milliseconds { low = mid + 1 } else { high = mid }
+        }
+        return offsets[low]
+    }
+
+    /// The local date of `instant`, as days since 1970-01-01.
+    @inlinable
+    public func localDay(of instant: Timestamp) -> Int64 {
+        floorDivide(instant.milliseconds + offset(at: instant), 86_400_000)
+    }
+
+    public static func == (lhs: ZoneRules, rhs: ZoneRules) -> Bool {
+        lhs.name == rhs.name && lhs.transitions == rhs.transitions && lhs.offsets == rhs.offsets
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+}

@@ -1,0 +1,74 @@
+import OrdersCore
+import SystemPackage
+
+/// Events read in chunks, from a log or from NDJSON, with their seqs.
+public protocol EventStream: AnyObject {
+    /// The file's name as messages give it (`standard input` for `-`).
+    var name: String { get }
+    /// Things worth telling a person about the input, e.g. a torn tail ignored.
+    var notices: [String] { get }
+    /// Appends the next chunk of events to `events`, interning identifiers in `symbols`.
+    /// - Returns: the seq of the chunk's first event, or `nil` at the end.
+    /// - Throws: ``InputError`` for malformed or corrupt input, ``FileError`` if reading fails.
+    func next(symbols: inout SymbolTable, into events: inout [Event]) throws -> Int64?
+}
+
+/// What a file holds, told from its first bytes.
+public enum InputFormat: Hashable, Sendable {
+    /// An orders log.
+    case log
+    /// NDJSON compressed with zstd.
+    case zstdNDJSON
+    /// Plain NDJSON.
+    case ndjson
+
+    /// Recognises the format from a file's first bytes (at least four, if it has them).
+    public static func detect(_ prefix: UnsafeRawBufferPointer) -> InputFormat {
+        guard prefix.count >= 4 else { return .ndjson }
+        let magic = prefix.loadUnaligned(as: UInt32.self).littleEndian
+        if magic == LogFormat.fileHeaderMagic { return .log }
+        if magic == ZstdFrame.magic || magic & ZstdFrame.skippableMagicMask == ZstdFrame.skippableMagicBase { return .zstdNDJSON }
+        return .ndjson
+    }
+}
+
+/// Opens events from a file (or `-`, standard input), whatever its format.
+public func openEvents(_ path: String) throws -> any EventStream {
+    let name = path == "-" ? "standard input" : path
+    let file: FileDescriptor
+    if path == "-" {
+        file = .standardInput
+    } else {
+        do {
+            file = try FileDescriptor.open(FilePath(path), .readOnly)
+        } catch {
+            throw FileError(path: path, operation: "opening", reason: "\(error)")
+        }
+    }
+    var prefix = [UInt8](repeating: 0, count: 1 << 16)
+    var count = 0
+    // Read until four bytes are in hand or the input ends, so a slow pipe is still recognised.
+    while count < 4 {
+        let n: Int
+        do {
+            n = try prefix.withUnsafeMutableBytes { try file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[count...])) }
+        } catch {
+            throw FileError(path: name, operation: "reading", reason: "\(error)")
+        }
+        if n == 0 { break }
+        count += n
+    }
+    prefix.removeLast(prefix.count - count)
+    switch prefix.withUnsafeBytes(InputFormat.detect) {
+    case .log:
+        guard path != "-" else {
+            throw InputError(file: name, message: "a binary log must be read from a file, not a pipe")
+        }
+        try? file.close()
+        return try LogReader(path: path)
+    case .zstdNDJSON:
+        return try NDJSONReader(name: name, file: file, closes: path != "-", compressed: true, prefix: prefix)
+    case .ndjson:
+        return try NDJSONReader(name: name, file: file, closes: path != "-", compressed: false, prefix: prefix)
+    }
+}

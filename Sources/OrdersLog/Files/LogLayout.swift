@@ -1,0 +1,149 @@
+import OrdersCore
+import SystemPackage
+
+/// Where everything is in a log file, found by reading its headers only.
+///
+/// The committed part ends at the last commit record that every batch before
+/// it leads up to without a gap. Anything after that is the *tail*: an append
+/// in progress, or one cut short by a crash, which readers ignore and the next
+/// writer removes (and says so).
+struct LogLayout: Sendable {
+    /// A batch: the offset of its header frame, and the header.
+    struct Batch: Hashable, Sendable {
+        var offset: Int64
+        var header: BatchHeader
+        /// Where its zstd frame starts.
+        var frameOffset: Int64 { offset + Int64(BatchHeader.size) }
+    }
+
+    /// Bytes after the committed part.
+    struct Tail: Hashable, Sendable {
+        var offset: Int64
+        var length: Int64
+        /// Why the scan stopped there.
+        var reason: String
+    }
+
+    /// Committed batches, in order.
+    var batches: [Batch] = []
+    /// The byte offset just past the last commit record (or the file header).
+    /// Zero if the file header itself is incomplete.
+    var committedEnd: Int64 = 0
+    /// The seq the next appended event takes.
+    var endSeq: UInt64 = 1
+    var tail: Tail?
+
+    /// Reads the headers of the log in `file`.
+    /// - Throws: ``InputError`` if it is not a log, or if damage is found
+    ///   before the last commit record (corruption, not a torn append).
+    static func scan(_ file: FileDescriptor, path: String) throws -> LogLayout {
+        let size = try file.size(path: path)
+        var layout = LogLayout()
+        let expected = FileHeader().encoded()
+        if size < Int64(FileHeader.size) {
+            var bytes = [UInt8](repeating: 0, count: Int(size))
+            try bytes.withUnsafeMutableBytes { try file.readAll(at: 0, into: $0, path: path) }
+            guard bytes.elementsEqual(expected.prefix(bytes.count)) else {
+                throw InputError(file: path, location: .offset(0), message: "not an orders log (no ORDERLOG header)")
+            }
+            if size > 0 { layout.tail = Tail(offset: 0, length: size, reason: "the file header is incomplete") }
+            return layout
+        }
+        var header = [UInt8](repeating: 0, count: FileHeader.size)
+        try header.withUnsafeMutableBytes { try file.readAll(at: 0, into: $0, path: path) }
+        let decoded = header.withUnsafeBytes { bytes in Result { () throws(ByteReader.Malformed) in try FileHeader.decode(bytes) } }
+        if case .failure(let error) = decoded {
+            throw InputError(file: path, location: .offset(Int64(error.position)), message: error.reason)
+        }
+
+        var offset = Int64(FileHeader.size)
+        layout.committedEnd = offset
+        var pending: [Batch] = []
+        var seq: UInt64 = 1
+        var stop: (offset: Int64, reason: String)?
+        var frame = [UInt8](repeating: 0, count: 8 + LogFormat.batchHeaderContentSize)
+        scanning: while offset < size {
+            guard size - offset >= 8 else { stop = (offset, "an incomplete frame header"); break }
+            try frame.withUnsafeMutableBytes { try file.readAll(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<8]), path: path) }
+            let magic = frame.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self).littleEndian }
+            let contentSize = Int64(frame.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self).littleEndian })
+            switch magic {
+            case LogFormat.batchHeaderMagic where contentSize == Int64(LogFormat.batchHeaderContentSize),
+                 LogFormat.commitMagic where contentSize == Int64(LogFormat.commitContentSize):
+                guard size - offset - 8 >= contentSize else { stop = (offset, "an incomplete \(magic == LogFormat.commitMagic ? "commit record" : "batch header")"); break scanning }
+                try frame.withUnsafeMutableBytes {
+                    try file.readAll(at: offset + 8, into: UnsafeMutableRawBufferPointer(rebasing: $0[8..<8 + Int(contentSize)]), path: path)
+                }
+                let content = frame.withUnsafeBytes { UnsafeRawBufferPointer(rebasing: $0[8..<8 + Int(contentSize)]) }
+                if magic == LogFormat.commitMagic {
+                    guard let record = try? CommitRecord.decode(content: content) else { stop = (offset, "a damaged commit record"); break scanning }
+                    guard record.offset == UInt64(offset), record.endSeq == seq else {
+                        stop = (offset, "a commit record that does not match the batches before it"); break scanning
+                    }
+                    layout.batches += pending
+                    pending.removeAll()
+                    offset += Int64(CommitRecord.size)
+                    layout.committedEnd = offset
+                    layout.endSeq = seq
+                } else {
+                    let batch: BatchHeader
+                    do { batch = try BatchHeader.decode(content: content) } catch { stop = (offset, error.reason); break scanning }
+                    guard batch.firstSeq == seq else {
+                        stop = (offset, "a batch starting at seq \(batch.firstSeq) where seq \(seq) was due"); break scanning
+                    }
+                    let end = offset + Int64(BatchHeader.size) + Int64(batch.frameSize)
+                    guard end <= size else { stop = (offset, "a batch whose frame is cut short"); break scanning }
+                    pending.append(Batch(offset: offset, header: batch))
+                    seq = batch.endSeq
+                    offset = end
+                }
+            default:
+                stop = (offset, unexpectedFrame(magic: magic)); break scanning
+            }
+        }
+        if layout.committedEnd < size {
+            let reason = stop?.reason ?? "batches with no commit record after them"
+            if let commit = try laterCommit(in: file, from: layout.committedEnd, to: size, path: path) {
+                throw InputError(file: path, location: .offset(stop?.offset ?? layout.committedEnd),
+                                 message: "the log is corrupt: \(reason), yet a commit record at byte \(commit) shows committed events after it (seq \(layout.endSeq) on); run `orders verify`")
+            }
+            layout.tail = Tail(offset: layout.committedEnd, length: size - layout.committedEnd, reason: reason)
+        }
+        return layout
+    }
+
+    /// The offset of a genuine commit record between `start` and `end`, if any:
+    /// its magic, its checksum, and its own offset inside it must all agree.
+    private static func laterCommit(in file: FileDescriptor, from start: Int64, to end: Int64, path: String) throws -> Int64? {
+        let chunk = 1 << 20
+        var buffer = [UInt8](repeating: 0, count: chunk + CommitRecord.size)
+        var offset = start
+        while offset < end {
+            let count = Int(min(Int64(buffer.count), end - offset))
+            try buffer.withUnsafeMutableBytes { try file.readAll(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<count]), path: path) }
+            let found: Int64? = buffer.withUnsafeBytes { bytes in
+                var i = 0
+                while i + CommitRecord.size <= count {
+                    if bytes.loadUnaligned(fromByteOffset: i, as: UInt32.self).littleEndian == LogFormat.commitMagic,
+                       bytes.loadUnaligned(fromByteOffset: i + 4, as: UInt32.self).littleEndian == UInt32(LogFormat.commitContentSize),
+                       let record = try? CommitRecord.decode(content: UnsafeRawBufferPointer(rebasing: bytes[i + 8..<i + CommitRecord.size])),
+                       record.offset == UInt64(offset + Int64(i)) {
+                        return offset + Int64(i)
+                    }
+                    i += 1
+                }
+                return nil
+            }
+            if let found { return found }
+            if offset + Int64(count) >= end { break }
+            offset += Int64(chunk)
+        }
+        return nil
+    }
+}
+
+/// Describes a frame magic number that the log does not expect.
+func unexpectedFrame(magic: UInt32) -> String {
+    let hex = String(magic, radix: 16, uppercase: true)
+    return "an unexpected frame (magic 0x\(String(repeating: "0", count: max(0, 8 - hex.count)) + hex))"
+}

@@ -1,0 +1,185 @@
+import Glibc
+import OrdersCore
+import SystemPackage
+
+/// Appends events to a log as one all-or-nothing transaction.
+///
+/// Batches are written after the committed end of the log; `commit()` syncs
+/// them, writes a commit record and syncs again. Until that record is on
+/// disk no reader sees any of the events, and a crash leaves only a tail that
+/// the next writer removes. One writer at a time: the log is locked with
+/// `flock(2)` for as long as the writer lives.
+public final class LogWriter {
+    /// Events per batch unless told otherwise: large enough for zstd to find
+    /// the repetition in ids and prices, small enough to decode in cache.
+    public static let defaultBatchEvents = 65_536
+
+    public let path: String
+    private let file: FileDescriptor
+    /// Whether this writer created the file (then a rollback removes it).
+    private let created: Bool
+    /// Where the committed log ends; `rollback()` cuts back to here.
+    private var committedEnd: Int64
+    /// Where the next batch goes.
+    private var offset: Int64
+    /// The seq of the first event of this transaction.
+    public private(set) var firstSeq: UInt64
+    /// The seq the next appended event takes.
+    public private(set) var nextSeq: UInt64
+    private var pending: [Event] = []
+    private let batchEvents: Int
+    private var encoder = BatchEncoder()
+    private var compressor: ZstdCompressor
+    private var frame: [UInt8] = []
+    /// What opening had to repair, for the caller to report: a torn tail removed.
+    public private(set) var recovery: String?
+
+    /// Opens (or creates) the log at `path` for appending, taking its lock.
+    /// - Parameters:
+    ///   - batchEvents: events per batch (a zstd frame).
+    ///   - level: zstd's compression level.
+    ///   - waiting: called with a message if another writer holds the lock; the writer then waits for it.
+    /// - Throws: ``FileError``, or ``InputError`` if the file is not a log or is corrupt.
+    public init(path: String, batchEvents: Int = LogWriter.defaultBatchEvents, level: Int32 = 3,
+                waiting: (String) -> Void = { _ in }) throws {
+        self.path = path
+        self.batchEvents = max(1, min(batchEvents, LogFormat.maxBatchEvents))
+        compressor = try ZstdCompressor(level: level, checksum: true)
+        var created = false
+        var opened: FileDescriptor
+        do {
+            opened = try FileDescriptor.open(FilePath(path), .readWrite)
+        } catch Errno.noSuchFileOrDirectory {
+            do {
+                opened = try FileDescriptor.open(FilePath(path), .readWrite, options: [.create, .exclusiveCreate], permissions: [.ownerReadWrite, .groupRead, .otherRead])
+                created = true
+            } catch Errno.fileExists {
+                opened = try Self.reopen(path)
+            } catch {
+                throw FileError(path: path, operation: "creating", reason: "\(error)")
+            }
+        } catch {
+            throw FileError(path: path, operation: "opening", reason: "\(error)")
+        }
+        file = opened
+        self.created = created
+        do {
+            if flock(opened.rawValue, LOCK_EX | LOCK_NB) != 0 {
+                waiting("\(path): another orders process is writing to this log; waiting for it to finish")
+                while flock(opened.rawValue, LOCK_EX) != 0 {
+                    guard errno == EINTR else { throw FileError(path: path, operation: "locking", errno: Errno(rawValue: errno)) }
+                }
+            }
+            let layout = try LogLayout.scan(opened, path: path)
+            var end = layout.committedEnd
+            if let tail = layout.tail {
+                try Self.truncate(opened, to: end, path: path)
+                try Self.sync(opened, path: path)
+                recovery = "\(path): removed \(tail.length) bytes after byte \(tail.offset) that no commit covered (\(tail.reason)): an earlier append was cut short, and none of its events had been acknowledged"
+            }
+            if end == 0 {
+                try opened.writeAll(at: 0, FileHeader().encoded(), path: path)
+                end = Int64(FileHeader.size)
+            }
+            committedEnd = end
+            offset = end
+            firstSeq = layout.endSeq
+            nextSeq = layout.endSeq
+        } catch {
+            if created { _ = unlink(path) }
+            try? opened.close()
+            throw error
+        }
+    }
+
+    private static func reopen(_ path: String) throws -> FileDescriptor {
+        do {
+            return try FileDescriptor.open(FilePath(path), .readWrite)
+        } catch {
+            throw FileError(path: path, operation: "opening", reason: "\(error)")
+        }
+    }
+
+    deinit { try? file.close() }
+
+    /// Adds an event to the transaction. Its identifiers must be in `symbols`.
+    public func append(_ event: Event, symbols: SymbolTable) throws {
+        pending.append(event)
+        nextSeq += 1
+        if pending.count >= batchEvents { try flush(symbols: symbols) }
+    }
+
+    /// Makes the transaction durable: once this returns, every appended event
+    /// is on disk and visible to readers; before, none is.
+    /// - Returns: the seqs of the events this transaction appended.
+    @discardableResult
+    public func commit(symbols: SymbolTable) throws -> Range<UInt64> {
+        try flush(symbols: symbols)
+        if nextSeq > firstSeq || created {
+            try sync()
+            let record = CommitRecord(endSeq: nextSeq, offset: UInt64(offset))
+            try file.writeAll(at: offset, record.encoded(), path: path)
+            offset += Int64(CommitRecord.size)
+            try sync()
+            if created { try syncDirectory() }
+        }
+        committedEnd = offset
+        defer { firstSeq = nextSeq }
+        return firstSeq..<nextSeq
+    }
+
+    /// Forgets the transaction: cuts the file back to its committed end, or
+    /// removes it if this writer created it and nothing was committed.
+    public func rollback() {
+        pending.removeAll()
+        nextSeq = firstSeq
+        if created && committedEnd <= Int64(FileHeader.size) && firstSeq == 1 {
+            _ = unlink(path)
+        } else {
+            try? truncate(to: committedEnd)
+        }
+        offset = committedEnd
+    }
+
+    /// Encodes, compresses and writes the pending events as one batch.
+    private func flush(symbols: SymbolTable) throws {
+        guard !pending.isEmpty else { return }
+        let encoded = encoder.encode(pending[...], symbols: symbols)
+        frame.removeAll(keepingCapacity: true)
+        _ = try encoded.payload.withUnsafeBytes { try compressor.compressFrame($0, appendingTo: &frame) }
+        let header = BatchHeader(
+            firstSeq: nextSeq - UInt64(pending.count), eventCount: UInt32(pending.count), frameSize: UInt32(frame.count),
+            minAt: encoded.minAt, maxAt: encoded.maxAt, payloadSize: UInt32(encoded.payload.count),
+            frameCRC: CRC32C.checksum(frame))
+        try file.writeAll(at: offset, header.encoded() + frame, path: path)
+        offset += Int64(BatchHeader.size + frame.count)
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    private func truncate(to size: Int64) throws { try Self.truncate(file, to: size, path: path) }
+
+    private func sync() throws { try Self.sync(file, path: path) }
+
+    private static func truncate(_ file: FileDescriptor, to size: Int64, path: String) throws {
+        do {
+            try file.resize(to: size)
+        } catch {
+            throw FileError(path: path, operation: "truncating", reason: "\(error)")
+        }
+    }
+
+    private static func sync(_ file: FileDescriptor, path: String) throws {
+        guard fsync(file.rawValue) == 0 else { throw FileError(path: path, operation: "syncing", errno: Errno(rawValue: errno)) }
+    }
+
+    /// Syncs the directory that holds the log, so that a new file's name survives a crash.
+    private func syncDirectory() throws {
+        var directory = FilePath(path)
+        directory.removeLastComponent()
+        if directory.isEmpty { directory = "." }
+        let fd = open(directory.string, O_RDONLY | O_DIRECTORY)
+        guard fd >= 0 else { throw FileError(path: directory.string, operation: "opening the directory", errno: Errno(rawValue: errno)) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw FileError(path: directory.string, operation: "syncing the directory", errno: Errno(rawValue: errno)) }
+    }
+}

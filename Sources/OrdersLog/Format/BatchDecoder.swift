@@ -1,0 +1,143 @@
+import OrdersCore
+
+/// Turns a batch payload back into events, checking every field as it goes:
+/// a payload that passed its checksums but still breaks a rule (a symbol
+/// index out of range, a quantity of zero, a time outside the header's range)
+/// is reported as corrupt, never folded.
+struct BatchDecoder {
+    /// The global symbol of each entry of the batch's dictionary.
+    private var globalOf: [Symbol] = []
+
+    /// The fields of the batch header that the payload must agree with.
+    struct Expected {
+        var eventCount: Int
+        var minAt: Int64
+        var maxAt: Int64
+    }
+
+    /// Appends the payload's events to `events`, interning its identifiers in `symbols`.
+    /// - Throws: where in the payload it broke, and how.
+    mutating func decode(
+        _ payload: UnsafeRawBufferPointer, expecting expected: Expected,
+        symbols: inout SymbolTable, into events: inout [Event]
+    ) throws(ByteReader.Malformed) {
+        var reader = ByteReader(payload)
+        let count = try reader.readCount(atMost: LogFormat.maxBatchEvents, "the event count")
+        guard count == expected.eventCount else {
+            throw ByteReader.Malformed(position: 0, reason: "payload holds \(count) events, its header says \(expected.eventCount)")
+        }
+        try readDictionary(&reader, symbols: &symbols)
+        let currencies = try readCurrencies(&reader)
+
+        var lengths: [Int] = []
+        for _ in 0..<6 { lengths.append(try reader.readCount(atMost: reader.remaining, "a column's length")) }
+        guard lengths.reduce(0, +) == reader.remaining else {
+            throw ByteReader.Malformed(position: reader.position, reason: "column lengths do not add up to the payload")
+        }
+        var columns: [ByteReader] = []
+        for length in lengths { columns.append(ByteReader(try reader.readBytes(length))) }
+        var kinds = columns[0], times = columns[1], ids = columns[2]
+        var quantities = columns[3], prices = columns[4], currencyColumn = columns[5]
+        guard lengths[0] == count else {
+            throw ByteReader.Malformed(position: 0, reason: "the kinds column has \(lengths[0]) bytes for \(count) events")
+        }
+
+        events.reserveCapacity(events.count + count)
+        var at: Int64 = 0
+        var minAt = Int64.max
+        var maxAt = Int64.min
+        for _ in 0..<count {
+            let (next, overflow) = at.addingReportingOverflow(try times.readZigzag())
+            guard !overflow, next >= Timestamp.earliest.milliseconds, next <= Timestamp.latest.milliseconds else {
+                throw ByteReader.Malformed(position: times.position, reason: "an event time is out of range")
+            }
+            at = next
+            minAt = min(minAt, at)
+            maxAt = max(maxAt, at)
+            let kind: Event.Kind
+            switch LogFormat.Kind(rawValue: try kinds.readByte()) {
+            case .itemAdded:
+                let cart = try symbol(&ids), product = try symbol(&ids)
+                let qty = try quantity(&quantities)
+                let price = try prices.readVarint()
+                guard price <= UInt64(Int64.max) else {
+                    throw ByteReader.Malformed(position: prices.position, reason: "a price does not fit 64 bits")
+                }
+                let currency = try currencyColumn.readCount(atMost: currencies.count - 1, "a currency index")
+                kind = .itemAdded(cart: cart, product: product, qty: qty, price: Int64(price), currency: currencies[currency])
+            case .quantityChanged:
+                let cart = try symbol(&ids), product = try symbol(&ids)
+                kind = .quantityChanged(cart: cart, product: product, qty: try quantity(&quantities))
+            case .itemRemoved:
+                let cart = try symbol(&ids), product = try symbol(&ids)
+                kind = .itemRemoved(cart: cart, product: product)
+            case .checkedOut:
+                let cart = try symbol(&ids), order = try symbol(&ids)
+                kind = .checkedOut(cart: cart, order: order)
+            case .voteCast:
+                let poll = try symbol(&ids), voter = try symbol(&ids), candidate = try symbol(&ids)
+                kind = .voteCast(poll: poll, voter: voter, candidate: candidate)
+            case nil:
+                throw ByteReader.Malformed(position: kinds.position - 1, reason: "unknown event kind")
+            }
+            events.append(Event(at: Timestamp(milliseconds: at), kind))
+        }
+        guard times.isAtEnd, ids.isAtEnd, quantities.isAtEnd, prices.isAtEnd, currencyColumn.isAtEnd else {
+            throw ByteReader.Malformed(position: payload.count, reason: "a column has bytes left over")
+        }
+        guard minAt == expected.minAt, maxAt == expected.maxAt else {
+            throw ByteReader.Malformed(position: 0, reason: "event times do not match the header's time range")
+        }
+    }
+
+    /// Reads the batch's symbol dictionary and maps each entry to a global symbol.
+    private mutating func readDictionary(_ reader: inout ByteReader, symbols: inout SymbolTable) throws(ByteReader.Malformed) {
+        let count = try reader.readCount(atMost: reader.remaining, "the dictionary size")
+        var lengths: [Int] = []
+        lengths.reserveCapacity(count)
+        var total = 0
+        for _ in 0..<count {
+            let length = try reader.readCount(atMost: LogFormat.maxIdentifierLength, "an identifier's length")
+            guard length >= 1 else { throw ByteReader.Malformed(position: reader.position, reason: "an empty identifier") }
+            lengths.append(length)
+            total += length
+        }
+        let start = reader.position
+        let bytes = try reader.readBytes(total)
+        guard isValidUTF8(bytes) else {
+            throw ByteReader.Malformed(position: start, reason: "an identifier is not valid UTF-8")
+        }
+        globalOf.removeAll(keepingCapacity: true)
+        var offset = 0
+        for length in lengths {
+            globalOf.append(symbols.intern(UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length])))
+            offset += length
+        }
+    }
+
+    private func readCurrencies(_ reader: inout ByteReader) throws(ByteReader.Malformed) -> [Currency] {
+        let count = try reader.readCount(atMost: reader.remaining / 3, "the number of currencies")
+        var currencies: [Currency] = []
+        for _ in 0..<count {
+            let position = reader.position
+            guard let currency = Currency(code: try reader.readBytes(3)) else {
+                throw ByteReader.Malformed(position: position, reason: "a currency code is not three upper-case letters")
+            }
+            currencies.append(currency)
+        }
+        return currencies
+    }
+
+    private func symbol(_ ids: inout ByteReader) throws(ByteReader.Malformed) -> Symbol {
+        let index = try ids.readCount(atMost: globalOf.count - 1, "a symbol index")
+        return globalOf[index]
+    }
+
+    private func quantity(_ column: inout ByteReader) throws(ByteReader.Malformed) -> Int64 {
+        let qty = try column.readVarint()
+        guard qty >= 1, qty <= UInt64(Int64.max) else {
+            throw ByteReader.Malformed(position: column.position, reason: "a quantity is \(qty), outside 1…Int64.max")
+        }
+        return Int64(qty)
+    }
+}

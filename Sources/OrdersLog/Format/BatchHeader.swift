@@ -1,0 +1,64 @@
+/// The skippable frame before each batch's zstd frame: where the batch sits
+/// in the log, its time range, the sizes of what follows, and checksums.
+struct BatchHeader: Hashable, Sendable {
+    /// The seq of the batch's first event (1-based across the log).
+    var firstSeq: UInt64
+    var eventCount: UInt32
+    /// The size of the zstd frame that follows this header.
+    var frameSize: UInt32
+    /// The earliest and latest `at` of the batch's events, ms since the epoch.
+    var minAt: Int64
+    var maxAt: Int64
+    /// The size of the frame's decompressed content.
+    var payloadSize: UInt32
+    /// CRC-32C of the zstd frame's bytes.
+    var frameCRC: UInt32
+
+    /// The whole frame: 8 bytes of skippable-frame header, then 48 of content.
+    static let size = 8 + LogFormat.batchHeaderContentSize
+
+    /// The seq after the batch's last event.
+    var endSeq: UInt64 { firstSeq + UInt64(eventCount) }
+
+    func encoded() -> [UInt8] {
+        var writer = ByteWriter(capacity: Self.size)
+        writer.writeSkippableHeader(magic: LogFormat.batchHeaderMagic, contentSize: LogFormat.batchHeaderContentSize)
+        writer.write(littleEndian: firstSeq)
+        writer.write(littleEndian: eventCount)
+        writer.write(littleEndian: frameSize)
+        writer.write(littleEndian: minAt)
+        writer.write(littleEndian: maxAt)
+        writer.write(littleEndian: payloadSize)
+        writer.write(littleEndian: UInt32(0))  // flags, none yet
+        writer.write(littleEndian: frameCRC)
+        let crc = writer.bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[8..<52])) }
+        writer.write(littleEndian: crc)
+        return writer.bytes
+    }
+
+    /// Decodes the 48 content bytes that follow the skippable-frame header.
+    /// - Throws: a reason if the header's own checksum fails or a field is out of range.
+    static func decode(content bytes: UnsafeRawBufferPointer) throws(ByteReader.Malformed) -> BatchHeader {
+        var reader = ByteReader(bytes)
+        let firstSeq = try reader.read(littleEndian: UInt64.self)
+        let eventCount = try reader.read(littleEndian: UInt32.self)
+        let frameSize = try reader.read(littleEndian: UInt32.self)
+        let minAt = try reader.read(littleEndian: Int64.self)
+        let maxAt = try reader.read(littleEndian: Int64.self)
+        let payloadSize = try reader.read(littleEndian: UInt32.self)
+        _ = try reader.read(littleEndian: UInt32.self)  // flags
+        let frameCRC = try reader.read(littleEndian: UInt32.self)
+        let header = BatchHeader(
+            firstSeq: firstSeq, eventCount: eventCount, frameSize: frameSize,
+            minAt: minAt, maxAt: maxAt, payloadSize: payloadSize, frameCRC: frameCRC)
+        let crc = try reader.read(littleEndian: UInt32.self)
+        guard crc == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<44])) else {
+            throw ByteReader.Malformed(position: 44, reason: "batch header checksum does not match")
+        }
+        guard header.eventCount >= 1, header.eventCount <= LogFormat.maxBatchEvents,
+              header.payloadSize <= LogFormat.maxPayloadSize, header.minAt <= header.maxAt,
+              header.firstSeq >= 1, header.firstSeq < UInt64(Int64.max / 2)
+        else { throw ByteReader.Malformed(position: 0, reason: "batch header has a field out of range") }
+        return header
+    }
+}

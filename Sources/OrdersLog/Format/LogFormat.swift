@@ -1,0 +1,36 @@
+/// Constants of the binary log format. `FORMAT.md` beside this folder
+/// describes the format in full.
+enum LogFormat {
+    /// The version this code writes. It reads every version up to this one.
+    static let version: UInt16 = 1
+    /// The first eight bytes of the file header's content.
+    static let fileMagic: [UInt8] = Array("ORDERLOG".utf8)
+
+    /// Skippable-frame magic numbers (zstd reserves 0x184D2A50 … 0x184D2A5F).
+    static let fileHeaderMagic: UInt32 = 0x184D_2A50
+    static let batchHeaderMagic: UInt32 = 0x184D_2A51
+    static let commitMagic: UInt32 = 0x184D_2A52
+
+    /// Content sizes of the skippable frames; each frame is 8 bytes more.
+    static let fileHeaderContentSize = 16
+    static let batchHeaderContentSize = 48
+    static let commitContentSize = 24
+
+    /// Limits a reader enforces before it allocates anything.
+    static let maxBatchEvents = 1 << 22
+    static let maxPayloadSize = 1 << 28
+    static let maxIdentifierLength = 256
+
+    /// Event kinds in the payload's kinds stream.
+    enum Kind: UInt8 {
+        case itemAdded = 0, quantityChanged, itemRemoved, checkedOut, voteCast
+    }
+}
+
+extension ByteWriter {
+    /// The 8 bytes that open a skippable frame: its magic and content size.
+    mutating func writeSkippableHeader(magic: UInt32, contentSize: Int) {
+        write(littleEndian: magic)
+        write(littleEndian: UInt32(contentSize))
+    }
+}

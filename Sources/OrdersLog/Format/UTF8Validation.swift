@@ -1,0 +1,35 @@
+/// Whether `bytes` is well-formed UTF-8 (RFC 3629): no overlong forms, no
+/// surrogates, nothing above U+10FFFF. ASCII runs go eight bytes at a time.
+func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    var i = 0
+    let count = bytes.count
+    while i < count {
+        if i + 8 <= count, bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+            i += 8
+            continue
+        }
+        let lead = bytes[i]
+        if lead < 0x80 { i += 1; continue }
+        func continuation(_ at: Int) -> Bool { at < count && bytes[at] & 0xC0 == 0x80 }
+        switch lead {
+        case 0xC2...0xDF:
+            guard continuation(i + 1) else { return false }
+            i += 2
+        case 0xE0...0xEF:
+            guard continuation(i + 1), continuation(i + 2) else { return false }
+            let second = bytes[i + 1]
+            if lead == 0xE0 && second < 0xA0 { return false }  // overlong
+            if lead == 0xED && second > 0x9F { return false }  // surrogate
+            i += 3
+        case 0xF0...0xF4:
+            guard continuation(i + 1), continuation(i + 2), continuation(i + 3) else { return false }
+            let second = bytes[i + 1]
+            if lead == 0xF0 && second < 0x90 { return false }  // overlong
+            if lead == 0xF4 && second > 0x8F { return false }  // above U+10FFFF
+            i += 4
+        default:
+            return false
+        }
+    }
+    return true
+}

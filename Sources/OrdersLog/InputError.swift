@@ -1,0 +1,37 @@
+/// Input that `orders` cannot read: malformed NDJSON, or a log that is
+/// corrupt or not a log. It says where (file, then line or byte offset) and,
+/// for an event, which field.
+public struct InputError: Error, Hashable, Sendable, CustomStringConvertible {
+    public enum Location: Hashable, Sendable {
+        /// A 1-based line of an NDJSON file.
+        case line(Int)
+        /// A 0-based byte offset in a file.
+        case offset(Int64)
+    }
+
+    public var file: String
+    public var location: Location?
+    /// The event field at fault, e.g. `qty`.
+    public var field: String?
+    public var message: String
+
+    public init(file: String, location: Location? = nil, field: String? = nil, message: String) {
+        self.file = file
+        self.location = location
+        self.field = field
+        self.message = message
+    }
+
+    /// `kiosk.ndjson:3: field "qty": must be an integer ≥ 1, got 0`, or
+    /// `store.log: byte 4096: batch header checksum does not match`.
+    public var description: String {
+        var text = file
+        switch location {
+        case .line(let line): text += ":\(line)"
+        case .offset(let offset): text += ": byte \(offset)"
+        case nil: break
+        }
+        if let field { text += ": field \"\(field)\"" }
+        return text + ": " + message
+    }
+}

@@ -1,0 +1,51 @@
+import OrdersCore
+
+/// Events in the NDJSON form of section 1, as `export` and `audit` print them:
+/// `{"seq": 1, "type": "item_added", "at": "2025-09-16T09:00:00.000Z", …}`.
+public enum EventJSON {
+    /// Appends the opening brace and the event's fields, without the closing
+    /// brace, so that a caller can add fields of its own.
+    public static func appendFields(seq: Int64, event: Event, symbols: SymbolTable, to output: inout [UInt8]) {
+        output.append(contentsOf: #"{"seq": "#.utf8)
+        JSONText.appendInteger(seq, to: &output)
+        output.append(contentsOf: #", "type": ""#.utf8)
+        output.append(contentsOf: event.kind.typeName.utf8)
+        output.append(contentsOf: #"", "at": ""#.utf8)
+        RFC3339.write(event.at, to: &output)
+        output.append(0x22)
+        func id(_ name: StaticString, _ symbol: Symbol) {
+            output.append(contentsOf: #", ""#.utf8)
+            output.append(contentsOf: UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            output.append(contentsOf: #"": "#.utf8)
+            symbols.withBytes(of: symbol) { JSONText.appendString($0, to: &output) }
+        }
+        func int(_ name: StaticString, _ value: Int64) {
+            output.append(contentsOf: #", ""#.utf8)
+            output.append(contentsOf: UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            output.append(contentsOf: #"": "#.utf8)
+            JSONText.appendInteger(value, to: &output)
+        }
+        switch event.kind {
+        case let .itemAdded(cart, product, qty, price, currency):
+            id("cart", cart); id("product", product); int("qty", qty); int("price", price)
+            output.append(contentsOf: #", "currency": ""#.utf8)
+            output.append(contentsOf: currency.code)
+            output.append(0x22)
+        case let .quantityChanged(cart, product, qty):
+            id("cart", cart); id("product", product); int("qty", qty)
+        case let .itemRemoved(cart, product):
+            id("cart", cart); id("product", product)
+        case let .checkedOut(cart, order):
+            id("cart", cart); id("order", order)
+        case let .voteCast(poll, voter, candidate):
+            id("poll", poll); id("voter", voter); id("candidate", candidate)
+        }
+    }
+
+    /// Appends the event as one NDJSON line, newline included.
+    public static func appendLine(seq: Int64, event: Event, symbols: SymbolTable, to output: inout [UInt8]) {
+        appendFields(seq: seq, event: event, symbols: symbols, to: &output)
+        output.append(0x7D)
+        output.append(0x0A)
+    }
+}

@@ -1,0 +1,186 @@
+import Glibc
+import OrdersCore
+import SystemPackage
+
+/// Reads NDJSON events from a file or pipe, plain or zstd-compressed,
+/// streaming: memory holds a buffer and the longest line, never the file.
+public final class NDJSONReader: EventStream {
+    public let name: String
+    public let notices: [String] = []
+    private let file: FileDescriptor
+    private let closes: Bool
+    /// Decompresses the input when it is zstd; `nil` for plain text.
+    private var decompressor: ZstdDecompressor?
+    /// Compressed bytes read but not yet decompressed: `compressed[compressedStart...]`.
+    private var compressed: [UInt8] = []
+    private var compressedStart = 0
+    /// Bytes of the input consumed by zstd so far, for messages.
+    private var compressedOffset: Int64 = 0
+    /// zstd's last hint: 0 when the input so far ends on a frame boundary.
+    private var frameHint = 0
+    /// Text not yet split into lines: `text[textStart..<textEnd]`.
+    private var text: [UInt8]
+    private var textStart = 0
+    private var textEnd = 0
+    private var inputEnded = false
+    private var atStart = true
+    private var line = 0
+    private var seq: Int64 = 0
+    private var parser = NDJSONParser()
+
+    /// Lines longer than this are refused rather than buffered without bound.
+    public static let maxLineLength = 1 << 24
+    /// Events handed out per chunk.
+    static let chunkEvents = 16_384
+    private static let readSize = 1 << 20
+
+    /// - Parameters:
+    ///   - prefix: bytes already read from `file` to recognise its format.
+    init(name: String, file: FileDescriptor, closes: Bool, compressed: Bool, prefix: [UInt8]) throws {
+        self.name = name
+        self.file = file
+        self.closes = closes
+        text = [UInt8](repeating: 0, count: Self.readSize * 2)
+        if compressed {
+            decompressor = try ZstdDecompressor()
+            self.compressed = prefix
+        } else {
+            text.replaceSubrange(0..<prefix.count, with: prefix)
+            textEnd = prefix.count
+        }
+    }
+
+    deinit { if closes { try? file.close() } }
+
+    public func next(symbols: inout SymbolTable, into events: inout [Event]) throws -> Int64? {
+        let first = seq + 1
+        let before = events.count
+        while events.count - before < Self.chunkEvents {
+            if let newline = findNewline() {
+                try parseLine(upTo: newline, symbols: &symbols, into: &events)
+                textStart = newline + 1
+                continue
+            }
+            if inputEnded {
+                if textStart < textEnd {
+                    try parseLine(upTo: textEnd, symbols: &symbols, into: &events)
+                    textStart = textEnd
+                }
+                break
+            }
+            try fill()
+        }
+        return events.count > before ? first : nil
+    }
+
+    private func parseLine(upTo end: Int, symbols: inout SymbolTable, into events: inout [Event]) throws {
+        line += 1
+        var start = textStart
+        if atStart {
+            atStart = false
+            // A UTF-8 byte order mark at the start of the input is not part of the first line.
+            if end - start >= 3, text[start] == 0xEF, text[start + 1] == 0xBB, text[start + 2] == 0xBF { start += 3 }
+        }
+        var stop = end
+        if stop > start, text[stop - 1] == 0x0D { stop -= 1 }
+        let result: Result<Event?, NDJSONParser.Failure> = text.withUnsafeBytes { bytes in
+            let lineBytes = UnsafeRawBufferPointer(rebasing: bytes[start..<stop])
+            return Result { () throws(NDJSONParser.Failure) in try parser.parse(lineBytes, symbols: &symbols) }
+        }
+        switch result {
+        case .success(let event?):
+            seq += 1
+            events.append(event)
+        case .success(nil):
+            break
+        case .failure(let failure):
+            throw InputError(file: name, location: .line(line), field: failure.field, message: failure.message)
+        }
+    }
+
+    private func findNewline() -> Int? {
+        guard textStart < textEnd else { return nil }
+        return text.withUnsafeBytes { bytes -> Int? in
+            // Safe: the range searched lies inside `text`.
+            guard let found = memchr(bytes.baseAddress! + textStart, 0x0A, textEnd - textStart) else { return nil }
+            return found - UnsafeMutableRawPointer(mutating: bytes.baseAddress!)
+        }
+    }
+
+    /// Makes room and reads more text, or marks the input ended.
+    private func fill() throws {
+        if textStart > 0 {
+            text.withUnsafeMutableBytes { bytes in
+                // Safe: both ranges lie inside `text`; memmove allows overlap.
+                _ = memmove(bytes.baseAddress!, bytes.baseAddress! + textStart, textEnd - textStart)
+            }
+            textEnd -= textStart
+            textStart = 0
+        }
+        if text.count - textEnd < Self.readSize {
+            guard textEnd < Self.maxLineLength else {
+                throw InputError(file: name, location: .line(line + 1),
+                                 message: "the line is longer than \(Self.maxLineLength) bytes")
+            }
+            text.append(contentsOf: repeatElement(0, count: text.count))
+        }
+        if decompressor == nil {
+            let n = try readInput(intoText: true)
+            if n == 0 { inputEnded = true }
+            textEnd += n
+        } else {
+            try decompressMore()
+        }
+    }
+
+    private func decompressMore() throws {
+        while true {
+            if compressedStart == compressed.count {
+                compressed.removeAll(keepingCapacity: true)
+                compressedStart = 0
+                if try readInput(intoText: false) == 0 {
+                    inputEnded = true
+                    if frameHint != 0 {
+                        throw InputError(file: name, location: .offset(compressedOffset),
+                                         message: "the zstd stream ends in the middle of a frame (truncated?)")
+                    }
+                    return
+                }
+            }
+            var inputOffset = compressedStart
+            var outputCount = textEnd
+            let before = compressedStart
+            let result: Result<Int, ZstdError> = compressed.withUnsafeBytes { source in
+                text.withUnsafeMutableBytes { target in
+                    Result { () throws(ZstdError) in
+                        try decompressor!.decompress(source, inputOffset: &inputOffset, into: target, outputCount: &outputCount)
+                    }
+                }
+            }
+            switch result {
+            case .success(let hint): frameHint = hint
+            case .failure(let error): throw InputError(file: name, location: .offset(compressedOffset), message: "\(error)")
+            }
+            compressedOffset += Int64(inputOffset - before)
+            compressedStart = inputOffset
+            let produced = outputCount - textEnd
+            textEnd = outputCount
+            if produced > 0 { return }
+        }
+    }
+
+    /// Reads from the file into the free end of `text`, or into `compressed`.
+    private func readInput(intoText: Bool) throws -> Int {
+        do {
+            if intoText {
+                return try text.withUnsafeMutableBytes { try file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[textEnd...])) }
+            }
+            compressed.append(contentsOf: repeatElement(0, count: Self.readSize))
+            let n = try compressed.withUnsafeMutableBytes { try file.read(into: $0) }
+            compressed.removeLast(Self.readSize - n)
+            return n
+        } catch {
+            throw FileError(path: name, operation: "reading", reason: "\(error)")
+        }
+    }
+}

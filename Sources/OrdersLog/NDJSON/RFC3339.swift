@@ -1,0 +1,109 @@
+import OrdersCore
+
+/// RFC 3339 times, as section 1 of the spec reads and writes them.
+public enum RFC3339 {
+    /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, keeping the
+    /// millisecond (further digits are truncated).
+    /// - Returns: `nil` if `text` is not such a time, names an impossible date,
+    ///   or falls outside the years 0000 to 9999 once in UTC.
+    public static func parse(_ text: UnsafeRawBufferPointer) -> Timestamp? {
+        var i = 0
+        func digits(_ count: Int) -> Int64? {
+            guard i + count <= text.count else { return nil }
+            var value: Int64 = 0
+            for _ in 0..<count {
+                let digit = text[i] &- 0x30
+                guard digit < 10 else { return nil }
+                value = value * 10 + Int64(digit)
+                i += 1
+            }
+            return value
+        }
+        func expect(_ byte: UInt8, or other: UInt8? = nil) -> Bool {
+            guard i < text.count, text[i] == byte || text[i] == other else { return false }
+            i += 1
+            return true
+        }
+        guard let year = digits(4), expect(0x2D), let month = digits(2), expect(0x2D), let day = digits(2),
+              expect(0x54, or: 0x74),  // T or t
+              let hour = digits(2), expect(0x3A), let minute = digits(2), expect(0x3A), let second = digits(2)
+        else { return nil }
+        guard (1...12).contains(month), day >= 1, day <= CivilDate.daysIn(month: month, year: year),
+              hour <= 23, minute <= 59, second <= 59
+        else { return nil }
+        var millis: Int64 = 0
+        if i < text.count, text[i] == 0x2E {  // .
+            i += 1
+            let start = i
+            var scale: Int64 = 100
+            while i < text.count, text[i] &- 0x30 < 10 {
+                millis += Int64(text[i] - 0x30) * scale
+                scale /= 10
+                i += 1
+            }
+            guard i > start else { return nil }
+        }
+        var offsetMinutes: Int64 = 0
+        guard i < text.count else { return nil }
+        switch text[i] {
+        case 0x5A, 0x7A:  // Z or z
+            i += 1
+        case 0x2B, 0x2D:  // + or -
+            let sign: Int64 = text[i] == 0x2D ? -1 : 1
+            i += 1
+            guard let hours = digits(2), expect(0x3A), let minutes = digits(2), hours <= 23, minutes <= 59 else { return nil }
+            offsetMinutes = sign * (hours * 60 + minutes)
+        default:
+            return nil
+        }
+        guard i == text.count else { return nil }
+        let days = CivilDate(year: year, month: month, day: day).daysSinceEpoch
+        let local = ((days * 24 + hour) * 60 + minute) * 60 + second
+        let instant = Timestamp(milliseconds: (local - offsetMinutes * 60) * 1000 + millis)
+        guard instant >= .earliest, instant <= .latest else { return nil }
+        return instant
+    }
+
+    public static func parse(_ text: String) -> Timestamp? {
+        var text = text
+        return text.withUTF8 { parse(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Appends `2025-09-16T10:00:00.000Z`: UTC, three fractional digits.
+    public static func write(_ instant: Timestamp, to output: inout [UInt8]) {
+        let days = floorDivideDays(instant.milliseconds)
+        let date = CivilDate(daysSinceEpoch: days)
+        var rest = instant.milliseconds - days * 86_400_000
+        let millis = rest % 1000
+        rest /= 1000
+        func put(_ value: Int64, _ width: Int) {
+            var divisor: Int64 = 1
+            for _ in 1..<width { divisor *= 10 }
+            var value = value
+            while divisor > 0 {
+                output.append(UInt8(truncatingIfNeeded: 0x30 + value / divisor))
+                value %= divisor
+                divisor /= 10
+            }
+        }
+        put(date.year, 4); output.append(0x2D)
+        put(date.month, 2); output.append(0x2D)
+        put(date.day, 2); output.append(0x54)
+        put(rest / 3600, 2); output.append(0x3A)
+        put(rest / 60 % 60, 2); output.append(0x3A)
+        put(rest % 60, 2); output.append(0x2E)
+        put(millis, 3); output.append(0x5A)
+    }
+
+    /// The time as a `String`, for people and tests.
+    public static func format(_ instant: Timestamp) -> String {
+        var bytes: [UInt8] = []
+        write(instant, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func floorDivideDays(_ milliseconds: Int64) -> Int64 {
+        let q = milliseconds / 86_400_000
+        return milliseconds % 86_400_000 < 0 ? q - 1 : q
+    }
+}

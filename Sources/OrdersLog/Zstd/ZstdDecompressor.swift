@@ -1,0 +1,76 @@
+import CZstd
+
+/// A zstd decompression context: whole frames of known size, or a stream.
+///
+/// Non-copyable: it owns a `ZSTD_DCtx` and frees it when it goes.
+public struct ZstdDecompressor: ~Copyable {
+    private let context: OpaquePointer
+
+    public init() throws(ZstdError) {
+        guard let context = ZSTD_createDCtx() else {
+            throw ZstdError(name: "out of memory", operation: "creating a decompression context")
+        }
+        self.context = context
+    }
+
+    deinit { ZSTD_freeDCtx(context) }
+
+    /// Decompresses exactly one frame whose content size is known to be
+    /// `output.count`, verifying its checksum if it has one.
+    /// - Throws: ``ZstdError`` if the frame is corrupt or its content is not exactly `output.count` bytes.
+    public mutating func decompressFrame(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) throws(ZstdError) {
+        let written = try ZstdError.check(
+            ZSTD_decompressDCtx(context, output.baseAddress, output.count, input.baseAddress, input.count),
+            "decompressing a frame")
+        guard written == output.count else {
+            throw ZstdError(name: "frame content is \(written) bytes, expected \(output.count)", operation: "decompressing a frame")
+        }
+    }
+
+    /// Decompresses what it can of `input` into `output`, from `inputOffset`
+    /// and `outputCount` on, moving both. Frames may follow one another.
+    /// - Returns: zstd's hint: 0 when a frame has just ended and nothing is left over.
+    public mutating func decompress(
+        _ input: UnsafeRawBufferPointer, inputOffset: inout Int,
+        into output: UnsafeMutableRawBufferPointer, outputCount: inout Int
+    ) throws(ZstdError) -> Int {
+        var source = ZSTD_inBuffer(src: input.baseAddress, size: input.count, pos: inputOffset)
+        var sink = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: outputCount)
+        let hint = ZSTD_decompressStream(context, &sink, &source)
+        inputOffset = source.pos
+        outputCount = sink.pos
+        return try ZstdError.check(hint, "decompressing a stream")
+    }
+
+    /// Forgets any frame in progress, so the next input starts a new stream.
+    public mutating func reset() {
+        ZSTD_DCtx_reset(context, ZSTD_reset_session_only)
+    }
+}
+
+/// Facts about zstd frames read from their bytes alone.
+public enum ZstdFrame {
+    /// The magic number that starts every zstd frame, little-endian.
+    public static let magic: UInt32 = 0xFD2F_B528
+    /// Skippable frames have magic numbers `0x184D2A50` … `0x184D2A5F`.
+    public static let skippableMagicMask: UInt32 = 0xFFFF_FFF0
+    public static let skippableMagicBase: UInt32 = 0x184D_2A50
+
+    /// The size of the zstd frame at the start of `bytes`, or `nil` if it is not a whole frame.
+    public static func compressedSize(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        let size = ZSTD_findFrameCompressedSize(bytes.baseAddress, bytes.count)
+        return ZSTD_isError(size) != 0 ? nil : size
+    }
+
+    /// The content size the frame at the start of `bytes` declares, or `nil` if it declares none.
+    public static func contentSize(_ bytes: UnsafeRawBufferPointer) -> UInt64? {
+        let size = ZSTD_getFrameContentSize(bytes.baseAddress, bytes.count)
+        return size == orders_zstd_contentsize_unknown() || size == orders_zstd_contentsize_error() ? nil : size
+    }
+
+    /// Whether the frame at the start of `bytes` ends with a content checksum
+    /// (bit 2 of its frame header descriptor, RFC 8878 §3.1.1.1.1).
+    public static func hasChecksum(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        bytes.count > 4 && bytes[4] & 0b100 != 0
+    }
+}
