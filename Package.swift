@@ -32,7 +32,7 @@ let package = Package(
             ]
         ),
         // Report values rendered for people and machines: tables, CSV, JSON, SVG.
-        .target(name: "OrdersReports", dependencies: ["OrdersCore"]),
+        .target(name: "OrdersReports", dependencies: ["OrdersCore", "OrdersLog"]),
         // The command line: a thin adapter over the three modules above.
         .executableTarget(
             name: "orders",
@@ -43,7 +43,7 @@ let package = Package(
         ),
         .testTarget(name: "OrdersCoreTests", dependencies: ["OrdersCore"]),
         .testTarget(name: "OrdersLogTests", dependencies: ["OrdersLog", "OrdersCore"]),
-        .testTarget(name: "OrdersReportsTests", dependencies: ["OrdersReports", "OrdersCore"]),
+        .testTarget(name: "OrdersReportsTests", dependencies: ["OrdersReports", "OrdersCore", "OrdersLog"]),
         .testTarget(
             name: "OrdersCLITests",
             dependencies: ["OrdersLog", "OrdersCore"]

@@ -7,6 +7,8 @@ public protocol EventStream: AnyObject {
     var name: String { get }
     /// Things worth telling a person about the input, e.g. a torn tail ignored.
     var notices: [String] { get }
+    /// Bytes of the input read so far and in all, when the size is known.
+    var progress: (done: Int64, total: Int64)? { get }
     /// Appends the next chunk of events to `events`, interning identifiers in `symbols`.
     /// - Returns: the seq of the chunk's first event, or `nil` at the end.
     /// - Throws: ``InputError`` for malformed or corrupt input, ``FileError`` if reading fails.

@@ -41,6 +41,11 @@ public final class LogReader: EventStream {
 
     deinit { try? file.close() }
 
+    public var progress: (done: Int64, total: Int64)? {
+        let done = nextBatch < layout.batches.count ? layout.batches[nextBatch].offset : layout.committedEnd
+        return (done, layout.committedEnd)
+    }
+
     /// The number of committed events.
     public var eventCount: Int64 { Int64(layout.endSeq - 1) }
 

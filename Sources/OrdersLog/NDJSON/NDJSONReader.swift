@@ -27,6 +27,11 @@ public final class NDJSONReader: EventStream {
     private var line = 0
     private var seq: Int64 = 0
     private var parser = NDJSONParser()
+    /// Bytes read from the file so far, and its size if it is a regular file.
+    private var bytesRead: Int64 = 0
+    private let size: Int64?
+
+    public var progress: (done: Int64, total: Int64)? { size.map { (bytesRead, $0) } }
 
     /// Lines longer than this are refused rather than buffered without bound.
     public static let maxLineLength = 1 << 24
@@ -40,6 +45,9 @@ public final class NDJSONReader: EventStream {
         self.name = name
         self.file = file
         self.closes = closes
+        var status = stat()
+        size = fstat(file.rawValue, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG ? Int64(status.st_size) : nil
+        bytesRead = Int64(prefix.count)
         text = [UInt8](repeating: 0, count: Self.readSize * 2)
         if compressed {
             decompressor = try ZstdDecompressor()
@@ -173,11 +181,14 @@ public final class NDJSONReader: EventStream {
     private func readInput(intoText: Bool) throws -> Int {
         do {
             if intoText {
-                return try text.withUnsafeMutableBytes { try file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[textEnd...])) }
+                let n = try text.withUnsafeMutableBytes { try file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[textEnd...])) }
+                bytesRead += Int64(n)
+                return n
             }
             compressed.append(contentsOf: repeatElement(0, count: Self.readSize))
             let n = try compressed.withUnsafeMutableBytes { try file.read(into: $0) }
             compressed.removeLast(Self.readSize - n)
+            bytesRead += Int64(n)
             return n
         } catch {
             throw FileError(path: name, operation: "reading", reason: "\(error)")

@@ -1,0 +1,50 @@
+import OrdersCore
+
+/// Money for people: minor units shown with the currency's own digits and
+/// sign, e.g. KRW 1150000 as `₩1,150,000`, USD 999 as `$9.99`.
+public enum Money {
+    /// ISO 4217 currencies whose minor unit is not the usual hundredth.
+    private static let minorDigitsByCode: [String: Int] = [
+        "BIF": 0, "CLP": 0, "DJF": 0, "GNF": 0, "ISK": 0, "JPY": 0, "KMF": 0, "KRW": 0, "PYG": 0,
+        "RWF": 0, "UGX": 0, "UYI": 0, "VND": 0, "VUV": 0, "XAF": 0, "XOF": 0, "XPF": 0,
+        "BHD": 3, "IQD": 3, "JOD": 3, "KWD": 3, "LYD": 3, "OMR": 3, "TND": 3,
+        "CLF": 4, "UYW": 4,
+    ]
+    private static let symbols: [String: String] = [
+        "KRW": "₩", "USD": "$", "EUR": "€", "JPY": "¥", "GBP": "£", "CNY": "CN¥", "INR": "₹",
+        "AUD": "A$", "CAD": "CA$", "HKD": "HK$", "NZD": "NZ$", "TWD": "NT$", "VND": "₫", "ILS": "₪",
+        "PHP": "₱", "THB": "฿", "NGN": "₦", "UAH": "₴", "TRY": "₺", "BRL": "R$", "MXN": "MX$",
+    ]
+
+    /// Digits after the decimal point in the currency's minor unit.
+    public static func minorDigits(_ currency: Currency) -> Int {
+        minorDigitsByCode[currency.description] ?? 2
+    }
+
+    /// `₩1,150,000`, `$9.99`, `CHF 1,234.50`.
+    public static func format(_ amount: Int64, _ currency: Currency) -> String {
+        let digits = minorDigits(currency)
+        let magnitude = amount.magnitude
+        var divisor: UInt64 = 1
+        for _ in 0..<digits { divisor *= 10 }
+        var text = grouped(magnitude / divisor)
+        if digits > 0 {
+            let fraction = String(magnitude % divisor)
+            text += "." + String(repeating: "0", count: digits - fraction.count) + fraction
+        }
+        let sign = amount < 0 ? "-" : ""
+        if let symbol = symbols[currency.description] { return sign + symbol + text }
+        return sign + currency.description + " " + text
+    }
+
+    /// `1234567` as `1,234,567`.
+    public static func grouped<T: BinaryInteger>(_ value: T) -> String {
+        let digits = Array(String(value.magnitude))
+        var out = ""
+        for (i, digit) in digits.enumerated() {
+            if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
+            out.append(digit)
+        }
+        return (value < 0 ? "-" : "") + out
+    }
+}

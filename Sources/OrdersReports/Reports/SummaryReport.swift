@@ -1,0 +1,53 @@
+import OrdersCore
+
+/// `orders replay`: the summary as the spec's JSON object, or for people.
+public enum SummaryReport {
+    /// The object of section 3, keys in a fixed order, currencies sorted by their bytes.
+    /// - Throws: ``SumOverflow`` naming a revenue or units sum that does not fit.
+    public static func json(_ summary: Summary) throws(SumOverflow) -> [UInt8] {
+        var object = JSONObject()
+        object.integer("events", summary.events)
+        object.integer("applied", summary.applied)
+        var anomalies = JSONObject()
+        for kind in Anomaly.allCases { anomalies.integer(kind.description, summary.anomalies[kind]) }
+        object.object("anomalies", anomalies)
+        object.integer("orders", summary.orders)
+        object.object("revenue", try perCurrency(summary.revenue, "revenue"))
+        object.object("units", try perCurrency(summary.units, "units"))
+        object.integer("open_carts", summary.openCarts)
+        object.integer("votes", summary.votes)
+        return object.closed + [0x0A]
+    }
+
+    private static func perCurrency(_ sums: [Currency: ExactSum], _ name: String) throws(SumOverflow) -> JSONObject {
+        var object = JSONObject()
+        for currency in sums.keys.sorted() {
+            object.integer(currency.description, try sums[currency]!.checked("\(name) in \(currency)"))
+        }
+        return object
+    }
+
+    /// A few aligned lines for a person at a terminal.
+    public static func text(_ summary: Summary, source: String) throws(SumOverflow) -> String {
+        var lines: [(String, String)] = [
+            ("events", Money.grouped(summary.events)),
+            ("applied", Money.grouped(summary.applied)),
+        ]
+        let anomalies = Anomaly.allCases.filter { summary.anomalies[$0] > 0 }
+            .map { "\($0) \(Money.grouped(summary.anomalies[$0]))" }
+        lines.append(("anomalies", Money.grouped(summary.anomalies.total) + (anomalies.isEmpty ? "" : "  (" + anomalies.joined(separator: ", ") + ")")))
+        lines.append(("orders", Money.grouped(summary.orders)))
+        var revenue: [String] = []
+        var units: [String] = []
+        for currency in summary.revenue.keys.sorted() {
+            revenue.append(Money.format(try summary.revenue[currency]!.checked("revenue in \(currency)"), currency))
+            units.append("\(currency) \(Money.grouped(try summary.units[currency]!.checked("units in \(currency)")))")
+        }
+        lines.append(("revenue", revenue.isEmpty ? "—" : revenue.joined(separator: "  ")))
+        lines.append(("units", units.isEmpty ? "—" : units.joined(separator: "  ")))
+        lines.append(("open carts", Money.grouped(summary.openCarts)))
+        lines.append(("votes", Money.grouped(summary.votes)))
+        let width = lines.map(\.0.count).max()!
+        return "replay of \(source)\n" + lines.map { "  " + $0.0 + String(repeating: " ", count: width - $0.0.count + 2) + $0.1 + "\n" }.joined()
+    }
+}

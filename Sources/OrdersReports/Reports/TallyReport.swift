@@ -1,0 +1,69 @@
+import OrdersCore
+
+/// `orders tally`: each poll's candidates ranked by votes.
+public struct TallyReport {
+    public var rows: [VoteTally.Row]
+
+    /// - Parameter poll: only this poll, if given.
+    public init(_ tally: VoteTally, symbols: SymbolTable, poll: [UInt8]? = nil) {
+        rows = tally.rows(symbols: symbols).filter { poll == nil || $0.poll == poll! }
+    }
+
+    /// The rows grouped by poll, in order.
+    private var polls: [(poll: [UInt8], rows: [VoteTally.Row], total: Int64)] {
+        var out: [([UInt8], [VoteTally.Row], Int64)] = []
+        for row in rows {
+            if out.last?.0 == row.poll {
+                out[out.count - 1].1.append(row)
+                out[out.count - 1].2 += row.votes
+            } else {
+                out.append((row.poll, [row], row.votes))
+            }
+        }
+        return out
+    }
+
+    /// `poll,candidate,votes`, sorted by poll, votes descending, candidate.
+    public func csv() -> [UInt8] {
+        var csv = CSV(header: ["poll", "candidate", "votes"])
+        for row in rows { csv.row([.bytes(row.poll), .bytes(row.candidate), .integer(row.votes)]) }
+        return csv.bytes
+    }
+
+    public func json() -> [UInt8] {
+        var object = JSONObject()
+        object.array("polls", polls.map { poll in
+            var o = JSONObject()
+            o.string("poll", bytes: poll.poll)
+            o.integer("votes", poll.total)
+            o.array("ranking", poll.rows.map { row in
+                var c = JSONObject()
+                c.string("candidate", bytes: row.candidate)
+                c.integer("votes", row.votes)
+                return c
+            })
+            return o
+        })
+        return object.closed + [0x0A]
+    }
+
+    /// Each poll as a ranking with each candidate's share of its votes.
+    public func table() -> String {
+        var out = ""
+        for poll in polls {
+            out += "poll \(String(identifier: poll.poll)): \(Money.grouped(poll.total)) votes\n"
+            var table = TextTable([.init("rank", .right), .init("candidate"), .init("votes", .right), .init("share", .right)])
+            for (i, row) in poll.rows.enumerated() {
+                let share = Double(row.votes) / Double(poll.total) * 100
+                table.row(["\(i + 1)", String(identifier: row.candidate), Money.grouped(row.votes), percent(share)])
+            }
+            out += table.rendered + "\n"
+        }
+        return out.isEmpty ? "no votes\n" : String(out.dropLast())
+    }
+
+    private func percent(_ value: Double) -> String {
+        let tenths = Int64((value * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)%"
+    }
+}

@@ -1,0 +1,108 @@
+import ArgumentParser
+import OrdersCore
+import OrdersReports
+
+extension Orders {
+    struct Audit: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show every event of one cart and what the fold made of it.",
+            discussion: """
+            Prints NDJSON: each event of the cart in log order with its seq, its status
+            (applied, or the anomaly) and the cart's units and total after it:
+              {"seq": 7, "type": "item_added", ..., "status": "cart_closed",
+               "cart_units": 2, "cart_total": 398000}
+            --order finds the cart whose checkout placed that order.
+
+            Examples:
+              orders audit store.log --cart kiosk-1
+              orders audit store.log --order A-1001 --format table
+            """)
+
+        @OptionGroup var input: InputArgument
+
+        @Option(help: ArgumentHelp("The cart to audit.", valueName: "id"))
+        var cart: String?
+
+        @Option(help: ArgumentHelp("Audit the cart that placed this order.", valueName: "id"))
+        var order: String?
+
+        @Option(help: "ndjson or table.")
+        var format: AuditFormat = .ndjson
+
+        enum AuditFormat: String, ExpressibleByArgument, CaseIterable { case ndjson, table }
+
+        func validate() throws {
+            guard (cart == nil) != (order == nil) else { throw ValidationError("give exactly one of --cart and --order") }
+            if input.log == "-" && order != nil {
+                throw ValidationError("--order reads the input twice, so it needs a file, not standard input")
+            }
+        }
+
+        func run() throws {
+            try reportingFailures {
+                let cartID: [UInt8]
+                if let cart {
+                    cartID = Array(cart.utf8)
+                } else {
+                    guard let found = try cartOf(order: Array(order!.utf8)) else {
+                        Console.note("orders: error: no applied checkout placed order \(order!) in \(input.log)")
+                        throw ExitCode.failure
+                    }
+                    cartID = found
+                }
+                try audit(cart: cartID)
+            }
+        }
+
+        /// Streams the audit of one cart.
+        private func audit(cart cartID: [UInt8]) throws {
+            let name = String(decoding: cartID, as: UTF8.self)
+            var projector = Projector()
+            var target: Symbol?
+            var currency: Currency?
+            var table = AuditReport.table()
+            var found = 0
+            try readEvents(input.log, progress: "auditing") { first, events, symbols in
+                if target == nil { target = symbols.lookup(cartID) }
+                for (i, event) in events.enumerated() {
+                    let status = projector.fold(event)
+                    guard let target, event.cart == target else { continue }
+                    found += 1
+                    let (units, total) = projector.ledger.totals(of: target)
+                    let entry = AuditEntry(seq: first + Int64(i), event: event, status: status, cartUnits: units, cartTotal: total)
+                    if case let .itemAdded(_, _, _, _, c) = event.kind, status == .applied { currency = c }
+                    switch format {
+                    case .ndjson: Console.write(try AuditReport.line(entry, symbols: symbols, cart: name))
+                    case .table: try AuditReport.row(entry, symbols: symbols, cart: name, currency: currency, to: &table)
+                    }
+                }
+            }
+            if format == .table { Console.write("cart \(String(identifier: cartID))\n" + table.rendered) }
+            if found == 0 { Console.note("orders: no events for cart \(name) in \(input.log)") }
+        }
+
+        /// The cart whose applied checkout placed `order`, found in a first pass.
+        private func cartOf(order: [UInt8]) throws -> [UInt8]? {
+            struct Locator: FoldObserver {
+                var order: Symbol?
+                var cart: Symbol?
+                mutating func placed(_ placed: PlacedOrder) {
+                    if placed.id == order, cart == nil { cart = placed.cart }
+                }
+                mutating func voted(poll: Symbol, candidate: Symbol) {}
+            }
+            var ledger = Ledger()
+            var locator = Locator()
+            var cart: [UInt8]?
+            try readEvents(input.log, progress: "finding order") { _, events, symbols in
+                if locator.order == nil { locator.order = symbols.lookup(order) }
+                guard locator.order != nil, locator.cart == nil else { return }
+                for event in events {
+                    _ = ledger.apply(event, observer: &locator)
+                    if let found = locator.cart { cart = Array(symbols[found]); return }
+                }
+            }
+            return cart
+        }
+    }
+}

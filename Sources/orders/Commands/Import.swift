@@ -1,0 +1,71 @@
+import ArgumentParser
+import OrdersCore
+import OrdersLog
+
+extension Orders {
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Append events to a log, all or nothing.",
+            discussion: """
+            Reads each FILE (NDJSON, plain or zstd-compressed, or another orders log;
+            - for standard input) and appends its events to LOG, creating LOG if it does
+            not exist. Every line must be well-formed or nothing is appended: a malformed
+            line fails the import with its file, line number and field. Anomalies (an add
+            to a closed cart, a duplicate vote) are not errors; the log keeps them as facts.
+
+            Once the command exits 0 the events are on disk (fsynced). A crash part-way
+            leaves the log as it was; the next import removes the unfinished tail and
+            says so on standard error.
+
+            Prints how many events it appended, and their seqs.
+
+            Examples:
+              orders import store.log Fixtures/kiosk-day.ndjson
+              zstd -dc events.ndjson.zst | orders import store.log -
+            """)
+
+        @Argument(help: ArgumentHelp("The log to append to; created if missing.", valueName: "log"))
+        var log: String
+
+        @Argument(help: ArgumentHelp("NDJSON files (plain or .zst) or logs to import; - for standard input.", valueName: "file"))
+        var files: [String]
+
+        @Option(help: ArgumentHelp("Events per compressed batch.", visibility: .hidden))
+        var batchEvents = LogWriter.defaultBatchEvents
+
+        func validate() throws {
+            guard !files.isEmpty else { throw ValidationError("name at least one FILE to import (- for standard input)") }
+            guard files.filter({ $0 == "-" }).count <= 1 else { throw ValidationError("standard input (-) can be read only once") }
+        }
+
+        func run() throws {
+            try reportingFailures(consequence: "nothing was appended to \(log)") {
+                let writer = try LogWriter(path: log, batchEvents: batchEvents, waiting: { Console.note("orders: \($0)") })
+                if let recovery = writer.recovery { Console.note("orders: warning: \(recovery)") }
+                var lastSymbols = SymbolTable()
+                do {
+                    var symbols = SymbolTable()
+                    for file in files {
+                        let stream = try openEvents(file)
+                        for notice in stream.notices { Console.note("orders: warning: \(notice)") }
+                        let progress = Progress("importing \(stream.name)")
+                        defer { progress.finish() }
+                        var events: [Event] = []
+                        while try stream.next(symbols: &symbols, into: &events) != nil {
+                            for event in events { try writer.append(event, symbols: symbols) }
+                            progress.advance(events.count, position: stream.progress)
+                            events.removeAll(keepingCapacity: true)
+                        }
+                    }
+                    lastSymbols = symbols
+                    let seqs = try writer.commit(symbols: lastSymbols)
+                    let range = seqs.isEmpty ? "" : " (seq \(seqs.lowerBound)–\(seqs.upperBound - 1))"
+                    Console.write("appended \(seqs.count) events to \(log)\(range)\n")
+                } catch {
+                    writer.rollback()
+                    throw error
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import ArgumentParser
+import OrdersCore
+import OrdersReports
+
+extension Orders {
+    struct Tally: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Count the votes of each poll.",
+            discussion: """
+            Each poll is a ranking: candidates by votes, most first, ties by candidate id.
+            A voter's repeated vote for the same candidate counts once. The table shows
+            each candidate's share of the poll's votes.
+            CSV: poll,candidate,votes.
+
+            Examples:
+              orders tally store.log
+              orders tally store.log --poll kiosk-design --format csv
+            """)
+
+        @OptionGroup var input: InputArgument
+
+        @Option(help: ArgumentHelp("Only this poll.", valueName: "id"))
+        var poll: String?
+
+        @Option(help: "table, csv or json.")
+        var format: ReportFormat = .table
+
+        func validate() throws {
+            if format == .svg { throw ValidationError("--format svg is for the daily report; use table, csv or json") }
+        }
+
+        func run() throws {
+            try reportingFailures {
+                let (reports, symbols) = try replay(input.log, zone: .utc)
+                let report = TallyReport(reports.tally, symbols: symbols, poll: poll.map { Array($0.utf8) })
+                switch format {
+                case .table: Console.write(report.table())
+                case .csv: Console.write(report.csv())
+                case .json, .svg: Console.write(report.json())
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Glibc
+
+/// Standard output for data, buffered; standard error for people.
+enum Console {
+    nonisolated(unsafe) private static var buffer: [UInt8] = []
+
+    /// Queues bytes for standard output, writing when the buffer is large.
+    static func write(_ bytes: [UInt8]) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= 1 << 20 { flush() }
+    }
+
+    static func write(_ text: String) { write(Array(text.utf8)) }
+
+    /// Writes everything queued to standard output.
+    static func flush() {
+        var offset = 0
+        buffer.withUnsafeBytes { bytes in
+            while offset < bytes.count {
+                let n = Glibc.write(1, bytes.baseAddress! + offset, bytes.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    // The reader went away (e.g. `| head`): stop quietly, as Unix tools do.
+                    if errno == EPIPE { exit(0) }
+                    toStandardError("orders: writing to standard output failed: \(String(cString: strerror(errno)))\n")
+                    exit(74)
+                }
+                offset += n
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// A line on standard error.
+    static func note(_ text: String) {
+        toStandardError(text + "\n")
+    }
+
+    /// Writes text to standard error as it is, unbuffered.
+    static func toStandardError(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let n = Glibc.write(2, bytes.baseAddress! + offset, bytes.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return }
+                offset += n
+            }
+        }
+    }
+
+    static var stderrIsTerminal: Bool { isatty(2) == 1 }
+}

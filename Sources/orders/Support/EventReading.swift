@@ -1,0 +1,34 @@
+import OrdersCore
+import OrdersLog
+
+/// Reads every event of `path` in log order and hands them over a chunk at
+/// a time, with the seq of the chunk's first event and the symbols so far.
+/// Notices about the input (a torn tail ignored) go to standard error.
+/// - Returns: the symbol table with every identifier of the input.
+@discardableResult
+func readEvents(
+    _ path: String, progress label: String,
+    _ body: (_ firstSeq: Int64, _ events: [Event], _ symbols: SymbolTable) throws -> Void
+) throws -> SymbolTable {
+    let stream = try openEvents(path)
+    for notice in stream.notices { Console.note("orders: warning: \(notice)") }
+    let progress = Progress(label)
+    defer { progress.finish() }
+    var symbols = SymbolTable()
+    var events: [Event] = []
+    while let first = try stream.next(symbols: &symbols, into: &events) {
+        try body(first, events, symbols)
+        progress.advance(events.count, position: stream.progress)
+        events.removeAll(keepingCapacity: true)
+    }
+    return symbols
+}
+
+/// Folds every event of `path` and gathers every report.
+func replay(_ path: String, zone: ZoneRules) throws -> (reports: Reports, symbols: SymbolTable) {
+    var projector = Projector(zone: zone)
+    let symbols = try readEvents(path, progress: "replaying") { _, events, _ in
+        for event in events { projector.fold(event) }
+    }
+    return (projector.reports, symbols)
+}

@@ -1,0 +1,35 @@
+import ArgumentParser
+import OrdersCore
+import OrdersReports
+
+/// The input every reading command takes.
+struct InputArgument: ParsableArguments {
+    @Argument(help: ArgumentHelp("An orders log, or NDJSON events (plain or zstd-compressed); - for standard input.", valueName: "log"))
+    var log: String
+}
+
+/// The time zone in which reports count dates.
+struct ZoneOption: ParsableArguments {
+    @Option(name: .customLong("tz"), help: ArgumentHelp("The IANA time zone in which dates are counted, e.g. Asia/Seoul.", valueName: "zone"))
+    var zone: String = "UTC"
+
+    func rules() throws -> ZoneRules { try TimeZones.rules(named: zone) }
+
+    func validate() throws { _ = try rules() }
+}
+
+extension ReportFormat: ExpressibleByArgument {}
+
+/// A date given as `YYYY-MM-DD`.
+struct DateArgument: ExpressibleByArgument {
+    var date: CivilDate
+
+    init?(argument: String) {
+        let parts = argument.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              let year = Int64(parts[0]), let month = Int64(parts[1]), let day = Int64(parts[2]),
+              (1...12).contains(month), day >= 1, day <= CivilDate.daysIn(month: month, year: year)
+        else { return nil }
+        date = CivilDate(year: year, month: month, day: day)
+    }
+}
