@@ -28,7 +28,10 @@ public enum InputFormat: Hashable, Sendable {
     public static func detect(_ prefix: UnsafeRawBufferPointer) -> InputFormat {
         guard prefix.count >= 4 else { return .ndjson }
         let magic = prefix.loadUnaligned(as: UInt32.self).littleEndian
-        if magic == LogFormat.fileHeaderMagic { return .log }
+        // The magic text as well as the frame magic, so that a log whose first bytes are damaged is still read as one.
+        if magic == LogFormat.fileHeaderMagic || (prefix.count >= 16 && LogFormat.fileMagic.elementsEqual(prefix[8..<16])) {
+            return .log
+        }
         if magic == ZstdFrame.magic || magic & ZstdFrame.skippableMagicMask == ZstdFrame.skippableMagicBase { return .zstdNDJSON }
         return .ndjson
     }

@@ -7,6 +7,12 @@ import SystemPackage
 /// it leads up to without a gap. Anything after that is the *tail*: an append
 /// in progress, or one cut short by a crash, which readers ignore and the next
 /// writer removes (and says so).
+///
+/// A crash can only leave the file short: whole frames followed by part of
+/// one. So a tail is accepted only if the file simply runs out; a frame that
+/// is all there but wrong (a bad checksum, an unknown magic number, a seq
+/// out of order) is corruption, and scanning fails rather than let a writer
+/// cut acknowledged events away.
 struct LogLayout: Sendable {
     /// A batch: the offset of its header frame, and the header.
     struct Batch: Hashable, Sendable {
@@ -60,25 +66,25 @@ struct LogLayout: Sendable {
         layout.committedEnd = offset
         var pending: [Batch] = []
         var seq: UInt64 = 1
-        var stop: (offset: Int64, reason: String)?
+        var stop: (offset: Int64, reason: String, damaged: Bool)?
         var frame = [UInt8](repeating: 0, count: 8 + LogFormat.batchHeaderContentSize)
         scanning: while offset < size {
-            guard size - offset >= 8 else { stop = (offset, "an incomplete frame header"); break }
+            guard size - offset >= 8 else { stop = (offset, "an incomplete frame header", false); break }
             try frame.withUnsafeMutableBytes { try file.readAll(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<8]), path: path) }
             let magic = frame.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self).littleEndian }
             let contentSize = Int64(frame.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self).littleEndian })
             switch magic {
             case LogFormat.batchHeaderMagic where contentSize == Int64(LogFormat.batchHeaderContentSize),
                  LogFormat.commitMagic where contentSize == Int64(LogFormat.commitContentSize):
-                guard size - offset - 8 >= contentSize else { stop = (offset, "an incomplete \(magic == LogFormat.commitMagic ? "commit record" : "batch header")"); break scanning }
+                guard size - offset - 8 >= contentSize else { stop = (offset, "an incomplete \(magic == LogFormat.commitMagic ? "commit record" : "batch header")", false); break scanning }
                 try frame.withUnsafeMutableBytes {
                     try file.readAll(at: offset + 8, into: UnsafeMutableRawBufferPointer(rebasing: $0[8..<8 + Int(contentSize)]), path: path)
                 }
                 let content = frame.withUnsafeBytes { UnsafeRawBufferPointer(rebasing: $0[8..<8 + Int(contentSize)]) }
                 if magic == LogFormat.commitMagic {
-                    guard let record = try? CommitRecord.decode(content: content) else { stop = (offset, "a damaged commit record"); break scanning }
+                    guard let record = try? CommitRecord.decode(content: content) else { stop = (offset, "a damaged commit record", true); break scanning }
                     guard record.offset == UInt64(offset), record.endSeq == seq else {
-                        stop = (offset, "a commit record that does not match the batches before it"); break scanning
+                        stop = (offset, "a commit record that does not match the batches before it", true); break scanning
                     }
                     layout.batches += pending
                     pending.removeAll()
@@ -87,58 +93,29 @@ struct LogLayout: Sendable {
                     layout.endSeq = seq
                 } else {
                     let batch: BatchHeader
-                    do { batch = try BatchHeader.decode(content: content) } catch { stop = (offset, error.reason); break scanning }
+                    do { batch = try BatchHeader.decode(content: content) } catch { stop = (offset, error.reason, true); break scanning }
                     guard batch.firstSeq == seq else {
-                        stop = (offset, "a batch starting at seq \(batch.firstSeq) where seq \(seq) was due"); break scanning
+                        stop = (offset, "a batch starting at seq \(batch.firstSeq) where seq \(seq) was due", true); break scanning
                     }
                     let end = offset + Int64(BatchHeader.size) + Int64(batch.frameSize)
-                    guard end <= size else { stop = (offset, "a batch whose frame is cut short"); break scanning }
+                    guard end <= size else { stop = (offset, "a batch whose frame is cut short", false); break scanning }
                     pending.append(Batch(offset: offset, header: batch))
                     seq = batch.endSeq
                     offset = end
                 }
             default:
-                stop = (offset, unexpectedFrame(magic: magic)); break scanning
+                stop = (offset, unexpectedFrame(magic: magic), true); break scanning
             }
+        }
+        if let stop, stop.damaged {
+            throw InputError(file: path, location: .offset(stop.offset),
+                             message: "the log is corrupt: \(stop.reason) (events from seq \(seq) on cannot be read); run `orders verify`")
         }
         if layout.committedEnd < size {
-            let reason = stop?.reason ?? "batches with no commit record after them"
-            if let commit = try laterCommit(in: file, from: layout.committedEnd, to: size, path: path) {
-                throw InputError(file: path, location: .offset(stop?.offset ?? layout.committedEnd),
-                                 message: "the log is corrupt: \(reason), yet a commit record at byte \(commit) shows committed events after it (seq \(layout.endSeq) on); run `orders verify`")
-            }
-            layout.tail = Tail(offset: layout.committedEnd, length: size - layout.committedEnd, reason: reason)
+            layout.tail = Tail(offset: layout.committedEnd, length: size - layout.committedEnd,
+                               reason: stop?.reason ?? "batches with no commit record after them")
         }
         return layout
-    }
-
-    /// The offset of a genuine commit record between `start` and `end`, if any:
-    /// its magic, its checksum, and its own offset inside it must all agree.
-    private static func laterCommit(in file: FileDescriptor, from start: Int64, to end: Int64, path: String) throws -> Int64? {
-        let chunk = 1 << 20
-        var buffer = [UInt8](repeating: 0, count: chunk + CommitRecord.size)
-        var offset = start
-        while offset < end {
-            let count = Int(min(Int64(buffer.count), end - offset))
-            try buffer.withUnsafeMutableBytes { try file.readAll(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<count]), path: path) }
-            let found: Int64? = buffer.withUnsafeBytes { bytes in
-                var i = 0
-                while i + CommitRecord.size <= count {
-                    if bytes.loadUnaligned(fromByteOffset: i, as: UInt32.self).littleEndian == LogFormat.commitMagic,
-                       bytes.loadUnaligned(fromByteOffset: i + 4, as: UInt32.self).littleEndian == UInt32(LogFormat.commitContentSize),
-                       let record = try? CommitRecord.decode(content: UnsafeRawBufferPointer(rebasing: bytes[i + 8..<i + CommitRecord.size])),
-                       record.offset == UInt64(offset + Int64(i)) {
-                        return offset + Int64(i)
-                    }
-                    i += 1
-                }
-                return nil
-            }
-            if let found { return found }
-            if offset + Int64(count) >= end { break }
-            offset += Int64(chunk)
-        }
-        return nil
     }
 }
 

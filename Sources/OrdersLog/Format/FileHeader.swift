@@ -27,10 +27,14 @@ struct FileHeader: Hashable, Sendable {
     /// - Throws: a reason if it is not a log header, is damaged, or is of a newer version.
     static func decode(_ bytes: UnsafeRawBufferPointer) throws(ByteReader.Malformed) -> FileHeader {
         var reader = ByteReader(bytes)
-        guard try reader.read(littleEndian: UInt32.self) == LogFormat.fileHeaderMagic,
-              try reader.read(littleEndian: UInt32.self) == UInt32(LogFormat.fileHeaderContentSize),
-              LogFormat.fileMagic.elementsEqual(try reader.readBytes(8))
-        else { throw ByteReader.Malformed(position: 0, reason: "not an orders log (no ORDERLOG header)") }
+        let frameMagic = try reader.read(littleEndian: UInt32.self)
+        let size = try reader.read(littleEndian: UInt32.self)
+        guard LogFormat.fileMagic.elementsEqual(try reader.readBytes(8)) else {
+            throw ByteReader.Malformed(position: 0, reason: "not an orders log (no ORDERLOG header)")
+        }
+        guard frameMagic == LogFormat.fileHeaderMagic, size == UInt32(LogFormat.fileHeaderContentSize) else {
+            throw ByteReader.Malformed(position: 0, reason: "the file header is damaged")
+        }
         let version = try reader.read(littleEndian: UInt16.self)
         _ = try reader.read(littleEndian: UInt16.self)
         let crc = try reader.read(littleEndian: UInt32.self)

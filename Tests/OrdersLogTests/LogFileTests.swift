@@ -1,0 +1,160 @@
+import Foundation
+import OrdersCore
+import Testing
+@testable import OrdersLog
+
+@Suite("The log file: round trips, appends, crashes and corruption")
+struct LogFileTests {
+    @Test func writeThenReadGivesTheSameEvents() throws {
+        let dir = temporaryDirectory()
+        var symbols = SymbolTable()
+        let events = sampleEvents(1234, symbols: &symbols)
+        try writeLog(dir + "/a.log", events, symbols: symbols)
+        #expect(try exported(dir + "/a.log") == lines(events, symbols: symbols))
+    }
+
+    @Test func exportImportExportGivesIdenticalBytes() throws {
+        let dir = temporaryDirectory()
+        var symbols = SymbolTable()
+        try writeLog(dir + "/a.log", sampleEvents(2000, seed: 7, symbols: &symbols), symbols: symbols)
+        let first = try exported(dir + "/a.log")
+        write(first, to: dir + "/a.ndjson")
+        let stream = try openEvents(dir + "/a.ndjson")
+        var imported = SymbolTable()
+        var events: [Event] = []
+        while try stream.next(symbols: &imported, into: &events) != nil {}
+        try writeLog(dir + "/b.log", events, symbols: imported, batchEvents: 333)
+        #expect(try exported(dir + "/b.log") == first)
+    }
+
+    @Test func appendingContinuesTheSeqs() throws {
+        let dir = temporaryDirectory(), path = dir + "/a.log"
+        var symbols = SymbolTable()
+        let events = sampleEvents(500, symbols: &symbols)
+        #expect(try writeLog(path, Array(events[..<120]), symbols: symbols) == 1..<121)
+        #expect(try writeLog(path, Array(events[120...]), symbols: symbols, batchEvents: 64) == 121..<501)
+        #expect(try exported(path) == lines(events, symbols: symbols))
+        #expect(try LogReader(path: path).eventCount == 500)
+    }
+
+    @Test func aRollbackLeavesTheLogAsItWas() throws {
+        let dir = temporaryDirectory(), path = dir + "/a.log"
+        var symbols = SymbolTable()
+        let events = sampleEvents(300, symbols: &symbols)
+        try writeLog(path, Array(events[..<100]), symbols: symbols)
+        let before = contents(path)
+        let writer = try LogWriter(path: path, batchEvents: 10)
+        for event in events[100...] { try writer.append(event, symbols: symbols) }
+        writer.rollback()
+        #expect(contents(path) == before)
+    }
+
+    @Test func aRollbackOfANewLogRemovesIt() throws {
+        let dir = temporaryDirectory(), path = dir + "/new.log"
+        var symbols = SymbolTable()
+        let writer = try LogWriter(path: path, batchEvents: 10)
+        for event in sampleEvents(50, symbols: &symbols) { try writer.append(event, symbols: symbols) }
+        writer.rollback()
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func anEmptyImportStillCreatesAReadableLog() throws {
+        let dir = temporaryDirectory(), path = dir + "/empty.log"
+        #expect(try writeLog(path, [], symbols: SymbolTable()) == 1..<1)
+        #expect(try exported(path).isEmpty)
+        #expect(try LogReader(path: path).eventCount == 0)
+    }
+
+    /// A log of three commits, and the event counts after each.
+    private func threeCommits(_ dir: String) throws -> (path: String, bytes: [UInt8], ends: [(size: Int, events: Int)]) {
+        let path = dir + "/a.log"
+        var symbols = SymbolTable()
+        let events = sampleEvents(90, symbols: &symbols)
+        var ends: [(Int, Int)] = [(FileHeader.size, 0)]
+        for part in [0..<30, 30..<50, 50..<90] {
+            try writeLog(path, Array(events[part]), symbols: symbols, batchEvents: 8)
+            ends.append((contents(path).count, part.upperBound))
+        }
+        return (path, contents(path), ends)
+    }
+
+    @Test func everyTruncationShowsTheLastWholeCommitAndNothingMore() throws {
+        let dir = temporaryDirectory()
+        let (path, bytes, ends) = try threeCommits(dir)
+        for length in FileHeader.size...bytes.count {
+            write(Array(bytes[..<length]), to: path)
+            let reader = try LogReader(path: path)
+            let expected = ends.last { $0.size <= length }!.events
+            #expect(reader.eventCount == Int64(expected), "cut at \(length)")
+            #expect(reader.notices.isEmpty == ends.contains { $0.size == length }, "cut at \(length)")
+        }
+    }
+
+    @Test func theNextWriterRemovesATornTailAndSaysSo() throws {
+        let dir = temporaryDirectory()
+        let (path, bytes, ends) = try threeCommits(dir)
+        let cut = ends[2].size + 100
+        write(Array(bytes[..<cut]), to: path)
+        let writer = try LogWriter(path: path)
+        #expect(writer.recovery?.contains("removed 100 bytes after byte \(ends[2].size)") == true)
+        #expect(writer.nextSeq == 51)
+        try writer.commit(symbols: SymbolTable())
+        #expect(try LogReader(path: path).eventCount == 50)
+    }
+
+    @Test func aTruncatedFileHeaderIsAnEmptyLogToRebuild() throws {
+        let dir = temporaryDirectory(), path = dir + "/a.log"
+        write(Array(FileHeader().encoded()[..<10]), to: path)
+        var symbols = SymbolTable()
+        let events = sampleEvents(5, symbols: &symbols)
+        let writer = try LogWriter(path: path)
+        #expect(writer.recovery != nil)
+        for event in events { try writer.append(event, symbols: symbols) }
+        try writer.commit(symbols: symbols)
+        #expect(try exported(path) == lines(events, symbols: symbols))
+    }
+
+    @Test func everySingleByteCorruptionIsDetected() throws {
+        let dir = temporaryDirectory()
+        let (path, bytes, _) = try threeCommits(dir)
+        let original = try exported(path)
+        var state: UInt64 = 42
+        for offset in 0..<bytes.count {
+            state = state &* 6_364_136_223_846_793_005 &+ 1
+            var damaged = bytes
+            damaged[offset] ^= UInt8(truncatingIfNeeded: state >> 56) | 1
+            write(damaged, to: path)
+            do {
+                _ = try exported(path)
+                Issue.record("a flip at byte \(offset) went unnoticed")
+            } catch let error as InputError {
+                #expect(error.file == path)
+                if case .offset = error.location {} else { Issue.record("no offset: \(error) at \(offset)") }
+            }
+        }
+        write(bytes, to: path)
+        #expect(try exported(path) == original)
+    }
+
+    @Test func zstdItselfAcceptsTheLog() throws {
+        let zstd = "/usr/bin/zstd"
+        try #require(FileManager.default.fileExists(atPath: zstd), "the zstd command is not installed")
+        let dir = temporaryDirectory(), path = dir + "/a.log"
+        var symbols = SymbolTable()
+        try writeLog(path, sampleEvents(5000, symbols: &symbols), symbols: symbols, batchEvents: 1000)
+        try writeLog(path, sampleEvents(10, seed: 3, symbols: &symbols), symbols: symbols)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: zstd)
+        process.arguments = ["-q", "-t", path]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+
+    @Test func aFileThatIsNotALogIsRefusedForAppending() throws {
+        let dir = temporaryDirectory(), path = dir + "/events.ndjson"
+        write(Array("{\"type\":\"vote_cast\"}\n".utf8), to: path)
+        #expect(throws: InputError.self) { try LogWriter(path: path) }
+        #expect(contents(path) == Array("{\"type\":\"vote_cast\"}\n".utf8))
+    }
+}

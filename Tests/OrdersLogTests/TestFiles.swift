@@ -1,0 +1,70 @@
+import Foundation
+import OrdersCore
+@testable import OrdersLog
+
+/// A fresh directory for one test's files.
+func temporaryDirectory() -> String {
+    let path = NSTemporaryDirectory() + "orders-tests-" + UUID().uuidString
+    try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+/// A deterministic mix of every kind of event.
+func sampleEvents(_ count: Int, seed: UInt64 = 1, symbols: inout SymbolTable) -> [Event] {
+    var state = seed
+    func random(_ n: Int) -> Int {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return Int(state >> 33) % n
+    }
+    func id(_ text: String) -> Symbol { symbols.intern(Array(text.utf8)) }
+    var at: Int64 = 1_758_000_000_000
+    var events: [Event] = []
+    for _ in 0..<count {
+        at += Int64(random(100_000)) - 20_000
+        let cart = id("cart-\(random(200))"), product = id(["iphone-16", "airpods-4", "é", "e\u{301}", "a,\"b\"\n"][random(5)])
+        let time = Timestamp(milliseconds: at)
+        switch random(10) {
+        case 0...3: events.append(Event(at: time, .itemAdded(cart: cart, product: product, qty: Int64(1 + random(5)), price: Int64(random(2_000_000)), currency: random(4) == 0 ? Currency("USD")! : Currency("KRW")!)))
+        case 4: events.append(Event(at: time, .quantityChanged(cart: cart, product: product, qty: Int64(1 + random(9)))))
+        case 5: events.append(Event(at: time, .itemRemoved(cart: cart, product: product)))
+        case 6, 7: events.append(Event(at: time, .checkedOut(cart: cart, order: id("order-\(random(500))"))))
+        default: events.append(Event(at: time, .voteCast(poll: id("poll-\(random(3))"), voter: id("v\(random(50))"), candidate: id("c\(random(4))"))))
+        }
+    }
+    return events
+}
+
+/// Writes `events` to a log at `path` in one transaction.
+@discardableResult
+func writeLog(_ path: String, _ events: [Event], symbols: SymbolTable, batchEvents: Int = 100) throws -> Range<UInt64> {
+    let writer = try LogWriter(path: path, batchEvents: batchEvents)
+    for event in events { try writer.append(event, symbols: symbols) }
+    return try writer.commit(symbols: symbols)
+}
+
+/// Every event of a file as NDJSON lines, with seqs: a byte-exact picture of its content.
+func exported(_ path: String) throws -> [UInt8] {
+    let stream = try openEvents(path)
+    var symbols = SymbolTable()
+    var events: [Event] = []
+    var out: [UInt8] = []
+    while let first = try stream.next(symbols: &symbols, into: &events) {
+        for (i, event) in events.enumerated() { EventJSON.appendLine(seq: first + Int64(i), event: event, symbols: symbols, to: &out) }
+        events.removeAll()
+    }
+    return out
+}
+
+func lines(_ events: [Event], symbols: SymbolTable) -> [UInt8] {
+    var out: [UInt8] = []
+    for (i, event) in events.enumerated() { EventJSON.appendLine(seq: Int64(i + 1), event: event, symbols: symbols, to: &out) }
+    return out
+}
+
+func write(_ bytes: [UInt8], to path: String) {
+    FileManager.default.createFile(atPath: path, contents: Data(bytes))
+}
+
+func contents(_ path: String) -> [UInt8] {
+    Array(FileManager.default.contents(atPath: path) ?? Data())
+}
