@@ -29,7 +29,8 @@ let package = Package(
             dependencies: [
                 "OrdersCore", "CZstd",
                 .product(name: "SystemPackage", package: "swift-system"),
-            ]
+            ],
+            exclude: ["FORMAT.md"]
         ),
         // Report values rendered for people and machines: tables, CSV, JSON, SVG.
         .target(name: "OrdersReports", dependencies: ["OrdersCore", "OrdersLog"]),

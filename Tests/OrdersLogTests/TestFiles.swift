@@ -62,7 +62,7 @@ func lines(_ events: [Event], symbols: SymbolTable) -> [UInt8] {
 }
 
 func write(_ bytes: [UInt8], to path: String) {
-    FileManager.default.createFile(atPath: path, contents: Data(bytes))
+    _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
 }
 
 func contents(_ path: String) -> [UInt8] {

@@ -1,0 +1,151 @@
+import Foundation
+import Testing
+
+/// The built binary on the fixtures, against outputs worked out by hand
+/// (`Fixtures/expected/`; the kiosk-day ones are the spec's own).
+@Suite("orders, run from the command line", .serialized)
+struct CommandTests {
+    /// The same input as NDJSON and as a log imported from it.
+    static func inputs(_ fixture: String) throws -> [String] {
+        let log = CLI.temporaryDirectory() + "/store.log"
+        let imported = try CLI.run(["import", log, "Fixtures/\(fixture).ndjson"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        return ["Fixtures/\(fixture).ndjson", log]
+    }
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        var fixture: String
+        var arguments: [String]
+        var expected: String
+        var testDescription: String { "\(fixture): \(arguments.joined(separator: " "))" }
+    }
+
+    static let cases: [Case] = [
+        Case(fixture: "kiosk-day", arguments: ["report", "daily", "--format", "csv"], expected: "kiosk-day.daily-utc.csv"),
+        Case(fixture: "kiosk-day", arguments: ["report", "daily", "--tz", "Asia/Seoul", "--format", "csv"], expected: "kiosk-day.daily-seoul.csv"),
+        Case(fixture: "kiosk-day", arguments: ["report", "products", "--tz", "Asia/Seoul", "--format", "csv"], expected: "kiosk-day.products-seoul.csv"),
+        Case(fixture: "kiosk-day", arguments: ["report", "categories", "--tz", "Asia/Seoul", "--catalog", "Fixtures/catalog-kr.json", "--format", "csv"],
+             expected: "kiosk-day.categories-seoul.csv"),
+        Case(fixture: "kiosk-day", arguments: ["tally", "--format", "csv"], expected: "kiosk-day.tally.csv"),
+        Case(fixture: "anomalies", arguments: ["replay", "--json"], expected: "anomalies.replay.json"),
+        Case(fixture: "tricky-ids", arguments: ["replay", "--json"], expected: "tricky-ids.replay.json"),
+        Case(fixture: "tricky-ids", arguments: ["report", "products", "--format", "csv"], expected: "tricky-ids.products.csv"),
+        Case(fixture: "tricky-ids", arguments: ["tally", "--format", "csv"], expected: "tricky-ids.tally.csv"),
+        Case(fixture: "zones", arguments: ["report", "daily", "--format", "csv"], expected: "zones.daily-utc.csv"),
+        Case(fixture: "zones", arguments: ["report", "daily", "--tz", "America/New_York", "--format", "csv"], expected: "zones.daily-new-york.csv"),
+        Case(fixture: "zones", arguments: ["report", "daily", "--tz", "Asia/Kathmandu", "--format", "csv"], expected: "zones.daily-kathmandu.csv"),
+        Case(fixture: "zones", arguments: ["report", "daily", "--tz", "Pacific/Chatham", "--format", "csv"], expected: "zones.daily-chatham.csv"),
+        Case(fixture: "zones", arguments: ["report", "daily", "--tz", "Pacific/Apia", "--format", "csv"], expected: "zones.daily-apia.csv"),
+    ]
+
+    @Test(arguments: cases)
+    func printsExactlyTheExpectedBytes(_ example: Case) throws {
+        for input in try Self.inputs(example.fixture) {
+            var arguments = example.arguments
+            arguments.insert(input, at: example.arguments[0] == "report" ? 2 : 1)
+            let result = try CLI.run(arguments)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.text == String(decoding: CLI.fixture("Fixtures/expected/\(example.expected)"), as: UTF8.self), "\(input)")
+        }
+    }
+
+    @Test func replayJSONMatchesTheSpecExample() throws {
+        for input in try Self.inputs("kiosk-day") {
+            let result = try CLI.run(["replay", input, "--json"])
+            let got = try JSONSerialization.jsonObject(with: Data(result.stdout)) as? NSDictionary
+            let want = try JSONSerialization.jsonObject(with: Data(CLI.fixture("Fixtures/expected/kiosk-day.replay.json"))) as? NSDictionary
+            #expect(got == want)
+        }
+    }
+
+    @Test func auditAndExportMatchTheSpecLineByLine() throws {
+        let log = try Self.inputs("kiosk-day")[1]
+        for (arguments, expected) in [(["audit", log, "--cart", "kiosk-1"], "kiosk-day.audit-kiosk-1.ndjson"), (["export", log], "kiosk-day.export.ndjson")] {
+            let result = try CLI.run(arguments)
+            #expect(result.status == 0)
+            let got = result.text.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? NSDictionary }
+            let want = String(decoding: CLI.fixture("Fixtures/expected/\(expected)"), as: UTF8.self).split(separator: "\n")
+                .map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? NSDictionary }
+            #expect(got == want, "\(expected)")
+        }
+    }
+
+    @Test func exportImportExportGivesTheSameBytes() throws {
+        let dir = CLI.temporaryDirectory()
+        for fixture in ["kiosk-day", "anomalies", "tricky-ids", "zones"] {
+            let first = try CLI.run(["export", "Fixtures/\(fixture).ndjson"])
+            let log = dir + "/\(fixture).log"
+            #expect(try CLI.run(["import", log, "-"], input: first.stdout).status == 0)
+            #expect(try CLI.run(["export", log]).stdout == first.stdout, "\(fixture)")
+        }
+    }
+
+    @Test func aMalformedLineFailsTheImportAndAppendsNothing() throws {
+        let log = try Self.inputs("kiosk-day")[1]
+        let before = FileManager.default.contents(atPath: log)
+        let result = try CLI.run(["import", log, "Fixtures/anomalies.ndjson", "Fixtures/malformed-qty.ndjson"])
+        #expect(result.status == 65)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("Fixtures/malformed-qty.ndjson:3: field \"qty\": must be at least 1, got 0"))
+        #expect(result.stderr.contains("nothing was appended"))
+        #expect(FileManager.default.contents(atPath: log) == before)
+    }
+
+    @Test func aFailedImportIntoANewLogLeavesNoFile() throws {
+        let log = CLI.temporaryDirectory() + "/new.log"
+        #expect(try CLI.run(["import", log, "Fixtures/malformed-qty.ndjson"]).status == 65)
+        #expect(!FileManager.default.fileExists(atPath: log))
+    }
+
+    @Test func importReportsWhatItAppended() throws {
+        let log = CLI.temporaryDirectory() + "/store.log"
+        #expect(try CLI.run(["import", log, "Fixtures/kiosk-day.ndjson"]).text == "appended 17 events to \(log) (seq 1–17)\n")
+        #expect(try CLI.run(["import", log, "-"], input: CLI.fixture("Fixtures/zones.ndjson")).text
+            == "appended 24 events to \(log) (seq 18–41)\n")
+        #expect(try CLI.run(["replay", log, "--json"]).text.hasPrefix("{\"events\": 41,"))
+    }
+
+    @Test func aSumThatDoesNotFitFailsAndNamesIt() throws {
+        let replay = try CLI.run(["replay", "Fixtures/sum-overflow.ndjson", "--json"])
+        #expect(replay.status == 1)
+        #expect(replay.stdout.isEmpty)
+        #expect(replay.stderr.contains("revenue in KRW does not fit a signed 64-bit integer"))
+        let daily = try CLI.run(["report", "daily", "Fixtures/sum-overflow.ndjson", "--format", "csv"])
+        #expect(daily.status == 1)
+        #expect(daily.stderr.contains("revenue of 2025-09-16 in KRW does not fit"))
+    }
+
+    @Test func badUsageAndMissingFilesHaveTheirOwnStatuses() throws {
+        #expect(try CLI.run(["replay", "Fixtures/does-not-exist.log"]).status == 66)
+        let zone = try CLI.run(["report", "daily", "Fixtures/kiosk-day.ndjson", "--tz", "Mars/Olympus"])
+        #expect(zone.status == 64)
+        #expect(zone.stderr.contains("unknown time zone 'Mars/Olympus'"))
+        #expect(try CLI.run(["audit", "Fixtures/kiosk-day.ndjson"]).status == 64)
+    }
+
+    @Test func auditByOrderFindsTheCart() throws {
+        let byOrder = try CLI.run(["audit", "Fixtures/kiosk-day.ndjson", "--order", "A-1001"])
+        let byCart = try CLI.run(["audit", "Fixtures/kiosk-day.ndjson", "--cart", "kiosk-1"])
+        #expect(byOrder.status == 0)
+        #expect(byOrder.stdout == byCart.stdout)
+        #expect(try CLI.run(["audit", "Fixtures/kiosk-day.ndjson", "--order", "A-1004"]).status == 1)
+    }
+
+    @Test func zstdCompressedNDJSONIsReadLikePlain() throws {
+        let dir = CLI.temporaryDirectory()
+        let compress = Process()
+        compress.executableURL = URL(fileURLWithPath: "/usr/bin/zstd")
+        compress.arguments = ["-q", "-o", dir + "/day.data", CLI.root.appendingPathComponent("Fixtures/kiosk-day.ndjson").path]
+        try compress.run()
+        compress.waitUntilExit()
+        #expect(try CLI.run(["replay", dir + "/day.data", "--json"]).stdout == CLI.run(["replay", "Fixtures/kiosk-day.ndjson", "--json"]).stdout)
+    }
+
+    @Test func everyCommandHasHelpWithAnExample() throws {
+        for command in [["import"], ["export"], ["replay"], ["report", "daily"], ["report", "products"], ["report", "categories"], ["tally"], ["audit"]] {
+            let help = try CLI.run(command + ["--help"])
+            #expect(help.status == 0)
+            #expect(help.text.contains("orders \(command.joined(separator: " "))"), "\(command)")
+        }
+    }
+}
