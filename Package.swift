@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "OrdersCore", targets: ["OrdersCore"]),
         .library(name: "OrdersLog", targets: ["OrdersLog"]),
         .library(name: "OrdersReports", targets: ["OrdersReports"]),
+        .library(name: "OrdersWorkload", targets: ["OrdersWorkload"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -34,11 +35,13 @@ let package = Package(
         ),
         // Report values rendered for people and machines: tables, CSV, JSON, SVG.
         .target(name: "OrdersReports", dependencies: ["OrdersCore", "OrdersLog"]),
-        // The command line: a thin adapter over the three modules above.
+        // Realistic event streams, generated deterministically, for `orders generate`, benchmarks and tests.
+        .target(name: "OrdersWorkload", dependencies: ["OrdersCore"]),
+        // The command line: a thin adapter over the modules above.
         .executableTarget(
             name: "orders",
             dependencies: [
-                "OrdersCore", "OrdersLog", "OrdersReports",
+                "OrdersCore", "OrdersLog", "OrdersReports", "OrdersWorkload",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -106,7 +106,13 @@ public final class LogWriter {
     public func append(_ event: Event, symbols: SymbolTable) throws {
         pending.append(event)
         nextSeq += 1
-        if pending.count >= batchEvents { try flush(symbols: symbols) }
+        if pending.count >= batchEvents { try writeBatch(symbols: symbols) }
+    }
+
+    /// Writes the pending events as a batch now, so that the caller may start
+    /// a new symbol table for the events that follow. Not a commit.
+    public func flush(symbols: SymbolTable) throws {
+        try writeBatch(symbols: symbols)
     }
 
     /// Makes the transaction durable: once this returns, every appended event
@@ -114,7 +120,7 @@ public final class LogWriter {
     /// - Returns: the seqs of the events this transaction appended.
     @discardableResult
     public func commit(symbols: SymbolTable) throws -> Range<UInt64> {
-        try flush(symbols: symbols)
+        try writeBatch(symbols: symbols)
         if nextSeq > firstSeq || created {
             try sync()
             let record = CommitRecord(endSeq: nextSeq, offset: UInt64(offset))
@@ -142,7 +148,7 @@ public final class LogWriter {
     }
 
     /// Encodes, compresses and writes the pending events as one batch.
-    private func flush(symbols: SymbolTable) throws {
+    private func writeBatch(symbols: SymbolTable) throws {
         guard !pending.isEmpty else { return }
         let encoded = encoder.encode(pending[...], symbols: symbols)
         frame.removeAll(keepingCapacity: true)

@@ -5,10 +5,15 @@ import OrdersCore
 public enum EventJSON {
     /// Appends the opening brace and the event's fields, without the closing
     /// brace, so that a caller can add fields of its own.
-    public static func appendFields(seq: Int64, event: Event, symbols: SymbolTable, to output: inout [UInt8]) {
-        output.append(contentsOf: #"{"seq": "#.utf8)
-        JSONText.appendInteger(seq, to: &output)
-        output.append(contentsOf: #", "type": ""#.utf8)
+    /// - Parameter seq: the event's seq, or `nil` to leave it out (as input files do).
+    public static func appendFields(seq: Int64?, event: Event, symbols: SymbolTable, to output: inout [UInt8]) {
+        if let seq {
+            output.append(contentsOf: #"{"seq": "#.utf8)
+            JSONText.appendInteger(seq, to: &output)
+            output.append(contentsOf: #", "type": ""#.utf8)
+        } else {
+            output.append(contentsOf: #"{"type": ""#.utf8)
+        }
         output.append(contentsOf: event.kind.typeName.utf8)
         output.append(contentsOf: #"", "at": ""#.utf8)
         RFC3339.write(event.at, to: &output)
@@ -43,7 +48,7 @@ public enum EventJSON {
     }
 
     /// Appends the event as one NDJSON line, newline included.
-    public static func appendLine(seq: Int64, event: Event, symbols: SymbolTable, to output: inout [UInt8]) {
+    public static func appendLine(seq: Int64?, event: Event, symbols: SymbolTable, to output: inout [UInt8]) {
         appendFields(seq: seq, event: event, symbols: symbols, to: &output)
         output.append(0x7D)
         output.append(0x0A)

@@ -1,0 +1,131 @@
+import ArgumentParser
+import Glibc
+import OrdersCore
+import OrdersLog
+import OrdersReports
+import OrdersWorkload
+
+extension Orders {
+    struct Generate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a realistic, deterministic event stream.",
+            discussion: """
+            Interleaved shopping sessions in four stores (KRW, USD, JPY, EUR), products
+            skewed by popularity, abandoned carts, about 10% votes (some repeated) and a
+            few anomalies. The same --seed gives the same bytes. With --catalog, one store
+            sells the catalog's products at their prices.
+
+            --format log writes an orders log; ndjson writes NDJSON, compressed with zstd
+            if FILE ends in .zst. FILE is replaced if it exists; - is standard output
+            (NDJSON only).
+
+            Examples:
+              orders generate --events 10000000 -o big.log
+              orders generate --events 1000000 --format ndjson -o events.ndjson.zst
+              orders generate --events 1000 --catalog Fixtures/catalog-kr.json --format ndjson -o -
+            """)
+
+        @Option(help: "How many events.")
+        var events: Int
+
+        @Option(help: "The seed of the stream.")
+        var seed: UInt64 = 1
+
+        @Option(help: ArgumentHelp("Draw products and prices from a catalog in the store API's shape.", valueName: "file"))
+        var catalog: String?
+
+        @Option(help: "log or ndjson.")
+        var format: OutputFormat = .log
+
+        @Option(name: .short, help: ArgumentHelp("Where to write.", valueName: "file"))
+        var output: String
+
+        enum OutputFormat: String, ExpressibleByArgument, CaseIterable { case log, ndjson }
+
+        func validate() throws {
+            guard events >= 0 else { throw ValidationError("--events must be 0 or more") }
+            if format == .log && output == "-" { throw ValidationError("a log cannot go to standard output; name a file with -o") }
+        }
+
+        func run() throws {
+            try reportingFailures {
+                let stores = try catalog.map { StoreCatalog(try loadCatalog($0)) } ?? .builtIn
+                if stores.stores.allSatisfy({ $0.products.isEmpty }) {
+                    throw ValidationError("the catalog lists no products")
+                }
+                var generator = StreamGenerator(seed: seed, catalog: stores)
+                let progress = Progress("generating")
+                defer { progress.finish() }
+                if output != "-" { _ = unlink(output) }
+                switch format {
+                case .log: try writeLog(&generator, progress)
+                case .ndjson: try writeNDJSON(&generator, progress)
+                }
+            }
+        }
+
+        private func writeLog(_ generator: inout StreamGenerator, _ progress: Progress) throws {
+            let writer = try LogWriter(path: output)
+            var remaining = events
+            var batch: [Event] = []
+            while remaining > 0 {
+                var symbols = SymbolTable()  // one per batch: memory stays flat
+                let count = min(remaining, LogWriter.defaultBatchEvents)
+                generator.generate(count, symbols: &symbols, into: &batch)
+                for event in batch { try writer.append(event, symbols: symbols) }
+                try writer.flush(symbols: symbols)
+                batch.removeAll(keepingCapacity: true)
+                remaining -= count
+                progress.advance(count, position: (Int64(events - remaining), Int64(events)))
+            }
+            let seqs = try writer.commit(symbols: SymbolTable())
+            Console.note("orders: wrote \(seqs.count) events to \(output)")
+        }
+
+        private func writeNDJSON(_ generator: inout StreamGenerator, _ progress: Progress) throws {
+            let compressed = output.hasSuffix(".zst")
+            var compressor = try ZstdCompressor(level: 3, checksum: true)
+            let file: Int32 = output == "-" ? 1 : open(output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            guard file >= 0 else { throw FileError(path: output, operation: "opening", reason: String(cString: strerror(errno))) }
+            defer { if file != 1 { close(file) } }
+            var remaining = events
+            var batch: [Event] = []
+            var text: [UInt8] = []
+            var out: [UInt8] = []
+            while remaining > 0 {
+                var symbols = SymbolTable()
+                let count = min(remaining, 65_536)
+                generator.generate(count, symbols: &symbols, into: &batch)
+                for event in batch { EventJSON.appendLine(seq: nil, event: event, symbols: symbols, to: &text) }
+                if compressed {
+                    try text.withUnsafeBytes { try compressor.compress($0, end: false, appendingTo: &out) }
+                    try writeAll(file, out)
+                    out.removeAll(keepingCapacity: true)
+                } else {
+                    try writeAll(file, text)
+                }
+                text.removeAll(keepingCapacity: true)
+                batch.removeAll(keepingCapacity: true)
+                remaining -= count
+                progress.advance(count, position: (Int64(events - remaining), Int64(events)))
+            }
+            if compressed {
+                try [UInt8]().withUnsafeBytes { try compressor.compress($0, end: true, appendingTo: &out) }
+                try writeAll(file, out)
+            }
+            if file != 1 && fsync(file) != 0 { throw FileError(path: output, operation: "syncing", reason: String(cString: strerror(errno))) }
+        }
+
+        private func writeAll(_ file: Int32, _ bytes: [UInt8]) throws {
+            var offset = 0
+            try bytes.withUnsafeBytes { buffer in
+                while offset < buffer.count {
+                    let n = write(file, buffer.baseAddress! + offset, buffer.count - offset)
+                    if n < 0 && errno == EINTR { continue }
+                    guard n > 0 else { throw FileError(path: output, operation: "writing", reason: String(cString: strerror(errno))) }
+                    offset += n
+                }
+            }
+        }
+    }
+}
