@@ -7,6 +7,10 @@ import OrdersCore
 struct BatchDecoder {
     /// The global symbol of each entry of the batch's dictionary.
     private var globalOf: [Symbol] = []
+    /// The last price read for each dictionary entry (as a product) in this batch.
+    private var lastPrice: [Int64] = []
+    /// The highest dictionary index referenced so far (see `BatchEncoder`).
+    private var highest = -1
 
     /// The fields of the batch header that the payload must agree with.
     struct Expected {
@@ -30,14 +34,17 @@ struct BatchDecoder {
         let currencies = try readCurrencies(&reader)
 
         var lengths: [Int] = []
-        for _ in 0..<6 { lengths.append(try reader.readCount(atMost: reader.remaining, "a column's length")) }
+        for _ in 0..<8 { lengths.append(try reader.readCount(atMost: reader.remaining, "a column's length")) }
         guard lengths.reduce(0, +) == reader.remaining else {
             throw ByteReader.Malformed(position: reader.position, reason: "column lengths do not add up to the payload")
         }
         var columns: [ByteReader] = []
         for length in lengths { columns.append(ByteReader(try reader.readBytes(length))) }
-        var kinds = columns[0], times = columns[1], ids = columns[2]
-        var quantities = columns[3], prices = columns[4], currencyColumn = columns[5]
+        var kinds = columns[0], times = columns[1], firsts = columns[2], seconds = columns[3], thirds = columns[4]
+        var quantities = columns[5], prices = columns[6], currencyColumn = columns[7]
+        highest = -1
+        lastPrice.removeAll(keepingCapacity: true)
+        lastPrice.append(contentsOf: repeatElement(0, count: globalOf.count))
         guard lengths[0] == count else {
             throw ByteReader.Malformed(position: 0, reason: "the kinds column has \(lengths[0]) bytes for \(count) events")
         }
@@ -57,32 +64,34 @@ struct BatchDecoder {
             let kind: Event.Kind
             switch LogFormat.Kind(rawValue: try kinds.readByte()) {
             case .itemAdded:
-                let cart = try symbol(&ids), product = try symbol(&ids)
+                let cart = try recent(&firsts)
+                let (productIndex, product) = try stable(&seconds)
                 let qty = try quantity(&quantities)
-                let price = try prices.readVarint()
-                guard price <= UInt64(Int64.max) else {
-                    throw ByteReader.Malformed(position: prices.position, reason: "a price does not fit 64 bits")
+                let (price, overflow) = lastPrice[productIndex].addingReportingOverflow(try prices.readZigzag())
+                guard !overflow, price >= 0 else {
+                    throw ByteReader.Malformed(position: prices.position, reason: "a price is outside 0…Int64.max")
                 }
+                lastPrice[productIndex] = price
                 let currency = try currencyColumn.readCount(atMost: currencies.count - 1, "a currency index")
-                kind = .itemAdded(cart: cart, product: product, qty: qty, price: Int64(price), currency: currencies[currency])
+                kind = .itemAdded(cart: cart, product: product, qty: qty, price: price, currency: currencies[currency])
             case .quantityChanged:
-                let cart = try symbol(&ids), product = try symbol(&ids)
+                let cart = try recent(&firsts), product = try stable(&seconds).symbol
                 kind = .quantityChanged(cart: cart, product: product, qty: try quantity(&quantities))
             case .itemRemoved:
-                let cart = try symbol(&ids), product = try symbol(&ids)
+                let cart = try recent(&firsts), product = try stable(&seconds).symbol
                 kind = .itemRemoved(cart: cart, product: product)
             case .checkedOut:
-                let cart = try symbol(&ids), order = try symbol(&ids)
+                let cart = try recent(&firsts), order = try recent(&seconds)
                 kind = .checkedOut(cart: cart, order: order)
             case .voteCast:
-                let poll = try symbol(&ids), voter = try symbol(&ids), candidate = try symbol(&ids)
+                let poll = try stable(&firsts).symbol, voter = try recent(&seconds), candidate = try stable(&thirds).symbol
                 kind = .voteCast(poll: poll, voter: voter, candidate: candidate)
             case nil:
                 throw ByteReader.Malformed(position: kinds.position - 1, reason: "unknown event kind")
             }
             events.append(Event(at: Timestamp(milliseconds: at), kind))
         }
-        guard times.isAtEnd, ids.isAtEnd, quantities.isAtEnd, prices.isAtEnd, currencyColumn.isAtEnd else {
+        guard times.isAtEnd, firsts.isAtEnd, seconds.isAtEnd, thirds.isAtEnd, quantities.isAtEnd, prices.isAtEnd, currencyColumn.isAtEnd else {
             throw ByteReader.Malformed(position: payload.count, reason: "a column has bytes left over")
         }
         guard minAt == expected.minAt, maxAt == expected.maxAt else {
@@ -128,9 +137,22 @@ struct BatchDecoder {
         return currencies
     }
 
-    private func symbol(_ ids: inout ByteReader) throws(ByteReader.Malformed) -> Symbol {
-        let index = try ids.readCount(atMost: globalOf.count - 1, "a symbol index")
+    /// An id written as its distance back from the frontier.
+    private mutating func recent(_ column: inout ByteReader) throws(ByteReader.Malformed) -> Symbol {
+        let distance = try column.readCount(atMost: highest + 1, "an id's distance back")
+        let index = highest + 1 - distance
+        guard index < globalOf.count else {
+            throw ByteReader.Malformed(position: column.position, reason: "an id refers past the batch's dictionary")
+        }
+        highest = max(highest, index)
         return globalOf[index]
+    }
+
+    /// An id written as its dictionary index, and that index.
+    private mutating func stable(_ column: inout ByteReader) throws(ByteReader.Malformed) -> (index: Int, symbol: Symbol) {
+        let index = try column.readCount(atMost: globalOf.count - 1, "a symbol index")
+        highest = max(highest, index)
+        return (index, globalOf[index])
     }
 
     private func quantity(_ column: inout ByteReader) throws(ByteReader.Malformed) -> Int64 {

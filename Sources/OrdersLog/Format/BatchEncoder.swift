@@ -13,10 +13,18 @@ struct BatchEncoder {
     private var currencies: [Currency] = []
     private var kinds = ByteWriter()
     private var times = ByteWriter()
-    private var ids = ByteWriter()
+    /// Identifiers by role: the cart or poll; the product, order or voter; the candidate.
+    private var firsts = ByteWriter()
+    private var seconds = ByteWriter()
+    private var thirds = ByteWriter()
     private var quantities = ByteWriter()
     private var prices = ByteWriter()
     private var currencyColumn = ByteWriter()
+    /// The last price written for each dictionary entry (as a product) in this batch.
+    private var lastPrice: [Int64] = []
+    /// The highest dictionary index referenced so far: the frontier that
+    /// recent references count back from.
+    private var highest = -1
 
     /// The encoded batch and its time range.
     struct Encoded {
@@ -27,6 +35,7 @@ struct BatchEncoder {
 
     mutating func encode(_ events: ArraySlice<Event>, symbols: SymbolTable) -> Encoded {
         reset()
+        highest = -1
         var previousAt: Int64 = 0
         var minAt = Int64.max
         var maxAt = Int64.min
@@ -39,24 +48,32 @@ struct BatchEncoder {
             switch event.kind {
             case let .itemAdded(cart, product, qty, price, currency):
                 kinds.write(LogFormat.Kind.itemAdded.rawValue)
-                writeIDs(cart, product)
+                write(recent: cart, to: .first)
+                write(stable: product, to: .second)
                 quantities.write(varint: UInt64(qty))
-                prices.write(varint: UInt64(price))
+                // A product's price rarely changes within a batch: the delta is mostly zero.
+                let slot = Int(localIndex[product.index])
+                prices.write(zigzag: price &- lastPrice[slot])
+                lastPrice[slot] = price
                 currencyColumn.write(varint: UInt64(index(of: currency)))
             case let .quantityChanged(cart, product, qty):
                 kinds.write(LogFormat.Kind.quantityChanged.rawValue)
-                writeIDs(cart, product)
+                write(recent: cart, to: .first)
+                write(stable: product, to: .second)
                 quantities.write(varint: UInt64(qty))
             case let .itemRemoved(cart, product):
                 kinds.write(LogFormat.Kind.itemRemoved.rawValue)
-                writeIDs(cart, product)
+                write(recent: cart, to: .first)
+                write(stable: product, to: .second)
             case let .checkedOut(cart, order):
                 kinds.write(LogFormat.Kind.checkedOut.rawValue)
-                writeIDs(cart, order)
+                write(recent: cart, to: .first)
+                write(recent: order, to: .second)
             case let .voteCast(poll, voter, candidate):
                 kinds.write(LogFormat.Kind.voteCast.rawValue)
-                writeIDs(poll, voter)
-                ids.write(varint: UInt64(local(candidate)))
+                write(stable: poll, to: .first)
+                write(recent: voter, to: .second)
+                write(stable: candidate, to: .third)
             }
         }
         var payload = ByteWriter(capacity: kinds.bytes.count * 12)
@@ -66,7 +83,7 @@ struct BatchEncoder {
         for symbol in dictionary { payload.write(contentsOf: symbols[symbol]) }
         payload.write(varint: UInt64(currencies.count))
         for currency in currencies { payload.write(contentsOf: currency.code) }
-        let columns = [kinds, times, ids, quantities, prices, currencyColumn]
+        let columns = [kinds, times, firsts, seconds, thirds, quantities, prices, currencyColumn]
         for column in columns { payload.write(varint: UInt64(column.bytes.count)) }
         for column in columns { payload.write(contentsOf: column.bytes) }
         for symbol in dictionary { localIndex[symbol.index] = -1 }
@@ -78,15 +95,38 @@ struct BatchEncoder {
         currencies.removeAll(keepingCapacity: true)
         kinds.bytes.removeAll(keepingCapacity: true)
         times.bytes.removeAll(keepingCapacity: true)
-        ids.bytes.removeAll(keepingCapacity: true)
+        firsts.bytes.removeAll(keepingCapacity: true)
+        seconds.bytes.removeAll(keepingCapacity: true)
+        thirds.bytes.removeAll(keepingCapacity: true)
         quantities.bytes.removeAll(keepingCapacity: true)
         prices.bytes.removeAll(keepingCapacity: true)
         currencyColumn.bytes.removeAll(keepingCapacity: true)
     }
 
-    private mutating func writeIDs(_ first: Symbol, _ second: Symbol) {
-        ids.write(varint: UInt64(local(first)))
-        ids.write(varint: UInt64(local(second)))
+    /// The id columns, by role.
+    private enum Role { case first, second, third }
+
+    /// An id that is usually new or recent (a cart, an order, a voter), as
+    /// its distance back from the frontier: 0 for an id first used here.
+    private mutating func write(recent symbol: Symbol, to role: Role) {
+        let index = Int(local(symbol))
+        append(UInt64(highest + 1 - index), to: role)
+        highest = max(highest, index)
+    }
+
+    /// An id from a small, stable set (a product, a poll, a candidate), as its index.
+    private mutating func write(stable symbol: Symbol, to role: Role) {
+        let index = Int(local(symbol))
+        append(UInt64(index), to: role)
+        highest = max(highest, index)
+    }
+
+    private mutating func append(_ value: UInt64, to role: Role) {
+        switch role {
+        case .first: firsts.write(varint: value)
+        case .second: seconds.write(varint: value)
+        case .third: thirds.write(varint: value)
+        }
     }
 
     /// The symbol's index in this batch's dictionary, adding it on first use.
@@ -97,6 +137,7 @@ struct BatchEncoder {
         if localIndex[symbol.index] < 0 {
             localIndex[symbol.index] = Int32(dictionary.count)
             dictionary.append(symbol)
+            if lastPrice.count < dictionary.count { lastPrice.append(0) } else { lastPrice[dictionary.count - 1] = 0 }
         }
         return localIndex[symbol.index]
     }

@@ -5,35 +5,50 @@ import OrdersCore
 public enum EventJSON {
     /// Appends the opening brace and the event's fields, without the closing
     /// brace, so that a caller can add fields of its own.
-    /// - Parameter seq: the event's seq, or `nil` to leave it out (as input files do).
-    public static func appendFields(seq: Int64?, event: Event, symbols: SymbolTable, to output: inout [UInt8]) {
-        if let seq {
-            output.append(contentsOf: #"{"seq": "#.utf8)
-            JSONText.appendInteger(seq, to: &output)
-            output.append(contentsOf: #", "type": ""#.utf8)
-        } else {
-            output.append(contentsOf: #"{"type": ""#.utf8)
+    /// - Parameters:
+    ///   - seq: the event's seq, or `nil` to leave it out (as input files do).
+    ///   - compact: no spaces after `:` and `,`, as shops send events; otherwise
+    ///     the spaced form the spec prints.
+    public static func appendFields(seq: Int64?, event: Event, symbols: SymbolTable, compact: Bool = false, to output: inout [UInt8]) {
+        let colon: [UInt8] = compact ? [0x22, 0x3A] : [0x22, 0x3A, 0x20]  // ": or ": 
+        let comma: [UInt8] = compact ? [0x2C, 0x22] : [0x2C, 0x20, 0x22]  // ," or , "
+        func key(_ name: StaticString) {
+            output.append(contentsOf: comma)
+            output.append(contentsOf: UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            output.append(contentsOf: colon)
         }
+        output.append(0x7B)
+        if let seq {
+            output.append(0x22)
+            output.append(contentsOf: "seq".utf8)
+            output.append(contentsOf: colon)
+            JSONText.appendInteger(seq, to: &output)
+            key("type")
+        } else {
+            output.append(0x22)
+            output.append(contentsOf: "type".utf8)
+            output.append(contentsOf: colon)
+        }
+        output.append(0x22)
         output.append(contentsOf: event.kind.typeName.utf8)
-        output.append(contentsOf: #"", "at": ""#.utf8)
+        output.append(0x22)
+        key("at")
+        output.append(0x22)
         RFC3339.write(event.at, to: &output)
         output.append(0x22)
         func id(_ name: StaticString, _ symbol: Symbol) {
-            output.append(contentsOf: #", ""#.utf8)
-            output.append(contentsOf: UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-            output.append(contentsOf: #"": "#.utf8)
+            key(name)
             symbols.withBytes(of: symbol) { JSONText.appendString($0, to: &output) }
         }
         func int(_ name: StaticString, _ value: Int64) {
-            output.append(contentsOf: #", ""#.utf8)
-            output.append(contentsOf: UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-            output.append(contentsOf: #"": "#.utf8)
+            key(name)
             JSONText.appendInteger(value, to: &output)
         }
         switch event.kind {
         case let .itemAdded(cart, product, qty, price, currency):
             id("cart", cart); id("product", product); int("qty", qty); int("price", price)
-            output.append(contentsOf: #", "currency": ""#.utf8)
+            key("currency")
+            output.append(0x22)
             output.append(contentsOf: currency.code)
             output.append(0x22)
         case let .quantityChanged(cart, product, qty):
@@ -48,8 +63,8 @@ public enum EventJSON {
     }
 
     /// Appends the event as one NDJSON line, newline included.
-    public static func appendLine(seq: Int64?, event: Event, symbols: SymbolTable, to output: inout [UInt8]) {
-        appendFields(seq: seq, event: event, symbols: symbols, to: &output)
+    public static func appendLine(seq: Int64?, event: Event, symbols: SymbolTable, compact: Bool = false, to output: inout [UInt8]) {
+        appendFields(seq: seq, event: event, symbols: symbols, compact: compact, to: &output)
         output.append(0x7D)
         output.append(0x0A)
     }

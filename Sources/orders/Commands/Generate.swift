@@ -96,7 +96,7 @@ extension Orders {
                 var symbols = SymbolTable()
                 let count = min(remaining, 65_536)
                 generator.generate(count, symbols: &symbols, into: &batch)
-                for event in batch { EventJSON.appendLine(seq: nil, event: event, symbols: symbols, to: &text) }
+                for event in batch { EventJSON.appendLine(seq: nil, event: event, symbols: symbols, compact: true, to: &text) }
                 if compressed {
                     try text.withUnsafeBytes { try compressor.compress($0, end: false, appendingTo: &out) }
                     try writeAll(file, out)
