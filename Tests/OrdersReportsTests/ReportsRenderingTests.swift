@@ -1,0 +1,125 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import OrdersCore
+import OrdersReports
+import Testing
+
+/// Builds report values from a few events.
+private func reports(_ build: (inout SymbolTable) -> [Event], zone: ZoneRules = .utc) -> (Reports, SymbolTable) {
+    var symbols = SymbolTable()
+    let events = build(&symbols)
+    var projector = Projector(zone: zone)
+    for event in events { projector.fold(event) }
+    return (projector.reports, symbols)
+}
+
+private func order(_ symbols: inout SymbolTable, cart: String, product: String, price: Int64, qty: Int64 = 1,
+                   currency: String = "KRW", at: String) -> [Event] {
+    let time = RFC3339Testing.parse(at)
+    let c = symbols.intern(Array(cart.utf8)), p = symbols.intern(Array(product.utf8)), o = symbols.intern(Array(("o-" + cart).utf8))
+    return [Event(at: time, .itemAdded(cart: c, product: p, qty: qty, price: price, currency: Currency(currency)!)),
+            Event(at: time, .checkedOut(cart: c, order: o))]
+}
+
+/// RFC 3339 without depending on the log module in these tests.
+enum RFC3339Testing {
+    static func parse(_ text: String) -> Timestamp {
+        let date = ISO8601DateFormatter().date(from: text)!
+        return Timestamp(milliseconds: Int64(date.timeIntervalSince1970 * 1000))
+    }
+}
+
+@Suite("Rendering reports")
+struct ReportsRenderingTests {
+    @Test func theDailyChartHasOneBarPerDateAndCurrency() throws {
+        let (gathered, _) = reports { symbols in
+            order(&symbols, cart: "a", product: "p", price: 100, at: "2025-09-16T01:00:00Z")
+                + order(&symbols, cart: "b", product: "p", price: 300, at: "2025-09-16T02:00:00Z")
+                + order(&symbols, cart: "c", product: "p", price: 200, at: "2025-09-18T02:00:00Z")
+                + order(&symbols, cart: "d", product: "p", price: 999, currency: "USD", at: "2025-09-17T02:00:00Z")
+        }
+        let svg = try DailyReport(gathered.daily, zone: "UTC").svg()
+        let document = try XMLDocument(xmlString: svg)
+        let bars = try document.nodes(forXPath: "//*[local-name()='rect'][@class='bar']").compactMap { $0 as? XMLElement }
+        let labels = bars.map { "\($0.attribute(forName: "data-currency")!.stringValue!) \($0.attribute(forName: "data-date")!.stringValue!) \($0.attribute(forName: "data-revenue")!.stringValue!)" }
+        #expect(labels == ["KRW 2025-09-16 400", "KRW 2025-09-18 200", "USD 2025-09-17 999"])
+        let series = try document.nodes(forXPath: "//*[local-name()='g'][@class='series']")
+        #expect(series.count == 2)
+        #expect(svg.contains("revenue (KRW)"))
+        #expect(svg.contains("date (UTC)"))
+        // The tallest bar of a panel reaches no higher than the top of its axis.
+        let heights = bars.map { Double($0.attribute(forName: "height")!.stringValue!)! }
+        #expect(heights.allSatisfy { $0 > 0 && $0 <= 220 })
+    }
+
+    @Test func dailyRowsCanBeLimitedToADateRange() throws {
+        let (gathered, _) = reports { symbols in
+            order(&symbols, cart: "a", product: "p", price: 1, at: "2025-09-15T01:00:00Z")
+                + order(&symbols, cart: "b", product: "p", price: 2, at: "2025-09-16T01:00:00Z")
+                + order(&symbols, cart: "c", product: "p", price: 4, at: "2025-09-17T01:00:00Z")
+        }
+        let report = DailyReport(gathered.daily, zone: "UTC", from: CivilDate(year: 2025, month: 9, day: 16),
+                                 to: CivilDate(year: 2025, month: 9, day: 16))
+        #expect(String(decoding: try report.csv(), as: UTF8.self) == "date,currency,orders,units,revenue\n2025-09-16,KRW,1,1,2\n")
+    }
+
+    @Test func theDailyTableEndsWithTotalsAndAverages() throws {
+        let (gathered, _) = reports { symbols in
+            order(&symbols, cart: "a", product: "p", price: 1000, at: "2025-09-16T01:00:00Z")
+                + order(&symbols, cart: "b", product: "p", price: 2000, at: "2025-09-17T01:00:00Z")
+        }
+        let table = try DailyReport(gathered.daily, zone: "UTC").table()
+        #expect(table.contains("total       KRW            2      2   ₩3,000     ₩1,500\n"))
+    }
+
+    @Test func jsonShapesAreStable() throws {
+        let (gathered, symbols) = reports { symbols in
+            order(&symbols, cart: "a", product: "p,1", price: 5, qty: 2, at: "2025-09-16T01:00:00Z")
+        }
+        #expect(String(decoding: try DailyReport(gathered.daily, zone: "UTC").json(), as: UTF8.self)
+            == #"{"zone": "UTC", "rows": [{"date": "2025-09-16", "currency": "KRW", "orders": 1, "units": 2, "revenue": 10}], "totals": [{"currency": "KRW", "orders": 1, "units": 2, "revenue": 10}]}"# + "\n")
+        let catalog = Catalog([.init(id: Array("p,1".utf8), name: "Product One", category: Array("Things".utf8))])
+        #expect(String(decoding: try ProductReport(gathered.products, symbols: symbols, zone: "UTC", catalog: catalog).json(), as: UTF8.self)
+            == #"{"zone": "UTC", "rows": [{"date": "2025-09-16", "product": "p,1", "name": "Product One", "currency": "KRW", "units": 2, "revenue": 10}]}"# + "\n")
+        #expect(String(decoding: try SummaryReport.json(gathered.summary), as: UTF8.self).hasPrefix(#"{"events": 2, "applied": 2, "anomalies": {"cart_closed": 0, "#))
+    }
+
+    @Test func theTallyTableShowsShares() {
+        var symbols = SymbolTable()
+        var projector = Projector()
+        let poll = symbols.intern(Array("poll".utf8))
+        for (voter, candidate) in [("1", "a"), ("2", "a"), ("3", "b")] {
+            projector.fold(Event(at: Timestamp(milliseconds: 0), .voteCast(
+                poll: poll, voter: symbols.intern(Array(voter.utf8)), candidate: symbols.intern(Array(candidate.utf8)))))
+        }
+        let table = TallyReport(projector.reports.tally, symbols: symbols).table()
+        #expect(table.contains("1  a              2  66.7%"))
+        #expect(table.contains("2  b              1  33.3%"))
+    }
+}
+
+@Suite("The catalog")
+struct CatalogTests {
+    @Test func decodesTheStoreAPIShape() throws {
+        let json = #"{"code": 200, "message": "success", "data": {"store": {"id": "s", "region": "KR", "currency": "KRW", "updatedAt": "2025-09-16T10:00:00Z"}, "categories": [{"category": "iPhone", "products": [{"id": "iphone-16", "name": "iPhone 16", "description": "…", "fromPrice": {"amount": 1150000, "currency": "KRW", "formatted": "₩1,150,000"}, "images": {"main": "x", "thumbnails": []}}]}]}}"#
+        let catalog = try Catalog.decode(Array(json.utf8), path: "c.json")
+        let product = try #require(catalog.products[Array("iphone-16".utf8)])
+        #expect(product.name == "iPhone 16")
+        #expect(product.category == Array("iPhone".utf8))
+        #expect(product.price == 1_150_000)
+    }
+
+    @Test func namesWhatIsMissing() {
+        do {
+            _ = try Catalog.decode(Array(#"{"data": {"categories": [{"category": "x", "products": [{"name": "no id"}]}]}}"#.utf8), path: "c.json")
+            Issue.record("accepted")
+        } catch let error as CatalogError {
+            #expect(error.description.contains("c.json"))
+            #expect(error.description.contains("data.categories[0].products[0].id"), "\(error)")
+        } catch {
+            Issue.record("\(error)")
+        }
+    }
+}
