@@ -1,8 +1,6 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import OrdersCore
+import OrdersLog
 import OrdersReports
 import Testing
 
@@ -17,19 +15,12 @@ private func reports(_ build: (inout SymbolTable) -> [Event], zone: ZoneRules = 
 
 private func order(_ symbols: inout SymbolTable, cart: String, product: String, price: Int64, qty: Int64 = 1,
                    currency: String = "KRW", at: String) -> [Event] {
-    let time = RFC3339Testing.parse(at)
+    let time = RFC3339.parse(at)!
     let c = symbols.intern(Array(cart.utf8)), p = symbols.intern(Array(product.utf8)), o = symbols.intern(Array(("o-" + cart).utf8))
     return [Event(at: time, .itemAdded(cart: c, product: p, qty: qty, price: price, currency: Currency(currency)!)),
             Event(at: time, .checkedOut(cart: c, order: o))]
 }
 
-/// RFC 3339 without depending on the log module in these tests.
-enum RFC3339Testing {
-    static func parse(_ text: String) -> Timestamp {
-        let date = ISO8601DateFormatter().date(from: text)!
-        return Timestamp(milliseconds: Int64(date.timeIntervalSince1970 * 1000))
-    }
-}
 
 @Suite("Rendering reports")
 struct ReportsRenderingTests {
@@ -41,16 +32,16 @@ struct ReportsRenderingTests {
                 + order(&symbols, cart: "d", product: "p", price: 999, currency: "USD", at: "2025-09-17T02:00:00Z")
         }
         let svg = try DailyReport(gathered.daily, zone: "UTC").svg()
-        let document = try XMLDocument(xmlString: svg)
-        let bars = try document.nodes(forXPath: "//*[local-name()='rect'][@class='bar']").compactMap { $0 as? XMLElement }
-        let labels = bars.map { "\($0.attribute(forName: "data-currency")!.stringValue!) \($0.attribute(forName: "data-date")!.stringValue!) \($0.attribute(forName: "data-revenue")!.stringValue!)" }
-        #expect(labels == ["KRW 2025-09-16 400", "KRW 2025-09-18 200", "USD 2025-09-17 999"])
-        let series = try document.nodes(forXPath: "//*[local-name()='g'][@class='series']")
-        #expect(series.count == 2)
+        let elements = SVGElements(svg)
+        #expect(elements.balanced)
+        let bars = elements.all("rect").filter { $0["class"] == "bar" }
+        #expect(bars.map { "\($0["data-currency"]!) \($0["data-date"]!) \($0["data-revenue"]!)" }
+            == ["KRW 2025-09-16 400", "KRW 2025-09-18 200", "USD 2025-09-17 999"])
+        #expect(elements.all("g").filter { $0["class"] == "series" }.count == 2)
         #expect(svg.contains("revenue (KRW)"))
         #expect(svg.contains("date (UTC)"))
         // The tallest bar of a panel reaches no higher than the top of its axis.
-        let heights = bars.map { Double($0.attribute(forName: "height")!.stringValue!)! }
+        let heights = bars.map { Double($0["height"]!)! }
         #expect(heights.allSatisfy { $0 > 0 && $0 <= 220 })
     }
 
@@ -121,5 +112,46 @@ struct CatalogTests {
         } catch {
             Issue.record("\(error)")
         }
+    }
+}
+
+/// The elements of an SVG document and their attributes: enough XML to check
+/// a chart (FoundationXML's libxml2 is not safe under parallel tests here).
+struct SVGElements {
+    private(set) var elements: [(name: String, attributes: [String: String])] = []
+    /// Whether every opened element is closed, in order.
+    private(set) var balanced = true
+
+    init(_ text: String) {
+        var stack: [String] = []
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "<") {
+            guard let close = rest[open...].firstIndex(of: ">") else { balanced = false; return }
+            let tag = rest[rest.index(after: open)..<close]
+            rest = rest[rest.index(after: close)...]
+            if tag.hasPrefix("/") {
+                if stack.popLast() != String(tag.dropFirst()) { balanced = false }
+                continue
+            }
+            let selfClosing = tag.hasSuffix("/")
+            let body = selfClosing ? tag.dropLast() : tag
+            let name = String(body.prefix { $0 != " " })
+            var attributes: [String: String] = [:]
+            var scan = body.dropFirst(name.count)
+            while let equals = scan.firstIndex(of: "=") {
+                let key = scan[..<equals].trimmingCharacters(in: .whitespaces)
+                let afterQuote = scan.index(equals, offsetBy: 2)
+                guard let end = scan[afterQuote...].firstIndex(of: "\"") else { balanced = false; break }
+                attributes[key] = String(scan[afterQuote..<end])
+                scan = scan[scan.index(after: end)...]
+            }
+            elements.append((name, attributes))
+            if !selfClosing { stack.append(name) }
+        }
+        balanced = balanced && stack.isEmpty
+    }
+
+    func all(_ name: String) -> [[String: String]] {
+        elements.filter { $0.name == name }.map(\.attributes)
     }
 }
