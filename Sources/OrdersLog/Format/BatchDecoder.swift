@@ -19,6 +19,13 @@ struct BatchDecoder {
         var maxAt: Int64
     }
 
+    /// Decodes a payload on its own, taking its event count and time range as they come.
+    mutating func decode(_ payload: UnsafeRawBufferPointer, symbols: inout SymbolTable, into events: inout [Event]) throws(ByteReader.Malformed) {
+        var reader = ByteReader(payload)
+        let count = try reader.readCount(atMost: LogFormat.maxBatchEvents, "the event count")
+        try decode(payload, expecting: Expected(eventCount: count, minAt: .min, maxAt: .max), symbols: &symbols, into: &events)
+    }
+
     /// Appends the payload's events to `events`, interning its identifiers in `symbols`.
     /// - Throws: where in the payload it broke, and how.
     mutating func decode(
@@ -27,6 +34,9 @@ struct BatchDecoder {
     ) throws(ByteReader.Malformed) {
         var reader = ByteReader(payload)
         let count = try reader.readCount(atMost: LogFormat.maxBatchEvents, "the event count")
+        guard count <= payload.count else {
+            throw ByteReader.Malformed(position: 0, reason: "payload claims \(count) events in \(payload.count) bytes")
+        }
         guard count == expected.eventCount else {
             throw ByteReader.Malformed(position: 0, reason: "payload holds \(count) events, its header says \(expected.eventCount)")
         }
@@ -94,7 +104,7 @@ struct BatchDecoder {
         guard times.isAtEnd, firsts.isAtEnd, seconds.isAtEnd, thirds.isAtEnd, quantities.isAtEnd, prices.isAtEnd, currencyColumn.isAtEnd else {
             throw ByteReader.Malformed(position: payload.count, reason: "a column has bytes left over")
         }
-        guard minAt == expected.minAt, maxAt == expected.maxAt else {
+        guard count == 0 || (expected.minAt == .min && expected.maxAt == .max) || (minAt == expected.minAt && maxAt == expected.maxAt) else {
             throw ByteReader.Malformed(position: 0, reason: "event times do not match the header's time range")
         }
     }

@@ -8,11 +8,11 @@ import OrdersCore
 /// bytes, and runs at the speed the replay path needs. It still accepts all
 /// of JSON (RFC 8259): escapes anywhere (`"\u0074ype"` is `type`), surrogate
 /// pairs, unknown fields holding any value, nested to a bounded depth.
-struct NDJSONParser {
+public struct NDJSONParser {
     /// Why a line is malformed: the field, if one is at fault, and a reason.
-    struct Failure: Error, Sendable {
-        var field: String?
-        var message: String
+    public struct Failure: Error, Sendable {
+        public var field: String?
+        public var message: String
     }
 
     /// The event fields the spec defines, in the order of `slots`.
@@ -51,11 +51,13 @@ struct NDJSONParser {
     static let maxDepth = 256
 
     private var slots = [Slot](repeating: Slot(), count: Field.allCases.count)
+
+    public init() {}
     /// Unescaped bytes of the string being decoded.
     private var scratch: [UInt8] = []
 
     /// The event on `line`, or `nil` if the line is blank.
-    mutating func parse(_ line: UnsafeRawBufferPointer, symbols: inout SymbolTable) throws(Failure) -> Event? {
+    public mutating func parse(_ line: UnsafeRawBufferPointer, symbols: inout SymbolTable) throws(Failure) -> Event? {
         var p = 0
         skipWhitespace(line, &p)
         if p == line.count { return nil }

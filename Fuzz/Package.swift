@@ -1,0 +1,24 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// libFuzzer targets for the decoders that read untrusted bytes. Build and run
+// them with ./run (it passes -sanitize=fuzzer); they are not part of `swift test`.
+let package = Package(
+    name: "OrdersFuzz",
+    platforms: [.macOS(.v15)],
+    dependencies: [.package(name: "orders", path: "../")],
+    targets: [
+        .executableTarget(
+            name: "FuzzNDJSONLine",
+            dependencies: [.product(name: "OrdersLog", package: "orders"), .product(name: "OrdersCore", package: "orders")],
+            path: "Targets/FuzzNDJSONLine", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+        .executableTarget(
+            name: "FuzzLogFile",
+            dependencies: [.product(name: "OrdersLog", package: "orders"), .product(name: "OrdersCore", package: "orders")],
+            path: "Targets/FuzzLogFile", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+        .executableTarget(
+            name: "FuzzBatchPayload",
+            dependencies: [.product(name: "OrdersLog", package: "orders"), .product(name: "OrdersCore", package: "orders")],
+            path: "Targets/FuzzBatchPayload", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+    ]
+)

@@ -1,0 +1,22 @@
+import OrdersCore
+
+/// One batch payload decoded on its own, checked as a log read checks it.
+/// For tools and fuzzing; reading a log goes through ``LogReader``.
+public enum BatchPayload {
+    /// Where the payload broke, and how.
+    public struct Invalid: Error, Sendable, CustomStringConvertible {
+        public var position: Int
+        public var reason: String
+        public var description: String { "payload byte \(position): \(reason)" }
+    }
+
+    /// Appends the payload's events to `events`, interning ids in `symbols`.
+    public static func decode(_ payload: UnsafeRawBufferPointer, symbols: inout SymbolTable, into events: inout [Event]) throws(Invalid) {
+        var decoder = BatchDecoder()
+        do {
+            try decoder.decode(payload, symbols: &symbols, into: &events)
+        } catch {
+            throw Invalid(position: error.position, reason: error.reason)
+        }
+    }
+}
