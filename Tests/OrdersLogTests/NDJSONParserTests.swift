@@ -24,15 +24,13 @@ private func addedWith(_ field: String, _ value: String?) -> String {
     guard let range = added.range(of: pattern) else { return added }
     let start = range.lowerBound
     var end = range.upperBound
-    var depth = 0
     var inString = false
     while end < added.endIndex {
         let c = added[end]
         if c == "\"" { inString.toggle() }
-        if !inString && depth == 0 && (c == "," || c == "}") { break }
+        if !inString && (c == "," || c == "}") { break }
         end = added.index(after: end)
     }
-    _ = depth
     if let value { return added.replacingCharacters(in: start..<end, with: pattern + value) }
     var removed = added.replacingCharacters(in: start..<end, with: "")
     removed = removed.replacingOccurrences(of: ",,", with: ",").replacingOccurrences(of: "{,", with: "{").replacingOccurrences(of: ",}", with: "}")

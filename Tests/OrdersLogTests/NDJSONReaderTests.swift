@@ -29,7 +29,7 @@ struct NDJSONReaderTests {
         var compressed: [UInt8] = []
         var compressor = try ZstdCompressor(level: 3)
         let text = Array((Self.two + "\n").utf8)
-        for _ in 0..<3 { try text.withUnsafeBytes { try compressor.compressFrame($0, appendingTo: &compressed) } }
+        for _ in 0..<3 { _ = try text.withUnsafeBytes { try compressor.compressFrame($0, appendingTo: &compressed) } }
         #expect(try count(compressed) == 6)
     }
 
@@ -37,7 +37,7 @@ struct NDJSONReaderTests {
         var compressed: [UInt8] = []
         var compressor = try ZstdCompressor(level: 3)
         let text = Array(String(repeating: Self.two + "\n", count: 50).utf8)
-        try text.withUnsafeBytes { try compressor.compressFrame($0, appendingTo: &compressed) }
+        _ = try text.withUnsafeBytes { try compressor.compressFrame($0, appendingTo: &compressed) }
         #expect(throws: InputError.self) { try count(Array(compressed.dropLast(7))) }
     }
 

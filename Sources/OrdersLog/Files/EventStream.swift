@@ -38,7 +38,8 @@ public enum InputFormat: Hashable, Sendable {
 }
 
 /// Opens events from a file (or `-`, standard input), whatever its format.
-public func openEvents(_ path: String) throws -> any EventStream {
+/// - Parameter skippingCorrupt: for a log, go on past damaged frames (see ``LogReader``).
+public func openEvents(_ path: String, skippingCorrupt: Bool = false) throws -> any EventStream {
     let name = path == "-" ? "standard input" : path
     let file: FileDescriptor
     if path == "-" {
@@ -70,7 +71,7 @@ public func openEvents(_ path: String) throws -> any EventStream {
             throw InputError(file: name, message: "a binary log must be read from a file, not a pipe")
         }
         try? file.close()
-        return try LogReader(path: path)
+        return try LogReader(path: path, skippingCorrupt: skippingCorrupt)
     case .zstdNDJSON:
         return try NDJSONReader(name: name, file: file, closes: path != "-", compressed: true, prefix: prefix)
     case .ndjson:

@@ -13,7 +13,7 @@ import SystemPackage
 /// is all there but wrong (a bad checksum, an unknown magic number, a seq
 /// out of order) is corruption, and scanning fails rather than let a writer
 /// cut acknowledged events away.
-struct LogLayout: Sendable {
+public struct LogLayout: Sendable {
     /// A batch: the offset of its header frame, and the header.
     struct Batch: Hashable, Sendable {
         var offset: Int64
@@ -23,11 +23,11 @@ struct LogLayout: Sendable {
     }
 
     /// Bytes after the committed part.
-    struct Tail: Hashable, Sendable {
-        var offset: Int64
-        var length: Int64
+    public struct Tail: Hashable, Sendable {
+        public var offset: Int64
+        public var length: Int64
         /// Why the scan stopped there.
-        var reason: String
+        public var reason: String
     }
 
     /// Committed batches, in order.

@@ -8,10 +8,32 @@ import SystemPackage
 /// Reading while a writer appends is safe: the reader sees the log as of its
 /// last commit when it was opened.
 public final class LogReader: EventStream {
+    /// Events that could not be read: where, which seqs, and why.
+    public struct Skip: Hashable, Sendable, CustomStringConvertible {
+        public var offset: Int64
+        public var seqs: Range<UInt64>
+        public var reason: String
+
+        public var description: String {
+            let range = seqs.isEmpty ? "no events" : seqs.count == 1 ? "seq \(seqs.lowerBound)" : "seq \(seqs.lowerBound)–\(seqs.upperBound - 1)"
+            return "byte \(offset): \(reason) (\(range))"
+        }
+    }
+
     public let name: String
     public private(set) var notices: [String] = []
     private let file: FileDescriptor
-    let layout: LogLayout
+    /// Committed batches to read, in order.
+    private let batches: [LogLayout.Batch]
+    /// The seq after the last committed event.
+    private let endSeq: UInt64
+    /// Bytes after the last commit, if any.
+    public let tail: LogLayout.Tail?
+    /// With `skippingCorrupt`: damage found, and batches that would not decode.
+    public private(set) var skipped: [Skip] = []
+    /// Damaged stretches that cost no events (a damaged commit record between sound batches).
+    public private(set) var harmlessDamage: [LogSurvey.Damage] = []
+    private let skippingCorrupt: Bool
     private var nextBatch = 0
     private var frame: [UInt8] = []
     private var payload: [UInt8] = []
@@ -19,22 +41,37 @@ public final class LogReader: EventStream {
     private var decoder = BatchDecoder()
 
     /// Opens the log at `path` and reads its headers.
-    /// - Throws: ``FileError``, or ``InputError`` if it is not a log or is corrupt before its last commit.
-    public init(path: String) throws {
+    /// - Parameter skippingCorrupt: go on past damaged frames, recording in
+    ///   `skipped` which seqs could not be read, instead of failing.
+    /// - Throws: ``FileError``, or ``InputError`` if it is not a log or (unless
+    ///   skipping) is corrupt before its last commit.
+    public init(path: String, skippingCorrupt: Bool = false) throws {
         name = path
+        self.skippingCorrupt = skippingCorrupt
         do {
             file = try FileDescriptor.open(FilePath(path), .readOnly)
         } catch {
             throw FileError(path: path, operation: "opening", reason: "\(error)")
         }
         do {
-            layout = try LogLayout.scan(file, path: path)
+            if skippingCorrupt {
+                let survey = try LogSurvey(path: path)
+                batches = survey.committedBatches
+                endSeq = survey.committedEndSeq
+                tail = survey.tail
+                (skipped, harmlessDamage) = Self.gaps(in: survey, batches: batches, endSeq: endSeq)
+            } else {
+                let layout = try LogLayout.scan(file, path: path)
+                batches = layout.batches
+                endSeq = layout.endSeq
+                tail = layout.tail
+            }
             decompressor = try ZstdDecompressor()
         } catch {
             try? file.close()
             throw error
         }
-        if let tail = layout.tail, !isLockedByWriter() {
+        if let tail, !isLockedByWriter() {
             notices.append("\(path): ignoring \(tail.length) bytes after byte \(tail.offset) that no commit covers (\(tail.reason)): an append cut short; the next import removes them")
         }
     }
@@ -42,30 +79,69 @@ public final class LogReader: EventStream {
     deinit { try? file.close() }
 
     public var progress: (done: Int64, total: Int64)? {
-        let done = nextBatch < layout.batches.count ? layout.batches[nextBatch].offset : layout.committedEnd
-        return (done, layout.committedEnd)
+        guard let last = batches.last else { return nil }
+        let total = last.frameOffset + Int64(last.header.frameSize)
+        return (nextBatch < batches.count ? batches[nextBatch].offset : total, total)
     }
 
-    /// The number of committed events.
-    public var eventCount: Int64 { Int64(layout.endSeq - 1) }
+    /// Whether any damage was found, in the headers or (so far) in the batches read.
+    public var foundDamage: Bool { !skipped.isEmpty || !harmlessDamage.isEmpty }
 
-    /// The number of committed batches.
-    public var batchCount: Int { layout.batches.count }
+    /// The number of committed events (counting any skipped).
+    public var eventCount: Int64 { Int64(endSeq - 1) }
+
+    /// The number of committed batches that can be read.
+    public var batchCount: Int { batches.count }
 
     public func next(symbols: inout SymbolTable, into events: inout [Event]) throws -> Int64? {
-        guard nextBatch < layout.batches.count else { return nil }
-        let batch = layout.batches[nextBatch]
-        nextBatch += 1
-        try decode(batch, symbols: &symbols, into: &events)
-        return Int64(batch.header.firstSeq)
+        while nextBatch < batches.count {
+            let batch = batches[nextBatch]
+            nextBatch += 1
+            let before = events.count
+            do {
+                try decode(batch, symbols: &symbols, into: &events)
+                return Int64(batch.header.firstSeq)
+            } catch let failure as BatchFailure {
+                guard skippingCorrupt else {
+                    throw InputError(file: name, location: .offset(failure.offset),
+                                     message: "corrupt batch (seq \(batch.header.firstSeq)–\(batch.header.endSeq - 1)): \(failure.reason)")
+                }
+                events.removeSubrange(before...)
+                skipped.append(Skip(offset: failure.offset, seqs: batch.header.firstSeq..<batch.header.endSeq, reason: failure.reason))
+            }
+        }
+        return nil
+    }
+
+    /// The seqs that no readable batch covers, each with the damage that cost them.
+    private static func gaps(in survey: LogSurvey, batches: [LogLayout.Batch], endSeq: UInt64) -> ([Skip], [LogSurvey.Damage]) {
+        var skips: [Skip] = []
+        var harmless: [LogSurvey.Damage] = []
+        var expected: UInt64 = 1
+        var damage = survey.damage[...]
+        func damageBefore(_ offset: Int64) -> [LogSurvey.Damage] {
+            var found: [LogSurvey.Damage] = []
+            while let first = damage.first, first.offset < offset { found.append(first); damage = damage.dropFirst() }
+            return found
+        }
+        for batch in batches + [LogLayout.Batch(offset: .max, header: BatchHeader(firstSeq: endSeq, eventCount: 0, frameSize: 0, minAt: 0, maxAt: 0, payloadSize: 0, frameCRC: 0))] {
+            let before = damageBefore(batch.offset)
+            if batch.header.firstSeq > expected, let first = before.first {
+                skips.append(Skip(offset: first.offset, seqs: expected..<batch.header.firstSeq, reason: first.reason))
+                harmless += before.dropFirst()
+            } else {
+                harmless += before
+            }
+            expected = max(expected, batch.header.endSeq)
+        }
+        return (skips, harmless)
     }
 
     /// Reads, checks and decodes one batch.
     func decode(_ batch: LogLayout.Batch, symbols: inout SymbolTable, into events: inout [Event]) throws {
         let header = batch.header
-        func corrupt(_ reason: String, at offset: Int64) -> InputError {
-            InputError(file: name, location: .offset(offset),
-                       message: "corrupt batch (seq \(header.firstSeq)–\(header.endSeq - 1)): \(reason)")
+        func corrupt(_ reason: String, at offset: Int64) -> BatchFailure {
+            BatchFailure(offset: offset, reason: reason)
         }
         frame.removeAll(keepingCapacity: true)
         frame.append(contentsOf: repeatElement(0, count: Int(header.frameSize)))
@@ -102,6 +178,12 @@ public final class LogReader: EventStream {
             }
         }
         if let failure { throw corrupt("\(failure.reason) (payload byte \(failure.position))", at: batch.frameOffset) }
+    }
+
+    /// A batch that would not read: where, and why.
+    struct BatchFailure: Error {
+        var offset: Int64
+        var reason: String
     }
 
     /// Whether a writer holds the log's lock now.

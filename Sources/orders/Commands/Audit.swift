@@ -62,7 +62,7 @@ extension Orders {
             var currency: Currency?
             var table = AuditReport.table()
             var found = 0
-            try readEvents(input.log, progress: "auditing") { first, events, symbols in
+            try readEvents(input.log, skippingCorrupt: input.skipCorrupt, progress: "auditing") { first, events, symbols in
                 if target == nil { target = symbols.lookup(cartID) }
                 for (i, event) in events.enumerated() {
                     let status = projector.fold(event)
@@ -94,7 +94,7 @@ extension Orders {
             var ledger = Ledger()
             var locator = Locator()
             var cart: [UInt8]?
-            try readEvents(input.log, progress: "finding order") { _, events, symbols in
+            try readEvents(input.log, skippingCorrupt: input.skipCorrupt, progress: "finding order") { _, events, symbols in
                 if locator.order == nil { locator.order = symbols.lookup(order) }
                 guard locator.order != nil, locator.cart == nil else { return }
                 for event in events {

@@ -25,7 +25,7 @@ extension Orders {
 
         func run() throws {
             try reportingFailures {
-                let (reports, _) = try replay(input.log, zone: .utc)
+                let (reports, _) = try replay(input, zone: .utc)
                 if json {
                     Console.write(try SummaryReport.json(reports.summary))
                 } else {

@@ -49,7 +49,7 @@ extension Orders.Report {
 
         func run() throws {
             try reportingFailures {
-                let (reports, _) = try replay(input.log, zone: try zone.rules())
+                let (reports, _) = try replay(input, zone: try zone.rules())
                 let report = DailyReport(reports.daily, zone: zone.zone, from: from?.date, to: to?.date)
                 switch format {
                 case .table: Console.write(try report.table())
@@ -88,7 +88,7 @@ extension Orders.Report {
         func run() throws {
             try reportingFailures {
                 let products = try loadCatalog(catalog)
-                let (reports, symbols) = try replay(input.log, zone: try zone.rules())
+                let (reports, symbols) = try replay(input, zone: try zone.rules())
                 let report = ProductReport(reports.products, symbols: symbols, zone: zone.zone, catalog: products)
                 try printProductReport(report, format)
             }
@@ -123,7 +123,7 @@ extension Orders.Report {
         func run() throws {
             try reportingFailures {
                 let products = try loadCatalog(catalog)
-                let (reports, symbols) = try replay(input.log, zone: try zone.rules())
+                let (reports, symbols) = try replay(input, zone: try zone.rules())
                 let report = ProductReport(reports.products, symbols: symbols, zone: zone.zone, catalog: products, grouping: .category)
                 try printProductReport(report, format)
             }

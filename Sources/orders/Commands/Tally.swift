@@ -31,7 +31,7 @@ extension Orders {
 
         func run() throws {
             try reportingFailures {
-                let (reports, symbols) = try replay(input.log, zone: .utc)
+                let (reports, symbols) = try replay(input, zone: .utc)
                 let report = TallyReport(reports.tally, symbols: symbols, poll: poll.map { Array($0.utf8) })
                 switch format {
                 case .table: Console.write(report.table())

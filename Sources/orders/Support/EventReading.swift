@@ -7,10 +7,10 @@ import OrdersLog
 /// - Returns: the symbol table with every identifier of the input.
 @discardableResult
 func readEvents(
-    _ path: String, progress label: String,
+    _ path: String, skippingCorrupt: Bool = false, progress label: String,
     _ body: (_ firstSeq: Int64, _ events: [Event], _ symbols: SymbolTable) throws -> Void
 ) throws -> SymbolTable {
-    let stream = try openEvents(path)
+    let stream = try openEvents(path, skippingCorrupt: skippingCorrupt)
     for notice in stream.notices { Console.note("orders: warning: \(notice)") }
     let progress = Progress(label)
     defer { progress.finish() }
@@ -21,13 +21,20 @@ func readEvents(
         progress.advance(events.count, position: stream.progress)
         events.removeAll(keepingCapacity: true)
     }
+    if let log = stream as? LogReader {
+        for skip in log.skipped { Console.note("orders: warning: \(path): skipped a corrupt stretch at \(skip)") }
+        if !log.skipped.isEmpty {
+            let lost = log.skipped.reduce(0) { $0 + $1.seqs.count }
+            Console.note("orders: warning: \(path): \(lost) events could not be read; the results leave them out")
+        }
+    }
     return symbols
 }
 
 /// Folds every event of `path` and gathers every report.
-func replay(_ path: String, zone: ZoneRules) throws -> (reports: Reports, symbols: SymbolTable) {
+func replay(_ input: InputArgument, zone: ZoneRules) throws -> (reports: Reports, symbols: SymbolTable) {
     var projector = Projector(zone: zone)
-    let symbols = try readEvents(path, progress: "replaying") { _, events, _ in
+    let symbols = try readEvents(input.log, skippingCorrupt: input.skipCorrupt, progress: "replaying") { _, events, _ in
         for event in events { projector.fold(event) }
     }
     return (projector.reports, symbols)

@@ -6,6 +6,9 @@ import OrdersReports
 struct InputArgument: ParsableArguments {
     @Argument(help: ArgumentHelp("An orders log, or NDJSON events (plain or zstd-compressed); - for standard input.", valueName: "log"))
     var log: String
+
+    @Flag(help: "Go on past damaged frames of a log, and say on standard error which seqs were skipped. Without it a corrupt log fails.")
+    var skipCorrupt = false
 }
 
 /// The time zone in which reports count dates.

@@ -1,0 +1,52 @@
+import ArgumentParser
+import Glibc
+import OrdersCore
+import OrdersLog
+
+extension Orders {
+    struct Repair: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Copy what can be read of a damaged log into a new log.",
+            discussion: """
+            Reads LOG past any damaged frames and writes every readable event, in order, to
+            the new log NEW. Events after a dropped stretch move down to close the gap in
+            seqs. Prints what it dropped; LOG itself is not touched.
+
+            Example:
+              orders verify store.log || orders repair store.log -o store.repaired.log
+            """)
+
+        @Argument(help: ArgumentHelp("The damaged log.", valueName: "log"))
+        var log: String
+
+        @Option(name: .short, help: ArgumentHelp("The new log to write; it must not exist.", valueName: "new"))
+        var output: String
+
+        func validate() throws {
+            guard access(output, F_OK) != 0 else { throw ValidationError("\(output) exists; repair writes a new log") }
+        }
+
+        func run() throws {
+            try reportingFailures {
+                let reader = try LogReader(path: log, skippingCorrupt: true)
+                let writer = try LogWriter(path: output)
+                do {
+                    var symbols = SymbolTable()
+                    var events: [Event] = []
+                    while try reader.next(symbols: &symbols, into: &events) != nil {
+                        for event in events { try writer.append(event, symbols: symbols) }
+                        try writer.flush(symbols: symbols)
+                        events.removeAll(keepingCapacity: true)
+                        symbols = SymbolTable()
+                    }
+                    let seqs = try writer.commit(symbols: SymbolTable())
+                    for skip in reader.skipped { Console.note("orders: dropped \(skip)") }
+                    Console.write("wrote \(seqs.count) of \(reader.eventCount) events to \(output)\n")
+                } catch {
+                    writer.rollback()
+                    throw error
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import ArgumentParser
+import OrdersCore
+import OrdersLog
+import OrdersReports
+
+extension Orders {
+    struct Verify: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check every frame of a log.",
+            discussion: """
+            Reads the whole log and checks the file header, every batch header and commit
+            record (their checksums, and that seqs run without gaps), every zstd frame (its
+            checksum, zstd's own content checksum, its sizes) and every event in it. Prints
+            what it found; exits 65 if anything is corrupt, naming the byte offset and the
+            seqs affected. Bytes after the last commit (an import cut short by a crash) are
+            reported but are not corruption: the next import removes them.
+            --strict also fails (exit 1) if the fold finds anomalies.
+
+            Examples:
+              orders verify store.log
+              orders verify store.log --json | jq .ok
+            """)
+
+        @Argument(help: ArgumentHelp("The log to check.", valueName: "log"))
+        var log: String
+
+        @Flag(help: "Print one JSON object.")
+        var json = false
+
+        @Flag(help: "Also fail if the fold finds anomalies.")
+        var strict = false
+
+        func run() throws {
+            try reportingFailures {
+                let reader = try LogReader(path: log, skippingCorrupt: true)
+                var symbols = SymbolTable()
+                var events: [Event] = []
+                var projector = Projector()
+                var readable: Int64 = 0
+                let progress = Progress("verifying")
+                while try reader.next(symbols: &symbols, into: &events) != nil {
+                    readable += Int64(events.count)
+                    if strict { for event in events { projector.fold(event) } }
+                    progress.advance(events.count, position: reader.progress)
+                    events.removeAll(keepingCapacity: true)
+                    symbols = SymbolTable()
+                }
+                progress.finish()
+                let survey = try LogSurvey(path: log)
+                let problems = reader.skipped
+                let anomalies = projector.reports.summary.anomalies
+                let sound = !reader.foundDamage
+                if json {
+                    var out = JSONObject()
+                    out.string("file", log)
+                    out.string("result", sound ? (strict && anomalies.total > 0 ? "anomalies" : "ok") : "corrupt")
+                    out.integer("version", Int(survey.version ?? 0))
+                    out.integer("commits", survey.commits)
+                    out.integer("batches", reader.batchCount)
+                    out.integer("events", reader.eventCount)
+                    out.integer("readable_events", readable)
+                    out.array("damage", problems.map { skip in
+                        var o = JSONObject()
+                        o.integer("offset", skip.offset)
+                        o.integer("first_seq", skip.seqs.lowerBound)
+                        o.integer("events", skip.seqs.count)
+                        o.string("reason", skip.reason)
+                        return o
+                    } + reader.harmlessDamage.map { damage in
+                        var o = JSONObject()
+                        o.integer("offset", damage.offset)
+                        o.integer("events", 0)
+                        o.string("reason", damage.reason)
+                        return o
+                    })
+                    if let tail = reader.tail {
+                        var t = JSONObject()
+                        t.integer("offset", tail.offset)
+                        t.integer("length", tail.length)
+                        t.string("reason", tail.reason)
+                        out.object("tail", t)
+                    }
+                    if strict {
+                        var a = JSONObject()
+                        for kind in Anomaly.allCases { a.integer(kind.description, anomalies[kind]) }
+                        out.object("anomalies", a)
+                    }
+                    Console.write(out.closed + [0x0A])
+                } else {
+                    var text = "verify \(log): \(sound ? "OK" : "CORRUPT")\n"
+                    text += "  format     version \(survey.version.map(String.init) ?? "unreadable")\n"
+                    text += "  commits    \(survey.commits)\n"
+                    text += "  batches    \(Money.grouped(reader.batchCount)) readable\n"
+                    let lost = reader.eventCount - readable
+                    text += "  events     \(Money.grouped(reader.eventCount)) committed" + (lost == 0 ? ", all readable\n" : ", \(Money.grouped(lost)) unreadable\n")
+                    for skip in problems { text += "  damage     \(skip)\n" }
+                    for damage in reader.harmlessDamage { text += "  damage     byte \(damage.offset): \(damage.reason) (no events lost)\n" }
+                    if let tail = reader.tail {
+                        text += "  tail       \(tail.length) bytes after byte \(tail.offset) that no commit covers (\(tail.reason)); the next import removes them\n"
+                    }
+                    if strict {
+                        let found = Anomaly.allCases.filter { anomalies[$0] > 0 }.map { "\($0) \(anomalies[$0])" }
+                        text += "  anomalies  \(found.isEmpty ? "none" : found.joined(separator: ", "))\n"
+                    }
+                    Console.write(text)
+                }
+                Console.flush()
+                if !sound {
+                    let first = problems.first.map { "\($0)" } ?? reader.harmlessDamage.first.map { "byte \($0.offset): \($0.reason)" } ?? ""
+                    Console.note("orders: error: \(log) is corrupt: \(first); `orders repair` copies what can be read into a new log")
+                    throw ExitCode(ExitStatus.dataError)
+                }
+                if strict && anomalies.total > 0 {
+                    Console.note("orders: error: \(log): the fold found \(anomalies.total) anomalies (--strict)")
+                    throw ExitCode.failure
+                }
+            }
+        }
+    }
+}
