@@ -1,0 +1,142 @@
+import Foundation
+import OrdersCore
+import OrdersLog
+import Testing
+
+/// Crashes, locks and readers during writes, with the built binary.
+@Suite("Reliability", .serialized)
+struct ReliabilityTests {
+    /// Committed events in a log, reading it as a reader would; fails on any corruption.
+    private func committed(_ path: String) throws -> (count: Int64, tail: LogLayout.Tail?) {
+        guard FileManager.default.fileExists(atPath: path) else { return (0, nil) }
+        let reader = try LogReader(path: path)
+        var symbols = SymbolTable()
+        var events: [Event] = []
+        var count: Int64 = 0
+        while try reader.next(symbols: &symbols, into: &events) != nil {
+            count += Int64(events.count)
+            events.removeAll()
+        }
+        #expect(count == reader.eventCount)
+        return (count, reader.tail)
+    }
+
+    /// `ORDERS_CRASH_TRIALS=200 swift test --filter Reliability` for the full run.
+    @Test func killingAnImportAtAnyMomentLeavesAllOrNothing() throws {
+        let trials = Int(ProcessInfo.processInfo.environment["ORDERS_CRASH_TRIALS"] ?? "") ?? 12
+        let dir = CLI.temporaryDirectory(), log = dir + "/store.log", input = dir + "/in.ndjson"
+        let batch: Int64 = 30_000
+        #expect(try CLI.run(["generate", "--events", "\(batch)", "--format", "ndjson", "-o", input]).status == 0)
+        var acknowledged: Int64 = 0
+        var random = UInt64(7)
+        var killed = 0, completed = 0, partial = 0, lost = 0, tailsReported = 0
+        for _ in 0..<trials {
+            let before = try committed(log)
+            let process = Process()
+            process.executableURL = CLI.binary
+            process.arguments = ["import", log, input, "--batch-events", "2000"]
+            let errors = dir + "/stderr"
+            _ = FileManager.default.createFile(atPath: errors, contents: nil)
+            process.standardError = FileHandle(forWritingAtPath: errors)
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            usleep(UInt32(random >> 33) % 1_400_000)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let wasKilled = process.terminationReason == .uncaughtSignal
+            let after = try committed(log)
+            if after.count != before.count && after.count != before.count + batch { partial += 1 }
+            if after.count < acknowledged { lost += 1 }
+            if wasKilled {
+                killed += 1
+            } else {
+                completed += 1
+                #expect(process.terminationStatus == 0)
+                #expect(after.count == before.count + batch)
+                acknowledged = after.count
+                // A tail left by the previous kill was removed, and said so.
+                if let tail = before.tail {
+                    let said = String(decoding: FileManager.default.contents(atPath: errors) ?? Data(), as: UTF8.self)
+                    #expect(said.contains("removed \(tail.length) bytes after byte \(tail.offset)"), "\(said)")
+                    tailsReported += 1
+                }
+            }
+            acknowledged = max(acknowledged, after.count)
+        }
+        #expect(partial == 0)
+        #expect(lost == 0)
+        print("crash harness: \(trials) trials, \(killed) imports killed, \(completed) completed, \(tailsReported) torn tails removed and reported, \(partial) partial imports, \(lost) acknowledged events lost")
+    }
+
+    @Test func aSecondImportWaitsForTheFirstAndReadersSeeOnlyCommits() throws {
+        let dir = CLI.temporaryDirectory(), log = dir + "/store.log"
+        #expect(try CLI.run(["import", log, "Fixtures/kiosk-day.ndjson"]).status == 0)
+
+        // The first import reads standard input that we hold open: it takes the lock and waits.
+        let first = Process()
+        first.executableURL = CLI.binary
+        first.arguments = ["import", log, "-", "--batch-events", "5"]
+        let feed = Pipe()
+        first.standardInput = feed
+        first.standardOutput = FileHandle.nullDevice
+        try first.run()
+        let zones = CLI.fixture("Fixtures/zones.ndjson")
+        feed.fileHandleForWriting.write(Data(zones))
+        usleep(500_000)
+
+        let second = Process()
+        second.executableURL = CLI.binary
+        second.arguments = ["import", log, "Fixtures/anomalies.ndjson"]
+        let errors = dir + "/second.stderr"
+        _ = FileManager.default.createFile(atPath: errors, contents: nil)
+        second.standardError = FileHandle(forWritingAtPath: errors)
+        second.standardOutput = FileHandle.nullDevice
+        try second.run()
+        usleep(700_000)
+        #expect(second.isRunning)
+        #expect(String(decoding: FileManager.default.contents(atPath: errors) ?? Data(), as: UTF8.self).contains("waiting"))
+
+        // Batches of the first import are on disk, but no commit yet: readers see the log as it was.
+        #expect(try committed(log).count == 17)
+        #expect(try CLI.run(["replay", log, "--json"]).text.hasPrefix("{\"events\": 17,"))
+
+        try feed.fileHandleForWriting.close()
+        first.waitUntilExit()
+        second.waitUntilExit()
+        #expect(first.terminationStatus == 0)
+        #expect(second.terminationStatus == 0)
+        #expect(try committed(log).count == 17 + 24 + 22)
+    }
+
+    @Test func verifyAndRepairFromTheCommandLine() throws {
+        let dir = CLI.temporaryDirectory(), log = dir + "/store.log"
+        #expect(try CLI.run(["import", log, "Fixtures/kiosk-day.ndjson", "--batch-events", "4"]).status == 0)
+        let sound = try CLI.run(["verify", log])
+        #expect(sound.status == 0)
+        #expect(sound.text.hasPrefix("verify \(log): OK\n"))
+        var bytes = Array(FileManager.default.contents(atPath: log)!)
+        bytes[bytes.count - 40] ^= 0x10  // inside the last batch's frame
+        _ = FileManager.default.createFile(atPath: log, contents: Data(bytes))
+        let corrupt = try CLI.run(["verify", log, "--json"])
+        #expect(corrupt.status == 65)
+        #expect(corrupt.text.contains("\"result\": \"corrupt\""))
+        #expect(corrupt.text.contains("\"first_seq\": 17, \"events\": 1"))
+        #expect(try CLI.run(["replay", log]).status == 65)
+        let skipping = try CLI.run(["replay", log, "--json", "--skip-corrupt"])
+        #expect(skipping.status == 0)
+        #expect(skipping.text.hasPrefix("{\"events\": 16,"))
+        #expect(skipping.stderr.contains("(seq 17)"))
+        let repaired = dir + "/repaired.log"
+        #expect(try CLI.run(["repair", log, "-o", repaired]).text == "wrote 16 of 17 events to \(repaired)\n")
+        #expect(try CLI.run(["verify", repaired]).status == 0)
+    }
+
+    @Test func strictVerifyFailsOnAnomalies() throws {
+        let log = CLI.temporaryDirectory() + "/store.log"
+        #expect(try CLI.run(["import", log, "Fixtures/kiosk-day.ndjson"]).status == 0)
+        let strict = try CLI.run(["verify", log, "--strict"])
+        #expect(strict.status == 1)
+        #expect(strict.text.contains("anomalies  cart_closed 1, currency_mismatch 1, empty_cart 1, duplicate_vote 1"))
+    }
+}
