@@ -155,3 +155,46 @@ struct SVGElements {
         elements.filter { $0.name == name }.map(\.attributes)
     }
 }
+
+@Suite("Sums that do not fit")
+struct OverflowTests {
+    /// Two orders of one product, each fitting, together not.
+    private func twoBigOrders(qty: Int64, price: Int64) -> (Reports, SymbolTable) {
+        var symbols = SymbolTable()
+        var projector = Projector()
+        let product = symbols.intern(Array("p".utf8))
+        for name in ["a", "b"] {
+            let cart = symbols.intern(Array(name.utf8)), order = symbols.intern(Array(("o" + name).utf8))
+            projector.fold(Event(at: Timestamp(milliseconds: 0), .itemAdded(cart: cart, product: product, qty: qty, price: price, currency: Currency("KRW")!)))
+            #expect(projector.fold(Event(at: Timestamp(milliseconds: 1), .checkedOut(cart: cart, order: order))) == .applied)
+        }
+        return (projector.reports, symbols)
+    }
+
+    @Test func revenueSumsNameWhatOverflowed() {
+        let (reports, symbols) = twoBigOrders(qty: 1, price: .max / 2 + 1)
+        #expect(throws: SumOverflow(name: "revenue in KRW")) { try SummaryReport.json(reports.summary) }
+        #expect(throws: SumOverflow(name: "revenue of 1970-01-01 in KRW")) { try DailyReport(reports.daily, zone: "UTC").csv() }
+        #expect(throws: SumOverflow(name: "revenue of product p on 1970-01-01 in KRW")) {
+            try ProductReport(reports.products, symbols: symbols, zone: "UTC").csv()
+        }
+        #expect(throws: SumOverflow.self) { try DailyReport(reports.daily, zone: "UTC").table() }
+    }
+
+    @Test func unitSumsNameWhatOverflowed() {
+        let (reports, symbols) = twoBigOrders(qty: .max / 2 + 1, price: 0)
+        #expect(throws: SumOverflow(name: "units in KRW")) { try SummaryReport.json(reports.summary) }
+        #expect(throws: SumOverflow(name: "units of 1970-01-01 in KRW")) { try DailyReport(reports.daily, zone: "UTC").json() }
+        #expect(throws: SumOverflow(name: "units of product p on 1970-01-01 in KRW")) {
+            try ProductReport(reports.products, symbols: symbols, zone: "UTC").json()
+        }
+    }
+
+    @Test func anAuditTotalPastInt64FailsNamingTheCartAndSeq() {
+        let entry = AuditEntry(seq: 9, event: Event(at: Timestamp(milliseconds: 0), .itemRemoved(cart: Symbol(rawValue: 0), product: Symbol(rawValue: 0))),
+                               status: .applied, cartUnits: 2, cartTotal: Int128(Int64.max) + 1)
+        var symbols = SymbolTable()
+        _ = symbols.intern(Array("k".utf8))
+        #expect(throws: SumOverflow(name: "cart_total of cart k after seq 9")) { try AuditReport.line(entry, symbols: symbols, cart: "k") }
+    }
+}
