@@ -81,9 +81,7 @@ extension Orders.Report {
         @Option(help: "table, csv or json.")
         var format: ReportFormat = .table
 
-        func validate() throws {
-            if format == .svg { throw ValidationError("--format svg is for the daily report; use table, csv or json") }
-        }
+        func validate() throws { try format.requireTabular() }
 
         func run() throws {
             try reportingFailures {
@@ -116,9 +114,7 @@ extension Orders.Report {
         @Option(help: "table, csv or json.")
         var format: ReportFormat = .table
 
-        func validate() throws {
-            if format == .svg { throw ValidationError("--format svg is for the daily report; use table, csv or json") }
-        }
+        func validate() throws { try format.requireTabular() }
 
         func run() throws {
             try reportingFailures {

@@ -25,9 +25,7 @@ extension Orders {
         @Option(help: "table, csv or json.")
         var format: ReportFormat = .table
 
-        func validate() throws {
-            if format == .svg { throw ValidationError("--format svg is for the daily report; use table, csv or json") }
-        }
+        func validate() throws { try format.requireTabular() }
 
         func run() throws {
             try reportingFailures {

@@ -21,7 +21,12 @@ struct ZoneOption: ParsableArguments {
     func validate() throws { _ = try rules() }
 }
 
-extension ReportFormat: ExpressibleByArgument {}
+extension ReportFormat: ExpressibleByArgument {
+    /// Only the daily report draws a chart.
+    func requireTabular() throws {
+        if self == .svg { throw ValidationError("--format svg is for the daily report; use table, csv or json") }
+    }
+}
 
 /// A date given as `YYYY-MM-DD`.
 struct DateArgument: ExpressibleByArgument {
