@@ -84,12 +84,7 @@ extension Orders.Report {
         func validate() throws { try format.requireTabular() }
 
         func run() throws {
-            try reportingFailures {
-                let products = try loadCatalog(catalog)
-                let (reports, symbols) = try replay(input, zone: try zone.rules())
-                let report = ProductReport(reports.products, symbols: symbols, zone: zone.zone, catalog: products)
-                try printProductReport(report, format)
-            }
+            try reportingFailures { try runProductReport(input, zone, catalog, format, .product) }
         }
     }
 
@@ -117,17 +112,18 @@ extension Orders.Report {
         func validate() throws { try format.requireTabular() }
 
         func run() throws {
-            try reportingFailures {
-                let products = try loadCatalog(catalog)
-                let (reports, symbols) = try replay(input, zone: try zone.rules())
-                let report = ProductReport(reports.products, symbols: symbols, zone: zone.zone, catalog: products, grouping: .category)
-                try printProductReport(report, format)
-            }
+            try reportingFailures { try runProductReport(input, zone, catalog, format, .category) }
         }
     }
 }
 
-private func printProductReport(_ report: ProductReport, _ format: ReportFormat) throws {
+/// Replays the input and prints the products report, per product or per catalog category.
+private func runProductReport(
+    _ input: InputArgument, _ zone: ZoneOption, _ catalog: String?, _ format: ReportFormat, _ grouping: ProductReport.Grouping
+) throws {
+    let products = try loadCatalog(catalog)
+    let (reports, symbols) = try replay(input, zone: try zone.rules())
+    let report = ProductReport(reports.products, symbols: symbols, zone: zone.zone, catalog: products, grouping: grouping)
     switch format {
     case .table: Console.write(try report.table())
     case .csv: Console.write(try report.csv())
