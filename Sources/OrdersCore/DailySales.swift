@@ -1,7 +1,7 @@
 /// Orders, units and revenue per local date and currency: `orders report daily`.
 public struct DailySales: Hashable, Sendable {
     /// A local date (days since 1970-01-01 in the report's zone) and a currency.
-    public struct Key: Hashable, Sendable {
+    public struct Key: PackedKey {
         public var day: Int64
         public var currency: Currency
 
@@ -10,22 +10,26 @@ public struct DailySales: Hashable, Sendable {
             self.day = day
             self.currency = currency
         }
+
+        @inlinable
+        public var packed: (UInt64, UInt64) { (UInt64(bitPattern: day), UInt64(currency.rawValue)) }
     }
 
-    public var totals: [Key: SalesTotals] = [:]
+    public var totals = DenseMap<Key, SalesTotals>()
 
     public init() {}
 
     @inlinable
     public mutating func record(_ order: PlacedOrder, localDay: Int64) {
         let key = Key(day: localDay, currency: order.currency)
-        totals[key, default: SalesTotals()].orders.add(1)
-        totals[key, default: SalesTotals()].units.add(order.units)
-        totals[key, default: SalesTotals()].revenue.add(order.total)
+        let entry = totals.entry(for: key, default: SalesTotals())
+        totals[entry: entry].orders.add(1)
+        totals[entry: entry].units.add(order.units)
+        totals[entry: entry].revenue.add(order.total)
     }
 
     public mutating func merge(_ other: DailySales) {
-        totals.merge(other.totals) { a, b in var a = a; a.merge(b); return a }
+        totals.merge(other.totals) { $0.merge($1) }
     }
 
     /// One row of the report.

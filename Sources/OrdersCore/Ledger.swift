@@ -33,7 +33,7 @@ public struct Ledger: Sendable {
     /// A bit per symbol: used as the id of an applied order.
     @usableFromInline var usedOrders: [UInt64] = []
     /// Every (poll, voter, candidate) counted so far.
-    @usableFromInline var countedVotes: Set<VoteKey> = []
+    @usableFromInline var countedVotes = DenseMap<VoteKey, Void>()
     /// Carts that are open now, empty or not.
     @usableFromInline var openCount: Int64 = 0
 
@@ -56,7 +56,7 @@ public struct Ledger: Sendable {
         case let .checkedOut(cart, order):
             return checkOut(cart: cart, order: order, at: event.at, observer: &observer)
         case let .voteCast(poll, voter, candidate):
-            guard countedVotes.insert(VoteKey(poll: poll, voter: voter, candidate: candidate)).inserted else {
+            guard countedVotes.insert(VoteKey(poll: poll, voter: voter, candidate: candidate), ()) else {
                 return .anomaly(.duplicateVote)
             }
             observer.voted(poll: poll, candidate: candidate)
@@ -185,7 +185,7 @@ public struct Ledger: Sendable {
 
 /// One vote's identity: who voted for what in which poll.
 @usableFromInline
-struct VoteKey: Hashable, Sendable {
+struct VoteKey: PackedKey {
     @usableFromInline var poll: Symbol
     @usableFromInline var voter: Symbol
     @usableFromInline var candidate: Symbol
@@ -196,4 +196,7 @@ struct VoteKey: Hashable, Sendable {
         self.voter = voter
         self.candidate = candidate
     }
+
+    @inlinable
+    var packed: (UInt64, UInt64) { (UInt64(poll.rawValue) << 32 | UInt64(voter.rawValue), UInt64(candidate.rawValue)) }
 }

@@ -1,6 +1,6 @@
 /// Units and revenue per local date, product and currency: `orders report products`.
 public struct ProductSales: Hashable, Sendable {
-    public struct Key: Hashable, Sendable {
+    public struct Key: PackedKey {
         public var day: Int64
         public var product: Symbol
         public var currency: Currency
@@ -10,6 +10,11 @@ public struct ProductSales: Hashable, Sendable {
             self.day = day
             self.product = product
             self.currency = currency
+        }
+
+        @inlinable
+        public var packed: (UInt64, UInt64) {
+            (UInt64(bitPattern: day), UInt64(product.rawValue) << 32 | UInt64(currency.rawValue))
         }
     }
 
@@ -26,7 +31,7 @@ public struct ProductSales: Hashable, Sendable {
         }
     }
 
-    public var totals: [Key: Totals] = [:]
+    public var totals = DenseMap<Key, Totals>()
 
     public init() {}
 
@@ -35,13 +40,14 @@ public struct ProductSales: Hashable, Sendable {
         for line in order.lines {
             let key = Key(day: localDay, product: line.product, currency: order.currency)
             // Safe from wrapping: the order's total fitted, so each line's does.
-            totals[key, default: Totals()].units.add(line.qty)
-            totals[key, default: Totals()].revenue.add(line.qty &* line.price)
+            let entry = totals.entry(for: key, default: Totals())
+            totals[entry: entry].units.add(line.qty)
+            totals[entry: entry].revenue.add(line.qty &* line.price)
         }
     }
 
     public mutating func merge(_ other: ProductSales) {
-        totals.merge(other.totals) { a, b in var a = a; a.merge(b); return a }
+        totals.merge(other.totals) { $0.merge($1) }
     }
 
     /// One row of the report.
@@ -54,7 +60,7 @@ public struct ProductSales: Hashable, Sendable {
 
     /// The rows, sorted by date, product bytes, then currency.
     public func rows(symbols: SymbolTable) -> [Row] {
-        totals.map { key, value in
+        totals.entries.map { key, value in
             Row(date: CivilDate(daysSinceEpoch: key.day), product: Array(symbols[key.product]),
                 currency: key.currency, totals: value)
         }.sorted { a, b in

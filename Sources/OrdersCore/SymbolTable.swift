@@ -3,46 +3,44 @@
 /// Equality is byte equality: `é` written as one code point and as `e` plus a
 /// combining accent are different identifiers, unlike `String ==`.
 ///
-/// Hand-written rather than `Dictionary<[UInt8], Symbol>`: interning runs once
-/// per identifier on the replay path, and a dictionary of arrays costs an
-/// allocation per key and SipHash per lookup. Here all bytes live in one
-/// buffer and the index is an open-addressing table of `(hash tag, symbol)`.
+/// Two ways in. `intern` finds or adds an identifier by its bytes, through a
+/// hash index. `define` takes a symbol number that someone else assigned (a
+/// log numbers its identifiers once, when it writes them), so replaying a log
+/// costs no hashing at all; the index catches up only if `intern` is called.
+///
+/// Hand-written rather than `Dictionary<[UInt8], Symbol>`: a dictionary of
+/// arrays costs an allocation per key and SipHash per lookup. Here all bytes
+/// live in one buffer and the index is an open-addressing table.
 public struct SymbolTable: Sendable {
-    /// Every symbol's bytes, one after another.
+    /// Every symbol's bytes, one after another (a placeholder's later filling at the end).
     @usableFromInline var storage: [UInt8] = []
-    /// `ends[i]` is where symbol `i`'s bytes end in `storage`; it starts where `i - 1` ends.
-    @usableFromInline var ends: [Int] = []
-    /// Open addressing, linear probing: `0` is empty, otherwise `tag << 32 | (symbol + 1)`.
+    /// `spans[i]` is `start << 16 | length` of symbol `i`'s bytes; length 0 marks
+    /// a placeholder, a number defined before its bytes are known.
+    @usableFromInline var spans: [UInt64] = []
+    /// Open addressing, linear probing: `0` is empty, otherwise `hash32 << 32 | (symbol + 1)`,
+    /// where the low 32 bits of the hash both place the entry and filter probes.
     @usableFromInline var slots: [UInt64] = Array(repeating: 0, count: 1024)
+    /// Symbols `0 ..< indexed` are in `slots` (placeholders excepted).
+    @usableFromInline var indexed = 0
 
     public init() {}
 
-    /// The number of distinct identifiers interned so far.
+    /// The number of symbols, placeholders included.
     @inlinable
-    public var count: Int { ends.count }
+    public var count: Int { spans.count }
 
     /// The symbol for `bytes`, adding it if it is new.
     /// - Complexity: O(`bytes.count`) expected.
     @inlinable
     public mutating func intern(_ bytes: UnsafeRawBufferPointer) -> Symbol {
-        let hash = Self.hash(bytes)
-        let mask = slots.count - 1
-        var slot = Int(truncatingIfNeeded: hash) & mask
-        let tag = hash >> 32
-        while true {
-            let entry = slots[slot]
-            if entry == 0 { break }
-            if entry >> 32 == tag {
-                let symbol = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
-                if equals(symbol, bytes) { return Symbol(rawValue: UInt32(symbol)) }
-            }
-            slot = (slot &+ 1) & mask
-        }
-        let symbol = ends.count
+        if indexed < spans.count { catchUpIndex() }
+        let hash = Self.hash32(bytes)
+        if let found = find(bytes, hash: hash) { return Symbol(rawValue: UInt32(found)) }
+        let symbol = spans.count
+        spans.append(UInt64(storage.count) << 16 | UInt64(bytes.count))
         storage.append(contentsOf: bytes)
-        ends.append(storage.count)
-        slots[slot] = tag << 32 | UInt64(symbol + 1)
-        if ends.count * 2 > slots.count { grow() }
+        insertIntoIndex(symbol, hash: hash)
+        indexed = spans.count
         return Symbol(rawValue: UInt32(symbol))
     }
 
@@ -52,26 +50,88 @@ public struct SymbolTable: Sendable {
         return array.withUnsafeBytes { intern($0) }
     }
 
-    /// The symbol for `bytes` if it was interned, without adding it.
+    /// What `define` found.
+    public enum Definition: Sendable {
+        /// The number was new, or a placeholder, and now has these bytes.
+        case added
+        /// The number already had exactly these bytes.
+        case same
+        /// The number already had other bytes.
+        case conflicting
+    }
+
+    /// Gives symbol number `symbol` the (non-empty) `bytes`. Numbers past the
+    /// end become placeholders until their bytes arrive.
+    ///
+    /// Does not check that no other number has the same bytes: that needs
+    /// the hash index, which is what `define` exists to avoid.
+    @inlinable
+    public mutating func define(_ symbol: Int, _ bytes: UnsafeRawBufferPointer) -> Definition {
+        if symbol == spans.count {
+            spans.append(UInt64(storage.count) << 16 | UInt64(bytes.count))
+            storage.append(contentsOf: bytes)
+            return .added
+        }
+        if symbol < spans.count {
+            if spans[symbol] & 0xFFFF != 0 { return equals(symbol, bytes) ? .same : .conflicting }
+            spans[symbol] = UInt64(storage.count) << 16 | UInt64(bytes.count)
+            storage.append(contentsOf: bytes)
+            if symbol < indexed { insertIntoIndex(symbol, hash: Self.hash32(bytes)) }
+            return .added
+        }
+        spans.append(contentsOf: repeatElement(0, count: symbol - spans.count))
+        return define(symbol, bytes)
+    }
+
+    /// Whether `symbol` is a number whose bytes are not known yet.
+    @inlinable
+    public func isPlaceholder(_ symbol: Symbol) -> Bool {
+        spans[symbol.index] & 0xFFFF == 0
+    }
+
+    /// The symbol for `bytes` if it was interned or defined, without adding it.
     public func lookup<S: Sequence<UInt8>>(_ bytes: S) -> Symbol? {
         let array = Array(bytes)
         return array.withUnsafeBytes { buffer -> Symbol? in
-            let hash = Self.hash(buffer)
-            let mask = slots.count - 1
-            var slot = Int(truncatingIfNeeded: hash) & mask
-            while true {
-                let entry = slots[slot]
-                if entry == 0 { return nil }
-                if entry >> 32 == hash >> 32 {
-                    let symbol = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
-                    if equals(symbol, buffer) { return Symbol(rawValue: UInt32(symbol)) }
-                }
-                slot = (slot &+ 1) & mask
-            }
+            if let found = find(buffer, hash: Self.hash32(buffer)) { return Symbol(rawValue: UInt32(found)) }
+            for symbol in indexed..<spans.count where equals(symbol, buffer) { return Symbol(rawValue: UInt32(symbol)) }
+            return nil
         }
     }
 
-    /// The bytes of `symbol`.
+    /// The first pair of numbers that spell the same bytes, if any: a table
+    /// built with `define` from a damaged or hostile source can hold one.
+    public func firstDuplicate() -> (Symbol, Symbol)? {
+        var check = SymbolTable()
+        for symbol in 0..<spans.count where spans[symbol] & 0xFFFF != 0 {
+            let found = withBytes(of: Symbol(rawValue: UInt32(symbol))) { check.intern($0) }
+            if found.index != check.count - 1 {
+                // `check` numbers only the non-placeholders; map back by position.
+                return (nthDefined(found.index), Symbol(rawValue: UInt32(symbol)))
+            }
+        }
+        return nil
+    }
+
+    private func nthDefined(_ n: Int) -> Symbol {
+        var seen = -1
+        for symbol in 0..<spans.count where spans[symbol] & 0xFFFF != 0 {
+            seen += 1
+            if seen == n { return Symbol(rawValue: UInt32(symbol)) }
+        }
+        preconditionFailure("no \(n)th defined symbol")
+    }
+
+    /// Forgets every symbol numbered `count` or more.
+    public mutating func removeSymbols(from count: Int) {
+        guard count < spans.count else { return }
+        spans.removeSubrange(count...)
+        storage.removeSubrange((spans.map { Int($0 >> 16) + Int($0 & 0xFFFF) }.max() ?? 0)...)
+        slots = Array(repeating: 0, count: 1024)
+        indexed = 0
+    }
+
+    /// The bytes of `symbol` (empty for a placeholder).
     @inlinable
     public subscript(symbol: Symbol) -> ArraySlice<UInt8> {
         storage[range(of: symbol.index)]
@@ -84,9 +144,16 @@ public struct SymbolTable: Sendable {
         return try storage.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range])) }
     }
 
+    /// Whether `symbol` is spelled `bytes`.
+    public func spells(_ symbol: Symbol, _ bytes: some Collection<UInt8>) -> Bool {
+        self[symbol].elementsEqual(bytes)
+    }
+
     @inlinable
     func range(of symbol: Int) -> Range<Int> {
-        (symbol == 0 ? 0 : ends[symbol - 1])..<ends[symbol]
+        let span = spans[symbol]
+        let start = Int(span >> 16)
+        return start..<start + Int(span & 0xFFFF)
     }
 
     @inlinable
@@ -99,22 +166,65 @@ public struct SymbolTable: Sendable {
         }
     }
 
+    // MARK: The hash index
+
+    @inlinable
+    func find(_ bytes: UnsafeRawBufferPointer, hash: UInt32) -> Int? {
+        let mask = slots.count - 1
+        var slot = Int(hash) & mask
+        while true {
+            let entry = slots[slot]
+            if entry == 0 { return nil }
+            if UInt32(truncatingIfNeeded: entry >> 32) == hash {
+                let symbol = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
+                if equals(symbol, bytes) { return symbol }
+            }
+            slot = (slot &+ 1) & mask
+        }
+    }
+
+    @inlinable
+    mutating func insertIntoIndex(_ symbol: Int, hash: UInt32) {
+        let mask = slots.count - 1
+        var slot = Int(hash) & mask
+        while slots[slot] != 0 { slot = (slot &+ 1) & mask }
+        slots[slot] = UInt64(hash) << 32 | UInt64(symbol + 1)
+        occupied += 1
+        if occupied * 2 > slots.count { grow() }
+    }
+
+    /// Entries in `slots`.
+    @usableFromInline var occupied = 0
+
+    /// Indexes the symbols that were defined rather than interned.
+    @usableFromInline
+    mutating func catchUpIndex() {
+        while indexed < spans.count {
+            let symbol = indexed
+            indexed += 1
+            guard spans[symbol] & 0xFFFF != 0 else { continue }
+            let hash = storage.withUnsafeBytes { Self.hash32(UnsafeRawBufferPointer(rebasing: $0[range(of: symbol)])) }
+            insertIntoIndex(symbol, hash: hash)
+        }
+    }
+
+    /// Doubles the index. Each entry carries the hash that places it, so no bytes are read again.
     @usableFromInline
     mutating func grow() {
         var bigger = [UInt64](repeating: 0, count: slots.count * 2)
         let mask = bigger.count - 1
-        for symbol in 0..<ends.count {
-            let hash = storage.withUnsafeBytes { Self.hash(UnsafeRawBufferPointer(rebasing: $0[range(of: symbol)])) }
-            var slot = Int(truncatingIfNeeded: hash) & mask
+        for entry in slots where entry != 0 {
+            var slot = Int(entry >> 32) & mask
             while bigger[slot] != 0 { slot = (slot &+ 1) & mask }
-            bigger[slot] = (hash >> 32) << 32 | UInt64(symbol + 1)
+            bigger[slot] = entry
         }
         slots = bigger
     }
 
-    /// A fast 64-bit hash of a short byte string, eight bytes at a time.
+    /// A fast hash of a short byte string, eight bytes at a time; never 0
+    /// in the high half of a slot, since the symbol part is at least 1.
     @inlinable
-    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    static func hash32(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
         var offset = 0
         while offset + 8 <= bytes.count {
@@ -128,7 +238,7 @@ public struct SymbolTable: Sendable {
             shift += 8
             offset += 1
         }
-        return mix(h ^ tail ^ 0xFF51_AFD7_ED55_8CCD)
+        return UInt32(truncatingIfNeeded: mix(h ^ tail ^ 0xFF51_AFD7_ED55_8CCD))
     }
 
     @inlinable

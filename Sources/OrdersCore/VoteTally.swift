@@ -1,6 +1,6 @@
 /// Votes per poll and candidate: `orders tally`.
 public struct VoteTally: Hashable, Sendable {
-    public struct Key: Hashable, Sendable {
+    public struct Key: PackedKey {
         public var poll: Symbol
         public var candidate: Symbol
 
@@ -9,9 +9,12 @@ public struct VoteTally: Hashable, Sendable {
             self.poll = poll
             self.candidate = candidate
         }
+
+        @inlinable
+        public var packed: (UInt64, UInt64) { (UInt64(poll.rawValue), UInt64(candidate.rawValue)) }
     }
 
-    public var votes: [Key: Int64] = [:]
+    public var votes = DenseMap<Key, Int64>()
 
     public init() {}
 
@@ -21,7 +24,7 @@ public struct VoteTally: Hashable, Sendable {
     }
 
     public mutating func merge(_ other: VoteTally) {
-        votes.merge(other.votes, uniquingKeysWith: +)
+        votes.merge(other.votes) { $0 += $1 }
     }
 
     public struct Row: Hashable, Sendable {
@@ -32,7 +35,7 @@ public struct VoteTally: Hashable, Sendable {
 
     /// Rows sorted by poll bytes, then votes descending, then candidate bytes.
     public func rows(symbols: SymbolTable) -> [Row] {
-        votes.map { Row(poll: Array(symbols[$0.poll]), candidate: Array(symbols[$0.candidate]), votes: $1) }
+        votes.entries.map { Row(poll: Array(symbols[$0.poll]), candidate: Array(symbols[$0.candidate]), votes: $1) }
             .sorted { a, b in
                 if a.poll != b.poll { return a.poll.lexicographicallyPrecedes(b.poll) }
                 if a.votes != b.votes { return a.votes > b.votes }

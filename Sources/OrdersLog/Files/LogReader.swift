@@ -98,6 +98,7 @@ public final class LogReader: EventStream {
             let batch = batches[nextBatch]
             nextBatch += 1
             let before = events.count
+            let symbolsBefore = symbols.count
             do {
                 try decode(batch, symbols: &symbols, into: &events)
                 return Int64(batch.header.firstSeq)
@@ -107,6 +108,7 @@ public final class LogReader: EventStream {
                                      message: "corrupt batch (seq \(batch.header.firstSeq)–\(batch.header.endSeq - 1)): \(failure.reason)")
                 }
                 events.removeSubrange(before...)
+                symbols.removeSymbols(from: symbolsBefore)
                 skipped.append(Skip(offset: failure.offset, seqs: batch.header.firstSeq..<batch.header.endSeq, reason: failure.reason))
             }
         }
@@ -168,7 +170,8 @@ public final class LogReader: EventStream {
             }
         }
         if let zstdFailure { throw corrupt("\(zstdFailure)", at: batch.frameOffset) }
-        let expected = BatchDecoder.Expected(eventCount: Int(header.eventCount), minAt: header.minAt, maxAt: header.maxAt)
+        let expected = BatchDecoder.Expected(eventCount: Int(header.eventCount), minAt: header.minAt, maxAt: header.maxAt,
+                                             firstSeq: header.firstSeq, skipping: skippingCorrupt)
         let failure: ByteReader.Malformed? = payload.withUnsafeBytes { bytes -> ByteReader.Malformed? in
             do throws(ByteReader.Malformed) {
                 try decoder.decode(bytes, expecting: expected, symbols: &symbols, into: &events)

@@ -29,6 +29,11 @@ public final class LogWriter {
     private var pending: [Event] = []
     private let batchEvents: Int
     private var encoder = BatchEncoder()
+    /// Every id in the log, numbered as the log numbers them; the writer
+    /// numbers new ids on from here, so that readers need no hashing.
+    private var logSymbols = SymbolTable()
+    /// How many of `logSymbols` are committed; a rollback forgets the rest.
+    private var committedSymbols = 0
     private var compressor: ZstdCompressor
     private var frame: [UInt8] = []
     /// What opening had to repair, for the caller to report: a torn tail removed.
@@ -81,6 +86,10 @@ public final class LogWriter {
                 try opened.writeAll(at: 0, FileHeader().encoded(), path: path)
                 end = Int64(FileHeader.size)
             }
+            if !layout.batches.isEmpty {
+                logSymbols = try Self.readSymbols(path)
+                committedSymbols = logSymbols.count
+            }
             committedEnd = end
             offset = end
             firstSeq = layout.endSeq
@@ -90,6 +99,18 @@ public final class LogWriter {
             try? opened.close()
             throw error
         }
+    }
+
+    /// The ids of the committed log, numbered. Costs a read of the whole log
+    /// at zstd's speed: the price of numbering ids at write time.
+    private static func readSymbols(_ path: String) throws -> SymbolTable {
+        let reader = try LogReader(path: path)
+        var symbols = SymbolTable()
+        var events: [Event] = []
+        while try reader.next(symbols: &symbols, into: &events) != nil {
+            events.removeAll(keepingCapacity: true)
+        }
+        return symbols
     }
 
     private static func reopen(_ path: String) throws -> FileDescriptor {
@@ -130,6 +151,7 @@ public final class LogWriter {
             if created { try syncDirectory() }
         }
         committedEnd = offset
+        committedSymbols = logSymbols.count
         defer { firstSeq = nextSeq }
         return firstSeq..<nextSeq
     }
@@ -139,6 +161,7 @@ public final class LogWriter {
     public func rollback() {
         pending.removeAll()
         nextSeq = firstSeq
+        logSymbols.removeSymbols(from: committedSymbols)
         if created && committedEnd <= Int64(FileHeader.size) && firstSeq == 1 {
             _ = unlink(path)
         } else {
@@ -150,7 +173,7 @@ public final class LogWriter {
     /// Encodes, compresses and writes the pending events as one batch.
     private func writeBatch(symbols: SymbolTable) throws {
         guard !pending.isEmpty else { return }
-        let encoded = encoder.encode(pending[...], symbols: symbols)
+        let encoded = encoder.encode(pending[...], symbols: symbols, log: &logSymbols)
         frame.removeAll(keepingCapacity: true)
         _ = try encoded.payload.withUnsafeBytes { try compressor.compressFrame($0, appendingTo: &frame) }
         let header = BatchHeader(

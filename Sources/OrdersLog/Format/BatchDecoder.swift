@@ -17,16 +17,22 @@ struct BatchDecoder {
         var eventCount: Int
         var minAt: Int64
         var maxAt: Int64
+        /// The seq of the batch's first event.
+        var firstSeq: UInt64 = 1
+        /// Whether earlier batches may have been skipped, leaving gaps in the symbol numbers.
+        var skipping = false
     }
 
-    /// Decodes a payload on its own, taking its event count and time range as they come.
+    /// Decodes a payload on its own, as the log's first batch, taking its
+    /// event count and time range as they come.
     mutating func decode(_ payload: UnsafeRawBufferPointer, symbols: inout SymbolTable, into events: inout [Event]) throws(ByteReader.Malformed) {
         var reader = ByteReader(payload)
         let count = try reader.readCount(atMost: LogFormat.maxBatchEvents, "the event count")
-        try decode(payload, expecting: Expected(eventCount: count, minAt: .min, maxAt: .max), symbols: &symbols, into: &events)
+        try decode(payload, expecting: Expected(eventCount: count, minAt: .min, maxAt: .max, skipping: true), symbols: &symbols, into: &events)
     }
 
-    /// Appends the payload's events to `events`, interning its identifiers in `symbols`.
+    /// Appends the payload's events to `events`, defining its identifiers in
+    /// `symbols`, which must hold the ids of every batch before it.
     /// - Throws: where in the payload it broke, and how.
     mutating func decode(
         _ payload: UnsafeRawBufferPointer, expecting expected: Expected,
@@ -40,7 +46,7 @@ struct BatchDecoder {
         guard count == expected.eventCount else {
             throw ByteReader.Malformed(position: 0, reason: "payload holds \(count) events, its header says \(expected.eventCount)")
         }
-        try readDictionary(&reader, symbols: &symbols)
+        try readDictionary(&reader, expected: expected, symbols: &symbols)
         let currencies = try readCurrencies(&reader)
 
         var lengths: [Int] = []
@@ -109,9 +115,32 @@ struct BatchDecoder {
         }
     }
 
-    /// Reads the batch's symbol dictionary and maps each entry to a global symbol.
-    private mutating func readDictionary(_ reader: inout ByteReader, symbols: inout SymbolTable) throws(ByteReader.Malformed) {
+    /// Reads the batch's symbol dictionary and defines each entry under its
+    /// number in the log: no hashing, since the writer numbered them.
+    private mutating func readDictionary(_ reader: inout ByteReader, expected: Expected, symbols: inout SymbolTable) throws(ByteReader.Malformed) {
         let count = try reader.readCount(atMost: reader.remaining, "the dictionary size")
+        let firstNewPosition = reader.position
+        // Each event names at most three ids, so the log cannot hold more than this.
+        let idLimit = min(3 * (Int(expected.firstSeq) - 1 + expected.eventCount), Int(UInt32.max) - 1)
+        let firstNew = try reader.readCount(atMost: idLimit, "the number of the batch's first new id")
+        guard firstNew >= symbols.count, expected.skipping || firstNew == symbols.count else {
+            throw ByteReader.Malformed(position: firstNewPosition, reason: "the batch numbers its new ids from \(firstNew), but the log so far holds \(symbols.count)")
+        }
+        var numbers: [Int] = []
+        numbers.reserveCapacity(count)
+        var nextNew = firstNew
+        for _ in 0..<count {
+            let reference = try reader.readCount(atMost: firstNew, "an id's number in the log")
+            if reference == 0 {
+                guard nextNew < idLimit else {
+                    throw ByteReader.Malformed(position: reader.position, reason: "more new ids than the events before could have named")
+                }
+                numbers.append(nextNew)
+                nextNew += 1
+            } else {
+                numbers.append(reference - 1)
+            }
+        }
         var lengths: [Int] = []
         lengths.reserveCapacity(count)
         var total = 0
@@ -128,8 +157,12 @@ struct BatchDecoder {
         }
         globalOf.removeAll(keepingCapacity: true)
         var offset = 0
-        for length in lengths {
-            globalOf.append(symbols.intern(UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length])))
+        for (number, length) in zip(numbers, lengths) {
+            let spelling = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length])
+            if case .conflicting = symbols.define(number, spelling) {
+                throw ByteReader.Malformed(position: start + offset, reason: "id number \(number) is spelled differently than in an earlier batch")
+            }
+            globalOf.append(Symbol(rawValue: UInt32(number)))
             offset += length
         }
     }

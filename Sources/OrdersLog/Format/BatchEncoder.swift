@@ -1,7 +1,8 @@
 import OrdersCore
 
 /// Turns a batch of events into the payload of one zstd frame: a symbol
-/// dictionary of the batch's own, then one column per field (see FORMAT.md).
+/// dictionary of the batch's own, with each entry's number in the log, then
+/// one column per field (see FORMAT.md).
 ///
 /// Columns rather than rows: like values sit together, which zstd compresses
 /// far better, and each column decodes in a tight loop.
@@ -33,7 +34,9 @@ struct BatchEncoder {
         var maxAt: Int64
     }
 
-    mutating func encode(_ events: ArraySlice<Event>, symbols: SymbolTable) -> Encoded {
+    /// Encodes `events`, whose ids are in `symbols`, numbering ids new to the
+    /// log in `log` (the table of every id the log holds so far).
+    mutating func encode(_ events: ArraySlice<Event>, symbols: SymbolTable, log: inout SymbolTable) -> Encoded {
         reset()
         highest = -1
         var previousAt: Int64 = 0
@@ -79,6 +82,13 @@ struct BatchEncoder {
         var payload = ByteWriter(capacity: kinds.bytes.count * 12)
         payload.write(varint: UInt64(events.count))
         payload.write(varint: UInt64(dictionary.count))
+        let firstNew = log.count
+        payload.write(varint: UInt64(firstNew))
+        for symbol in dictionary {
+            let number = symbols.withBytes(of: symbol) { log.intern($0) }.index
+            // New ids are interned in dictionary order, so they number on from `firstNew`.
+            payload.write(varint: number >= firstNew ? 0 : UInt64(number + 1))
+        }
         for symbol in dictionary { payload.write(varint: UInt64(symbols[symbol].count)) }
         for symbol in dictionary { payload.write(contentsOf: symbols[symbol]) }
         payload.write(varint: UInt64(currencies.count))

@@ -10,7 +10,8 @@ public enum BatchPayload {
         public var description: String { "payload byte \(position): \(reason)" }
     }
 
-    /// Appends the payload's events to `events`, interning ids in `symbols`.
+    /// Appends the payload's events to `events`, defining its ids in `symbols`
+    /// as the first batch of a log would.
     public static func decode(_ payload: UnsafeRawBufferPointer, symbols: inout SymbolTable, into events: inout [Event]) throws(Invalid) {
         var decoder = BatchDecoder()
         do {

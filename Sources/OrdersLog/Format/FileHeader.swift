@@ -41,8 +41,11 @@ struct FileHeader: Hashable, Sendable {
         guard crc == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[8..<20])) else {
             throw ByteReader.Malformed(position: 20, reason: "file header checksum does not match")
         }
-        guard version >= 1, version <= LogFormat.version else {
+        guard version <= LogFormat.version else {
             throw ByteReader.Malformed(position: 16, reason: "log format version \(version) is newer than this orders reads (\(LogFormat.version))")
+        }
+        guard version == LogFormat.version else {
+            throw ByteReader.Malformed(position: 16, reason: "log format version \(version) is a pre-release layout this orders no longer reads; import the events again from NDJSON")
         }
         return FileHeader(version: version)
     }

@@ -1,8 +1,9 @@
 /// Constants of the binary log format. `FORMAT.md` beside this folder
 /// describes the format in full.
 enum LogFormat {
-    /// The version this code writes. It reads every version up to this one.
-    static let version: UInt16 = 1
+    /// The version this code writes and reads. Version 1 was a pre-release
+    /// layout (a dictionary per batch without log-wide numbers); it is refused.
+    static let version: UInt16 = 2
     /// The first eight bytes of the file header's content.
     static let fileMagic: [UInt8] = Array("ORDERLOG".utf8)
 

@@ -63,9 +63,10 @@ extension Orders {
             var table = AuditReport.table()
             var found = 0
             try readEvents(input.log, skippingCorrupt: input.skipCorrupt, progress: "auditing") { first, events, symbols in
-                if target == nil { target = symbols.lookup(cartID) }
                 for (i, event) in events.enumerated() {
                     let status = projector.fold(event)
+                    // Compared by bytes as events go: a log's table has no hash index to look ids up in.
+                    if target == nil, let cart = event.cart, symbols.spells(cart, cartID) { target = cart }
                     guard let target, event.cart == target else { continue }
                     found += 1
                     let (units, total) = projector.ledger.totals(of: target)
@@ -95,9 +96,9 @@ extension Orders {
             var locator = Locator()
             var cart: [UInt8]?
             try readEvents(input.log, skippingCorrupt: input.skipCorrupt, progress: "finding order") { _, events, symbols in
-                if locator.order == nil { locator.order = symbols.lookup(order) }
-                guard locator.order != nil, locator.cart == nil else { return }
+                guard locator.cart == nil else { return }
                 for event in events {
+                    if locator.order == nil, case let .checkedOut(_, id) = event.kind, symbols.spells(id, order) { locator.order = id }
                     _ = ledger.apply(event, observer: &locator)
                     if let found = locator.cart { cart = Array(symbols[found]); return }
                 }

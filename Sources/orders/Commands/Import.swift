@@ -42,10 +42,10 @@ extension Orders {
             try reportingFailures(consequence: "nothing was appended to \(log)") {
                 let writer = try LogWriter(path: log, batchEvents: batchEvents, waiting: { Console.note("orders: \($0)") })
                 if let recovery = writer.recovery { Console.note("orders: warning: \(recovery)") }
-                var lastSymbols = SymbolTable()
                 do {
-                    var symbols = SymbolTable()
                     for file in files {
+                        // A table per file: a log's ids are numbered in its own table.
+                        var symbols = SymbolTable()
                         let stream = try openEvents(file)
                         for notice in stream.notices { Console.note("orders: warning: \(notice)") }
                         let progress = Progress("importing \(stream.name)")
@@ -56,9 +56,9 @@ extension Orders {
                             progress.advance(events.count, position: stream.progress)
                             events.removeAll(keepingCapacity: true)
                         }
+                        try writer.flush(symbols: symbols)
                     }
-                    lastSymbols = symbols
-                    let seqs = try writer.commit(symbols: lastSymbols)
+                    let seqs = try writer.commit(symbols: SymbolTable())
                     let range = seqs.isEmpty ? "" : " (seq \(seqs.lowerBound)–\(seqs.upperBound - 1))"
                     Console.write("appended \(seqs.count) events to \(log)\(range)\n")
                 } catch {

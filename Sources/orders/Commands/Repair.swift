@@ -37,7 +37,6 @@ extension Orders {
                         for event in events { try writer.append(event, symbols: symbols) }
                         try writer.flush(symbols: symbols)
                         events.removeAll(keepingCapacity: true)
-                        symbols = SymbolTable()
                     }
                     let seqs = try writer.commit(symbols: SymbolTable())
                     for skip in reader.skipped { Console.note("orders: dropped \(skip)") }

@@ -43,13 +43,16 @@ extension Orders {
                     if strict { for event in events { projector.fold(event) } }
                     progress.advance(events.count, position: reader.progress)
                     events.removeAll(keepingCapacity: true)
-                    symbols = SymbolTable()
                 }
                 progress.finish()
                 let survey = try LogSurvey(path: log)
                 let problems = reader.skipped
                 let anomalies = projector.reports.summary.anomalies
-                let sound = !reader.foundDamage
+                // Replay trusts the writer to number each spelling once; verify checks it.
+                let twice = symbols.firstDuplicate().map { a, b in
+                    "ids \(a.rawValue) and \(b.rawValue) are both spelled \(String(identifier: Array(symbols[a]))): the log numbers one id twice"
+                }
+                let sound = !reader.foundDamage && twice == nil
                 if json {
                     var out = JSONObject()
                     out.string("file", log)
@@ -72,7 +75,12 @@ extension Orders {
                         o.integer("events", 0)
                         o.string("reason", damage.reason)
                         return o
-                    })
+                    } + (twice.map { reason in
+                        var o = JSONObject()
+                        o.integer("events", 0)
+                        o.string("reason", reason)
+                        return [o]
+                    } ?? []))
                     if let tail = reader.tail {
                         var t = JSONObject()
                         t.integer("offset", tail.offset)
@@ -95,6 +103,7 @@ extension Orders {
                     text += "  events     \(Money.grouped(reader.eventCount)) committed" + (lost == 0 ? ", all readable\n" : ", \(Money.grouped(lost)) unreadable\n")
                     for skip in problems { text += "  damage     \(skip)\n" }
                     for damage in reader.harmlessDamage { text += "  damage     byte \(damage.offset): \(damage.reason) (no events lost)\n" }
+                    if let twice { text += "  damage     \(twice)\n" }
                     if let tail = reader.tail {
                         text += "  tail       \(tail.length) bytes after byte \(tail.offset) that no commit covers (\(tail.reason)); the next import removes them\n"
                     }
@@ -106,7 +115,7 @@ extension Orders {
                 }
                 Console.flush()
                 if !sound {
-                    let first = problems.first.map { "\($0)" } ?? reader.harmlessDamage.first.map { "byte \($0.offset): \($0.reason)" } ?? ""
+                    let first = problems.first.map { "\($0)" } ?? reader.harmlessDamage.first.map { "byte \($0.offset): \($0.reason)" } ?? twice ?? ""
                     Console.note("orders: error: \(log) is corrupt: \(first); `orders repair` copies what can be read into a new log")
                     throw ExitCode(ExitStatus.dataError)
                 }

@@ -1,0 +1,153 @@
+/// A key that packs, without loss, into two machine words.
+public protocol PackedKey: Hashable, Sendable {
+    var packed: (UInt64, UInt64) { get }
+}
+
+/// A hash map for the fold's aggregates: keys packed into two words, a
+/// multiply-and-shift hash, entries stored densely in insertion order.
+///
+/// Hand-written rather than `Dictionary`: the fold updates these maps once
+/// per order line and vote, and `Dictionary`'s SipHash, seeded per process
+/// against hostile keys, was a fifth of replay's time. These keys are
+/// interned symbols, days and currencies, which an input cannot choose to
+/// collide much: keys are symbol numbers, days and currencies, small
+/// integers that the input does not pick.
+public struct DenseMap<Key: PackedKey, Value: Sendable>: Sendable {
+    @usableFromInline var storedKeys: [Key] = []
+    @usableFromInline var storedValues: [Value] = []
+
+    /// The keys, in the order they were added.
+    @inlinable
+    public var keys: [Key] { storedKeys }
+
+    /// The values, in the order their keys were added.
+    @inlinable
+    public var values: [Value] { storedValues }
+
+    /// Open addressing, linear probing: 0 is empty, otherwise an entry's index plus one.
+    @usableFromInline var slots: [UInt32] = Array(repeating: 0, count: 16)
+
+    public init() {}
+
+    @inlinable
+    public var count: Int { storedKeys.count }
+
+    @inlinable
+    public var isEmpty: Bool { storedKeys.isEmpty }
+
+    /// The value for `key`, if it has one.
+    @inlinable
+    public subscript(key: Key) -> Value? {
+        guard let entry = find(key).entry else { return nil }
+        return storedValues[entry]
+    }
+
+    /// The value for `key`, starting from `defaultValue` when it has none.
+    @inlinable
+    public subscript(key: Key, default defaultValue: @autoclosure () -> Value) -> Value {
+        get { self[key] ?? defaultValue() }
+        _modify {
+            let entry = entry(for: key, default: defaultValue())
+            yield &storedValues[entry]
+        }
+    }
+
+    /// Adds `key` with `value` unless it is there already.
+    /// - Returns: whether it was added.
+    @inlinable
+    public mutating func insert(_ key: Key, _ value: @autoclosure () -> Value) -> Bool {
+        let (entry, slot) = find(key)
+        if entry != nil { return false }
+        add(key, value(), at: slot)
+        return true
+    }
+
+    /// Adds every entry of `other`, combining the values of keys in both.
+    public mutating func merge(_ other: DenseMap, _ combine: (inout Value, Value) -> Void) {
+        for (key, value) in other.entries {
+            let (entry, slot) = find(key)
+            if let entry { combine(&storedValues[entry], value) } else { add(key, value, at: slot) }
+        }
+    }
+
+    /// The entries in insertion order.
+    public var entries: Zip2Sequence<[Key], [Value]> { zip(storedKeys, storedValues) }
+
+    /// The value of entry `entry` (from `entry(for:default:)`).
+    @inlinable
+    public subscript(entry entry: Int) -> Value {
+        get { storedValues[entry] }
+        _modify { yield &storedValues[entry] }
+    }
+
+    /// The index of `key`'s entry, added with `defaultValue` if it has none;
+    /// for updating one entry several times with a single lookup.
+    @inlinable
+    public mutating func entry(for key: Key, default defaultValue: @autoclosure () -> Value) -> Int {
+        let (entry, slot) = find(key)
+        if let entry { return entry }
+        add(key, defaultValue(), at: slot)
+        return storedKeys.count - 1
+    }
+
+    /// Where `key` is, or the empty slot where it would go.
+    @inlinable
+    func find(_ key: Key) -> (entry: Int?, slot: Int) {
+        let mask = slots.count - 1
+        var slot = Self.hash(key) & mask
+        while true {
+            let entry = slots[slot]
+            if entry == 0 { return (nil, slot) }
+            if storedKeys[Int(entry) - 1] == key { return (Int(entry) - 1, slot) }
+            slot = (slot &+ 1) & mask
+        }
+    }
+
+    @usableFromInline
+    mutating func add(_ key: Key, _ value: Value, at slot: Int) {
+        storedKeys.append(key)
+        storedValues.append(value)
+        slots[slot] = UInt32(storedKeys.count)
+        if storedKeys.count * 2 > slots.count {
+            slots = Array(repeating: 0, count: slots.count * 2)
+            let mask = slots.count - 1
+            for (index, key) in storedKeys.enumerated() {
+                var slot = Self.hash(key) & mask
+                while slots[slot] != 0 { slot = (slot &+ 1) & mask }
+                slots[slot] = UInt32(index + 1)
+            }
+        }
+    }
+
+    @inlinable
+    static func hash(_ key: Key) -> Int {
+        let (a, b) = key.packed
+        var x = a &* 0x9E37_79B9_7F4A_7C15 ^ b
+        x ^= x >> 32
+        x &*= 0xD6E8_FEB8_6659_FD93
+        x ^= x >> 32
+        return Int(truncatingIfNeeded: x)
+    }
+}
+
+extension DenseMap: Equatable where Value: Equatable {
+    /// Equal when they map the same keys to the same values, in whatever order they were added.
+    public static func == (lhs: DenseMap, rhs: DenseMap) -> Bool {
+        lhs.count == rhs.count && lhs.entries.allSatisfy { key, value in rhs[key] == value }
+    }
+}
+
+extension DenseMap: Hashable where Value: Hashable {
+    public func hash(into hasher: inout Hasher) {
+        // Order-independent, to agree with `==`.
+        var combined = 0
+        for (key, value) in entries {
+            var one = Hasher()
+            one.combine(key)
+            one.combine(value)
+            combined ^= one.finalize()
+        }
+        hasher.combine(count)
+        hasher.combine(combined)
+    }
+}
