@@ -1,5 +1,5 @@
 /// An ISO 4217 currency code: three upper-case ASCII letters, packed in a word.
-public struct Currency: Hashable, Comparable, Sendable, CustomStringConvertible {
+public struct Currency: PackedKey, Comparable, CustomStringConvertible {
     /// The three letters, first letter in the lowest byte.
     public var rawValue: UInt32
 
@@ -34,4 +34,9 @@ public struct Currency: Hashable, Comparable, Sendable, CustomStringConvertible 
     public static func < (lhs: Currency, rhs: Currency) -> Bool { lhs.code.lexicographicallyPrecedes(rhs.code) }
 
     public var description: String { String(decoding: code, as: UTF8.self) }
+}
+
+extension Currency {
+    @inlinable
+    public var packed: (UInt64, UInt64) { (UInt64(rawValue), 0) }
 }

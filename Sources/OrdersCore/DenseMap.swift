@@ -103,19 +103,22 @@ public struct DenseMap<Key: PackedKey, Value: Sendable>: Sendable {
         }
     }
 
-    @usableFromInline
+    @inlinable
     mutating func add(_ key: Key, _ value: Value, at slot: Int) {
         storedKeys.append(key)
         storedValues.append(value)
         slots[slot] = UInt32(storedKeys.count)
-        if storedKeys.count * 2 > slots.count {
-            slots = Array(repeating: 0, count: slots.count * 2)
-            let mask = slots.count - 1
-            for (index, key) in storedKeys.enumerated() {
-                var slot = Self.hash(key) & mask
-                while slots[slot] != 0 { slot = (slot &+ 1) & mask }
-                slots[slot] = UInt32(index + 1)
-            }
+        if storedKeys.count * 2 > slots.count { grow() }
+    }
+
+    @inlinable
+    mutating func grow() {
+        slots = Array(repeating: 0, count: slots.count * 2)
+        let mask = slots.count - 1
+        for index in storedKeys.indices {
+            var slot = Self.hash(storedKeys[index]) & mask
+            while slots[slot] != 0 { slot = (slot &+ 1) & mask }
+            slots[slot] = UInt32(index + 1)
         }
     }
 

@@ -5,8 +5,8 @@ public struct Summary: Hashable, Sendable {
     public var applied: Int64 = 0
     public var anomalies = AnomalyCounts()
     public var orders: Int64 = 0
-    public var revenue: [Currency: ExactSum] = [:]
-    public var units: [Currency: ExactSum] = [:]
+    public var revenue = DenseMap<Currency, ExactSum>()
+    public var units = DenseMap<Currency, ExactSum>()
     /// Carts open at the end, empty or not.
     public var openCarts: Int64 = 0
     /// Votes counted.
@@ -29,8 +29,8 @@ public struct Summary: Hashable, Sendable {
         applied += other.applied
         anomalies.merge(other.anomalies)
         orders += other.orders
-        revenue.merge(other.revenue) { a, b in var a = a; a.add(b); return a }
-        units.merge(other.units) { a, b in var a = a; a.add(b); return a }
+        revenue.merge(other.revenue) { $0.add($1) }
+        units.merge(other.units) { $0.add($1) }
         openCarts += other.openCarts
         votes += other.votes
     }

@@ -39,8 +39,10 @@ public enum InputFormat: Hashable, Sendable {
 }
 
 /// Opens events from a file (or `-`, standard input), whatever its format.
-/// - Parameter skippingCorrupt: for a log, go on past damaged frames (see ``LogReader``).
-public func openEvents(_ path: String, skippingCorrupt: Bool = false) throws -> any EventStream {
+/// - Parameters:
+///   - skippingCorrupt: for a log, go on past damaged frames (see ``LogReader``).
+///   - threads: for a log, threads in all that read it (see ``LogReader``).
+public func openEvents(_ path: String, skippingCorrupt: Bool = false, threads: Int = 1) throws -> any EventStream {
     let name = path == "-" ? "standard input" : path
     let file: FileDescriptor
     if path == "-" {
@@ -72,7 +74,7 @@ public func openEvents(_ path: String, skippingCorrupt: Bool = false) throws -> 
             throw InputError(file: name, message: "a binary log must be read from a file, not a pipe")
         }
         try? file.close()
-        return try LogReader(path: path, skippingCorrupt: skippingCorrupt)
+        return try LogReader(path: path, skippingCorrupt: skippingCorrupt, threads: threads)
     case .zstdNDJSON:
         return try NDJSONReader(name: name, file: file, closes: path != "-", compressed: true, prefix: prefix)
     case .ndjson:

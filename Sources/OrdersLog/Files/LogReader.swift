@@ -35,19 +35,26 @@ public final class LogReader: EventStream {
     public private(set) var harmlessDamage: [LogSurvey.Damage] = []
     private let skippingCorrupt: Bool
     private var nextBatch = 0
-    private var frame: [UInt8] = []
-    private var payload: [UInt8] = []
-    private var decompressor: ZstdDecompressor
-    private var decoder = BatchDecoder()
+    /// Threads that load batches ahead of `next`; 0 loads on the caller's thread.
+    private let workers: Int
+    private var loader: BatchLoader
+    private var current = LoadedBatch()
+    private lazy var parallel = ParallelLoader(batches: batches, workers: workers) { [file, name] in
+        try BatchLoader(file: file, name: name)
+    }
 
     /// Opens the log at `path` and reads its headers.
-    /// - Parameter skippingCorrupt: go on past damaged frames, recording in
-    ///   `skipped` which seqs could not be read, instead of failing.
+    /// - Parameters:
+    ///   - skippingCorrupt: go on past damaged frames, recording in `skipped`
+    ///     which seqs could not be read, instead of failing.
+    ///   - threads: threads in all; with more than one, batches are
+    ///     decompressed and decoded on `threads - 1` others, ahead of `next`.
     /// - Throws: ``FileError``, or ``InputError`` if it is not a log or (unless
     ///   skipping) is corrupt before its last commit.
-    public init(path: String, skippingCorrupt: Bool = false) throws {
+    public init(path: String, skippingCorrupt: Bool = false, threads: Int = 1) throws {
         name = path
         self.skippingCorrupt = skippingCorrupt
+        workers = threads > 1 ? threads - 1 : 0
         do {
             file = try FileDescriptor.open(FilePath(path), .readOnly)
         } catch {
@@ -66,7 +73,7 @@ public final class LogReader: EventStream {
                 endSeq = layout.endSeq
                 tail = layout.tail
             }
-            decompressor = try ZstdDecompressor()
+            loader = try BatchLoader(file: file, name: path)
         } catch {
             try? file.close()
             throw error
@@ -97,22 +104,48 @@ public final class LogReader: EventStream {
         while nextBatch < batches.count {
             let batch = batches[nextBatch]
             nextBatch += 1
-            let before = events.count
             let symbolsBefore = symbols.count
             do {
-                try decode(batch, symbols: &symbols, into: &events)
+                try load(batch)
+                let defined: ByteReader.Malformed? = current.payload.withUnsafeBytes { payload in
+                    do throws(ByteReader.Malformed) {
+                        try current.dictionary.define(payload, in: &symbols, skipping: skippingCorrupt)
+                        return nil
+                    } catch {
+                        return error
+                    }
+                }
+                if let defined {
+                    throw BatchFailure(offset: batch.frameOffset, reason: "\(defined.reason) (payload byte \(defined.position))")
+                }
+                if events.isEmpty { swap(&events, &current.events) } else { events.append(contentsOf: current.events) }
                 return Int64(batch.header.firstSeq)
             } catch let failure as BatchFailure {
                 guard skippingCorrupt else {
                     throw InputError(file: name, location: .offset(failure.offset),
                                      message: "corrupt batch (seq \(batch.header.firstSeq)–\(batch.header.endSeq - 1)): \(failure.reason)")
                 }
-                events.removeSubrange(before...)
                 symbols.removeSymbols(from: symbolsBefore)
                 skipped.append(Skip(offset: failure.offset, seqs: batch.header.firstSeq..<batch.header.endSeq, reason: failure.reason))
             }
         }
         return nil
+    }
+
+    /// Loads `batch` into `current`, on this thread or from the workers.
+    private func load(_ batch: LogLayout.Batch) throws {
+        guard workers > 0 else { return try loader.load(batch, into: &current) }
+        parallel.recycle(current)
+        current = LoadedBatch()
+        current = try parallel.take().get()
+    }
+
+    /// Decompresses every committed batch and nothing more, for measuring
+    /// the zstd floor. - Returns: the payload bytes in all.
+    public func decompressAll() throws -> Int64 {
+        var total: Int64 = 0
+        for batch in batches { total += Int64(try loader.decompressOnly(batch, into: &current.payload)) }
+        return total
     }
 
     /// The seqs that no readable batch covers, each with the damage that cost them.
@@ -137,56 +170,6 @@ public final class LogReader: EventStream {
             expected = max(expected, batch.header.endSeq)
         }
         return (skips, harmless)
-    }
-
-    /// Reads, checks and decodes one batch.
-    func decode(_ batch: LogLayout.Batch, symbols: inout SymbolTable, into events: inout [Event]) throws {
-        let header = batch.header
-        func corrupt(_ reason: String, at offset: Int64) -> BatchFailure {
-            BatchFailure(offset: offset, reason: reason)
-        }
-        frame.removeAll(keepingCapacity: true)
-        frame.append(contentsOf: repeatElement(0, count: Int(header.frameSize)))
-        try frame.withUnsafeMutableBytes { try file.readAll(at: batch.frameOffset, into: $0, path: name) }
-        let frameChecks: String? = frame.withUnsafeBytes { bytes in
-            if CRC32C.checksum(bytes) != header.frameCRC { return "the frame's checksum does not match" }
-            if bytes.count < 5 || bytes.loadUnaligned(as: UInt32.self).littleEndian != ZstdFrame.magic { return "not a zstd frame" }
-            if !ZstdFrame.hasChecksum(bytes) { return "the zstd frame has no content checksum" }
-            if ZstdFrame.contentSize(bytes) != UInt64(header.payloadSize) { return "the zstd frame's content size does not match the header" }
-            if ZstdFrame.compressedSize(bytes) != bytes.count { return "the zstd frame's size does not match the header" }
-            return nil
-        }
-        if let frameChecks { throw corrupt(frameChecks, at: batch.frameOffset) }
-        payload.removeAll(keepingCapacity: true)
-        payload.append(contentsOf: repeatElement(0, count: Int(header.payloadSize)))
-        let zstdFailure: ZstdError? = frame.withUnsafeBytes { source in
-            payload.withUnsafeMutableBytes { target -> ZstdError? in
-                do throws(ZstdError) {
-                    try decompressor.decompressFrame(source, into: target)
-                    return nil
-                } catch {
-                    return error
-                }
-            }
-        }
-        if let zstdFailure { throw corrupt("\(zstdFailure)", at: batch.frameOffset) }
-        let expected = BatchDecoder.Expected(eventCount: Int(header.eventCount), minAt: header.minAt, maxAt: header.maxAt,
-                                             firstSeq: header.firstSeq, skipping: skippingCorrupt)
-        let failure: ByteReader.Malformed? = payload.withUnsafeBytes { bytes -> ByteReader.Malformed? in
-            do throws(ByteReader.Malformed) {
-                try decoder.decode(bytes, expecting: expected, symbols: &symbols, into: &events)
-                return nil
-            } catch {
-                return error
-            }
-        }
-        if let failure { throw corrupt("\(failure.reason) (payload byte \(failure.position))", at: batch.frameOffset) }
-    }
-
-    /// A batch that would not read: where, and why.
-    struct BatchFailure: Error {
-        var offset: Int64
-        var reason: String
     }
 
     /// Whether a writer holds the log's lock now.

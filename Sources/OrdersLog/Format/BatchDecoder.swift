@@ -4,9 +4,18 @@ import OrdersCore
 /// a payload that passed its checksums but still breaks a rule (a symbol
 /// index out of range, a quantity of zero, a time outside the header's range)
 /// is reported as corrupt, never folded.
+///
+/// Two steps, so that batches can decode on several threads at once: `decode`
+/// needs nothing but the payload (events carry the ids' numbers in the log)
+/// and returns the batch's ``BatchDictionary``, whose `define` then gives
+/// those numbers their bytes in the one symbol table, in log order.
 struct BatchDecoder {
-    /// The global symbol of each entry of the batch's dictionary.
+    /// The log number of each entry of the batch's dictionary.
     private var globalOf: [Symbol] = []
+    /// Where each dictionary entry's bytes lie in the payload.
+    private var spellings: [Range<Int>] = []
+    /// The log number of the batch's first new id.
+    private var firstNew = 0
     /// The last price read for each dictionary entry (as a product) in this batch.
     private var lastPrice: [Int64] = []
     /// The highest dictionary index referenced so far (see `BatchEncoder`).
@@ -19,25 +28,23 @@ struct BatchDecoder {
         var maxAt: Int64
         /// The seq of the batch's first event.
         var firstSeq: UInt64 = 1
-        /// Whether earlier batches may have been skipped, leaving gaps in the symbol numbers.
-        var skipping = false
     }
 
     /// Decodes a payload on its own, as the log's first batch, taking its
-    /// event count and time range as they come.
+    /// event count and time range as they come, and defines its ids.
     mutating func decode(_ payload: UnsafeRawBufferPointer, symbols: inout SymbolTable, into events: inout [Event]) throws(ByteReader.Malformed) {
         var reader = ByteReader(payload)
         let count = try reader.readCount(atMost: LogFormat.maxBatchEvents, "the event count")
-        try decode(payload, expecting: Expected(eventCount: count, minAt: .min, maxAt: .max, skipping: true), symbols: &symbols, into: &events)
+        let dictionary = try decode(payload, expecting: Expected(eventCount: count, minAt: .min, maxAt: .max), into: &events)
+        try dictionary.define(payload, in: &symbols, skipping: true)
     }
 
-    /// Appends the payload's events to `events`, defining its identifiers in
-    /// `symbols`, which must hold the ids of every batch before it.
+    /// Appends the payload's events to `events`; their ids are the log's
+    /// numbers, which the returned dictionary's `define` gives bytes.
     /// - Throws: where in the payload it broke, and how.
     mutating func decode(
-        _ payload: UnsafeRawBufferPointer, expecting expected: Expected,
-        symbols: inout SymbolTable, into events: inout [Event]
-    ) throws(ByteReader.Malformed) {
+        _ payload: UnsafeRawBufferPointer, expecting expected: Expected, into events: inout [Event]
+    ) throws(ByteReader.Malformed) -> BatchDictionary {
         var reader = ByteReader(payload)
         let count = try reader.readCount(atMost: LogFormat.maxBatchEvents, "the event count")
         guard count <= payload.count else {
@@ -46,7 +53,7 @@ struct BatchDecoder {
         guard count == expected.eventCount else {
             throw ByteReader.Malformed(position: 0, reason: "payload holds \(count) events, its header says \(expected.eventCount)")
         }
-        try readDictionary(&reader, expected: expected, symbols: &symbols)
+        try readDictionary(&reader, expected: expected)
         let currencies = try readCurrencies(&reader)
 
         var lengths: [Int] = []
@@ -113,21 +120,16 @@ struct BatchDecoder {
         guard count == 0 || (expected.minAt == .min && expected.maxAt == .max) || (minAt == expected.minAt && maxAt == expected.maxAt) else {
             throw ByteReader.Malformed(position: 0, reason: "event times do not match the header's time range")
         }
+        return BatchDictionary(firstNew: firstNew, numbers: globalOf, spellings: spellings)
     }
 
-    /// Reads the batch's symbol dictionary and defines each entry under its
-    /// number in the log: no hashing, since the writer numbered them.
-    private mutating func readDictionary(_ reader: inout ByteReader, expected: Expected, symbols: inout SymbolTable) throws(ByteReader.Malformed) {
+    /// Reads the batch's symbol dictionary: each entry's number in the log and where its bytes are.
+    private mutating func readDictionary(_ reader: inout ByteReader, expected: Expected) throws(ByteReader.Malformed) {
         let count = try reader.readCount(atMost: reader.remaining, "the dictionary size")
-        let firstNewPosition = reader.position
         // Each event names at most three ids, so the log cannot hold more than this.
         let idLimit = min(3 * (Int(expected.firstSeq) - 1 + expected.eventCount), Int(UInt32.max) - 1)
-        let firstNew = try reader.readCount(atMost: idLimit, "the number of the batch's first new id")
-        guard firstNew >= symbols.count, expected.skipping || firstNew == symbols.count else {
-            throw ByteReader.Malformed(position: firstNewPosition, reason: "the batch numbers its new ids from \(firstNew), but the log so far holds \(symbols.count)")
-        }
-        var numbers: [Int] = []
-        numbers.reserveCapacity(count)
+        firstNew = try reader.readCount(atMost: idLimit, "the number of the batch's first new id")
+        globalOf.removeAll(keepingCapacity: true)
         var nextNew = firstNew
         for _ in 0..<count {
             let reference = try reader.readCount(atMost: firstNew, "an id's number in the log")
@@ -135,19 +137,18 @@ struct BatchDecoder {
                 guard nextNew < idLimit else {
                     throw ByteReader.Malformed(position: reader.position, reason: "more new ids than the events before could have named")
                 }
-                numbers.append(nextNew)
+                globalOf.append(Symbol(rawValue: UInt32(nextNew)))
                 nextNew += 1
             } else {
-                numbers.append(reference - 1)
+                globalOf.append(Symbol(rawValue: UInt32(reference - 1)))
             }
         }
-        var lengths: [Int] = []
-        lengths.reserveCapacity(count)
+        spellings.removeAll(keepingCapacity: true)
         var total = 0
         for _ in 0..<count {
             let length = try reader.readCount(atMost: LogFormat.maxIdentifierLength, "an identifier's length")
             guard length >= 1 else { throw ByteReader.Malformed(position: reader.position, reason: "an empty identifier") }
-            lengths.append(length)
+            spellings.append(total..<total + length)
             total += length
         }
         let start = reader.position
@@ -155,16 +156,7 @@ struct BatchDecoder {
         guard isValidUTF8(bytes) else {
             throw ByteReader.Malformed(position: start, reason: "an identifier is not valid UTF-8")
         }
-        globalOf.removeAll(keepingCapacity: true)
-        var offset = 0
-        for (number, length) in zip(numbers, lengths) {
-            let spelling = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length])
-            if case .conflicting = symbols.define(number, spelling) {
-                throw ByteReader.Malformed(position: start + offset, reason: "id number \(number) is spelled differently than in an earlier batch")
-            }
-            globalOf.append(Symbol(rawValue: UInt32(number)))
-            offset += length
-        }
+        for i in spellings.indices { spellings[i] = start + spellings[i].lowerBound..<start + spellings[i].upperBound }
     }
 
     private func readCurrencies(_ reader: inout ByteReader) throws(ByteReader.Malformed) -> [Currency] {
@@ -204,5 +196,29 @@ struct BatchDecoder {
             throw ByteReader.Malformed(position: column.position, reason: "a quantity is \(qty), outside 1…Int64.max")
         }
         return Int64(qty)
+    }
+}
+
+/// A decoded batch's ids: their numbers in the log, and where their bytes lie in its payload.
+struct BatchDictionary: Sendable {
+    /// The number of the batch's first id new to the log.
+    var firstNew: Int
+    var numbers: [Symbol]
+    var spellings: [Range<Int>]
+
+    /// Gives the numbers their bytes in `symbols`, which must hold the ids of
+    /// every batch before (but with `skipping`, damaged batches may have left
+    /// numbers out).
+    /// - Parameter payload: the payload the dictionary came from.
+    func define(_ payload: UnsafeRawBufferPointer, in symbols: inout SymbolTable, skipping: Bool) throws(ByteReader.Malformed) {
+        guard firstNew >= symbols.count, skipping || firstNew == symbols.count else {
+            throw ByteReader.Malformed(position: 0, reason: "the batch numbers its new ids from \(firstNew), but the log before it holds \(symbols.count)")
+        }
+        for (number, spelling) in zip(numbers, spellings) {
+            let bytes = UnsafeRawBufferPointer(rebasing: payload[spelling])
+            if case .conflicting = symbols.define(number.index, bytes) {
+                throw ByteReader.Malformed(position: spelling.lowerBound, reason: "id number \(number.index) is spelled differently than in an earlier batch")
+            }
+        }
     }
 }

@@ -19,7 +19,7 @@ public enum SummaryReport {
         return object.closed + [0x0A]
     }
 
-    private static func perCurrency(_ sums: [Currency: ExactSum], _ name: String) throws(SumOverflow) -> JSONObject {
+    private static func perCurrency(_ sums: DenseMap<Currency, ExactSum>, _ name: String) throws(SumOverflow) -> JSONObject {
         var object = JSONObject()
         for currency in sums.keys.sorted() {
             object.integer(currency.description, try sums[currency]!.checked("\(name) in \(currency)"))

@@ -62,7 +62,7 @@ extension Orders {
             var currency: Currency?
             var table = AuditReport.table()
             var found = 0
-            try readEvents(input.log, skippingCorrupt: input.skipCorrupt, progress: "auditing") { first, events, symbols in
+            try readEvents(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads, progress: "auditing") { first, events, symbols in
                 for (i, event) in events.enumerated() {
                     let status = projector.fold(event)
                     // Compared by bytes as events go: a log's table has no hash index to look ids up in.
@@ -95,7 +95,7 @@ extension Orders {
             var ledger = Ledger()
             var locator = Locator()
             var cart: [UInt8]?
-            try readEvents(input.log, skippingCorrupt: input.skipCorrupt, progress: "finding order") { _, events, symbols in
+            try readEvents(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads, progress: "finding order") { _, events, symbols in
                 guard locator.cart == nil else { return }
                 for event in events {
                     if locator.order == nil, case let .checkedOut(_, id) = event.kind, symbols.spells(id, order) { locator.order = id }

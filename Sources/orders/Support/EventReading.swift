@@ -7,10 +7,10 @@ import OrdersLog
 /// - Returns: the symbol table with every identifier of the input.
 @discardableResult
 func readEvents(
-    _ path: String, skippingCorrupt: Bool = false, progress label: String,
+    _ path: String, skippingCorrupt: Bool = false, threads: Int = 1, progress label: String,
     _ body: (_ firstSeq: Int64, _ events: [Event], _ symbols: SymbolTable) throws -> Void
 ) throws -> SymbolTable {
-    let stream = try openEvents(path, skippingCorrupt: skippingCorrupt)
+    let stream = try openEvents(path, skippingCorrupt: skippingCorrupt, threads: threads)
     for notice in stream.notices { Console.note("orders: warning: \(notice)") }
     let progress = Progress(label)
     defer { progress.finish() }
@@ -34,7 +34,7 @@ func readEvents(
 /// Folds every event of `path` and gathers every report.
 func replay(_ input: InputArgument, zone: ZoneRules) throws -> (reports: Reports, symbols: SymbolTable) {
     var projector = Projector(zone: zone)
-    let symbols = try readEvents(input.log, skippingCorrupt: input.skipCorrupt, progress: "replaying") { _, events, _ in
+    let symbols = try readEvents(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads, progress: "replaying") { _, events, _ in
         for event in events { projector.fold(event) }
     }
     return (projector.reports, symbols)

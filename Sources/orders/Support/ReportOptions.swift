@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glibc
 import OrdersCore
 import OrdersReports
 
@@ -9,6 +10,16 @@ struct InputArgument: ParsableArguments {
 
     @Flag(help: "Go on past damaged frames of a log, and say on standard error which seqs were skipped. Without it a corrupt log fails.")
     var skipCorrupt = false
+
+    @Option(help: ArgumentHelp("Threads for reading a log: with more than one, batches are decompressed and decoded on the others while this one folds. Defaults to the number of cores.", valueName: "n"))
+    var threads: Int = InputArgument.cores
+
+    /// The cores this process may run on.
+    static var cores: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
+    func validate() throws {
+        guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+    }
 }
 
 /// The time zone in which reports count dates.

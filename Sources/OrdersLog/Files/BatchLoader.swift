@@ -1,0 +1,91 @@
+import OrdersCore
+import SystemPackage
+
+/// One batch read from a log and decoded; its ids still to be defined.
+struct LoadedBatch: Sendable {
+    /// The decompressed payload, which the dictionary's spellings point into.
+    var payload: [UInt8] = []
+    var events: [Event] = []
+    var dictionary = BatchDictionary(firstNew: 0, numbers: [], spellings: [])
+}
+
+/// A batch that would not read: where, and why.
+struct BatchFailure: Error {
+    var offset: Int64
+    var reason: String
+}
+
+/// Reads, checks, decompresses and decodes batches of one log, one at a
+/// time. Each thread that loads batches has its own.
+struct BatchLoader: ~Copyable {
+    private let file: FileDescriptor
+    private let name: String
+    private var frame: [UInt8] = []
+    private var decompressor: ZstdDecompressor
+    private var decoder = BatchDecoder()
+
+    init(file: FileDescriptor, name: String) throws {
+        self.file = file
+        self.name = name
+        decompressor = try ZstdDecompressor()
+    }
+
+    /// Loads `batch` into `loaded`, reusing its buffers.
+    /// - Throws: ``BatchFailure`` if the batch is corrupt, ``FileError`` if reading fails.
+    mutating func load(_ batch: LogLayout.Batch, into loaded: inout LoadedBatch) throws {
+        let header = batch.header
+        frame.removeAll(keepingCapacity: true)
+        frame.append(contentsOf: repeatElement(0, count: Int(header.frameSize)))
+        try frame.withUnsafeMutableBytes { try file.readAll(at: batch.frameOffset, into: $0, path: name) }
+        let frameChecks: String? = frame.withUnsafeBytes { bytes in
+            if CRC32C.checksum(bytes) != header.frameCRC { return "the frame's checksum does not match" }
+            if bytes.count < 5 || bytes.loadUnaligned(as: UInt32.self).littleEndian != ZstdFrame.magic { return "not a zstd frame" }
+            if !ZstdFrame.hasChecksum(bytes) { return "the zstd frame has no content checksum" }
+            if ZstdFrame.contentSize(bytes) != UInt64(header.payloadSize) { return "the zstd frame's content size does not match the header" }
+            if ZstdFrame.compressedSize(bytes) != bytes.count { return "the zstd frame's size does not match the header" }
+            return nil
+        }
+        if let frameChecks { throw BatchFailure(offset: batch.frameOffset, reason: frameChecks) }
+        loaded.payload.removeAll(keepingCapacity: true)
+        loaded.payload.append(contentsOf: repeatElement(0, count: Int(header.payloadSize)))
+        let zstdFailure: ZstdError? = frame.withUnsafeBytes { source in
+            loaded.payload.withUnsafeMutableBytes { target -> ZstdError? in
+                do throws(ZstdError) {
+                    try decompressor.decompressFrame(source, into: target)
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+        }
+        if let zstdFailure { throw BatchFailure(offset: batch.frameOffset, reason: "\(zstdFailure)") }
+        let expected = BatchDecoder.Expected(eventCount: Int(header.eventCount), minAt: header.minAt, maxAt: header.maxAt,
+                                             firstSeq: header.firstSeq)
+        loaded.events.removeAll(keepingCapacity: true)
+        let decoded: Result<BatchDictionary, ByteReader.Malformed> = loaded.payload.withUnsafeBytes { bytes in
+            do throws(ByteReader.Malformed) {
+                return .success(try decoder.decode(bytes, expecting: expected, into: &loaded.events))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch decoded {
+        case .success(let dictionary): loaded.dictionary = dictionary
+        case .failure(let failure): throw BatchFailure(offset: batch.frameOffset, reason: "\(failure.reason) (payload byte \(failure.position))")
+        }
+    }
+
+    /// Decompresses `batch` and nothing more: the zstd floor of reading it.
+    /// - Returns: the payload's size.
+    mutating func decompressOnly(_ batch: LogLayout.Batch, into payload: inout [UInt8]) throws -> Int {
+        frame.removeAll(keepingCapacity: true)
+        frame.append(contentsOf: repeatElement(0, count: Int(batch.header.frameSize)))
+        try frame.withUnsafeMutableBytes { try file.readAll(at: batch.frameOffset, into: $0, path: name) }
+        payload.removeAll(keepingCapacity: true)
+        payload.append(contentsOf: repeatElement(0, count: Int(batch.header.payloadSize)))
+        try frame.withUnsafeBytes { source in
+            try payload.withUnsafeMutableBytes { try decompressor.decompressFrame(source, into: $0) }
+        }
+        return payload.count
+    }
+}
