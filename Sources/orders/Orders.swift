@@ -22,7 +22,7 @@ struct Orders: ParsableCommand {
         """,
         version: "0.1.0",
         subcommands: [
-            Import.self, Export.self, Replay.self, Report.self, Tally.self, Audit.self, Generate.self, Verify.self, Repair.self,
+            Import.self, Export.self, Replay.self, Report.self, Tally.self, Audit.self, Generate.self, Bench.self, Verify.self, Repair.self,
         ]
     )
 }

@@ -33,12 +33,7 @@ public struct JSONObject {
     /// A number with a fixed count of fractional digits, e.g. a share.
     public mutating func decimal(_ name: String, _ value: Double, digits: Int) {
         key(name)
-        var scale = 1.0
-        for _ in 0..<digits { scale *= 10 }
-        let scaled = Int64((value * scale).rounded())
-        let whole = scaled / Int64(scale)
-        let fraction = String(scaled % Int64(scale))
-        bytes.append(contentsOf: "\(whole).\(String(repeating: "0", count: digits - fraction.count))\(fraction)".utf8)
+        bytes.append(contentsOf: Money.fixed(value, digits: digits).utf8)
     }
 
     public mutating func object(_ name: String, _ value: JSONObject) {

@@ -38,6 +38,18 @@ public enum Money {
     }
 
     /// `1234567` as `1,234,567`.
+    /// `value` with exactly `digits` fractional digits (none: an integer), e.g. `0.25`.
+    public static func fixed(_ value: Double, digits: Int) -> String {
+        guard value.isFinite else { return "0" }
+        var scale: Int64 = 1
+        for _ in 0..<digits { scale *= 10 }
+        let scaled = Int64((value * Double(scale)).rounded())
+        guard digits > 0 else { return String(scaled) }
+        let sign = scaled < 0 ? "-" : ""
+        let fraction = String(abs(scaled) % scale)
+        return "\(sign)\(abs(scaled) / scale).\(String(repeating: "0", count: digits - fraction.count))\(fraction)"
+    }
+
     public static func grouped<T: BinaryInteger>(_ value: T) -> String {
         let digits = Array(String(value.magnitude))
         var out = ""

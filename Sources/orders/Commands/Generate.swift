@@ -65,20 +65,7 @@ extension Orders {
         }
 
         private func writeLog(_ generator: inout StreamGenerator, _ progress: Progress) throws {
-            let writer = try LogWriter(path: output)
-            var remaining = events
-            var batch: [Event] = []
-            while remaining > 0 {
-                var symbols = SymbolTable()  // one per batch: memory stays flat
-                let count = min(remaining, LogWriter.defaultBatchEvents)
-                generator.generate(count, symbols: &symbols, into: &batch)
-                for event in batch { try writer.append(event, symbols: symbols) }
-                try writer.flush(symbols: symbols)
-                batch.removeAll(keepingCapacity: true)
-                remaining -= count
-                progress.advance(count, position: (Int64(events - remaining), Int64(events)))
-            }
-            let seqs = try writer.commit(symbols: SymbolTable())
+            let seqs = try writeGeneratedLog(&generator, events: events, to: output, progress: progress)
             Console.note("orders: wrote \(seqs.count) events to \(output)")
         }
 

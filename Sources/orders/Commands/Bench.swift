@@ -1,0 +1,194 @@
+import ArgumentParser
+import Glibc
+import OrdersCore
+import OrdersLog
+import OrdersReports
+import OrdersWorkload
+
+extension Orders {
+    struct Bench: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Measure replay against the zstd floor, phase by phase.",
+            discussion: """
+            Replaying a log cannot be faster than decompressing it, so `zstd -dc LOG` is
+            the floor. bench times that, then replay built up one phase at a time, each
+            a full pass over the log: decompression alone (libzstd, in this process), then
+            decoding the events, then the fold's rules, then every report's aggregates,
+            which together are a whole replay; then the whole replay on --threads threads.
+            Each row gives its time, the time of its own phase (its time less the row
+            above), events/s and MB/s of decompressed payload, and its ratio to the floor.
+            Each is the best of --runs runs. Progress goes to standard error.
+
+            With --events, bench first writes a generated log of that many events (as
+            `orders generate` would) to a temporary file, and removes it afterwards.
+
+            Examples:
+              orders bench store.log
+              orders bench --events 10000000
+              orders bench store.log --threads 1 --runs 5 --json
+            """)
+
+        @Argument(help: ArgumentHelp("The log to measure.", valueName: "log"))
+        var log: String?
+
+        @Option(help: "Measure a generated log of this many events instead.")
+        var events: Int?
+
+        @Option(help: "The seed of the generated log.")
+        var seed: UInt64 = 1
+
+        @Option(help: ArgumentHelp("Threads for the last row's replay. Defaults to the number of cores.", valueName: "n"))
+        var threads: Int = InputArgument.cores
+
+        @Option(help: "Runs of each phase; the best counts.")
+        var runs = 3
+
+        @Flag(help: "Print one JSON object.")
+        var json = false
+
+        func validate() throws {
+            guard (log == nil) != (events == nil) else { throw ValidationError("name a LOG, or --events N for a generated one (not both)") }
+            if let events, events < 1 { throw ValidationError("--events must be at least 1") }
+            guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
+            guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+        }
+
+        func run() throws {
+            try reportingFailures {
+                var scratch: String?
+                defer { if let scratch { removeScratch(scratch) } }
+                let path: String
+                if let events {
+                    let directory = try makeScratchDirectory()
+                    scratch = directory
+                    path = directory + "/generated.log"
+                    var generator = StreamGenerator(seed: seed, catalog: .builtIn)
+                    let progress = Progress("generating")
+                    try writeGeneratedLog(&generator, events: events, to: path, progress: progress)
+                    progress.finish()
+                } else {
+                    path = log!
+                }
+                let result = try measure(path)
+                if json { Console.write(result.json) } else { Console.write(result.table) }
+            }
+        }
+
+        /// Every phase of reading `path`, timed.
+        private func measure(_ path: String) throws -> BenchResult {
+            let probe = try LogReader(path: path)
+            for notice in probe.notices { Console.note("orders: warning: \(notice)") }
+            var result = BenchResult(file: path, events: probe.eventCount, runs: runs)
+            result.logBytes = probe.progress?.total ?? 0
+            result.payloadBytes = try probe.decompressAll()
+            let events = result.events
+
+            if let floor = try best(label: "zstd -dc", events: events, { try timeZstd(path) }) {
+                result.add("zstd -dc LOG", floor, isFloor: true)
+            } else {
+                Console.note("orders: warning: could not run `zstd -dc`; the floor is libzstd in this process")
+            }
+            let decompress = try best(label: "decompressing", events: events) {
+                try time { _ = try LogReader(path: path).decompressAll() }
+            }!
+            result.add("decompress (libzstd)", decompress, isFloor: result.rows.isEmpty, phase: true)
+            let decode = try best(label: "decoding", events: events) {
+                try time { try readAll(path, threads: 1) { _ in } }
+            }!
+            result.add("+ decode", decode, phase: true)
+            let fold = try best(label: "folding", events: events) {
+                try time {
+                    var ledger = Ledger()
+                    var observer = NoObserver()
+                    try readAll(path, threads: 1) { events in for event in events { _ = ledger.apply(event, observer: &observer) } }
+                }
+            }!
+            result.add("+ fold", fold, phase: true)
+            let replay = try best(label: "replaying", events: events) {
+                try time {
+                    var projector = Projector()
+                    try readAll(path, threads: 1) { events in for event in events { projector.fold(event) } }
+                }
+            }!
+            result.add("+ reports = replay", replay, phase: true)
+            if threads > 1 {
+                let parallel = try best(label: "replaying on \(threads) threads", events: events) {
+                    try time {
+                        var projector = Projector()
+                        try readAll(path, threads: threads) { events in for event in events { projector.fold(event) } }
+                    }
+                }!
+                result.add("replay, \(threads) threads", parallel)
+            }
+            return result
+        }
+
+        /// The best of `runs` timings, with a progress line; nil if `body` gives none.
+        private func best(label: String, events: Int64, _ body: () throws -> Duration?) throws -> Duration? {
+            let progress = Progress("bench: \(label)")
+            defer { progress.finish() }
+            var fastest: Duration?
+            for run in 1...runs {
+                guard let elapsed = try body() else { return nil }
+                fastest = min(fastest ?? elapsed, elapsed)
+                progress.advance(Int(events), position: (Int64(run), Int64(runs)))
+            }
+            return fastest
+        }
+    }
+}
+
+/// An observer that keeps nothing: the fold's rules alone.
+private struct NoObserver: FoldObserver {
+    mutating func placed(_ order: PlacedOrder) {}
+    mutating func voted(poll: Symbol, candidate: Symbol) {}
+}
+
+/// Reads every batch of the log at `path`, handing each to `body`.
+private func readAll(_ path: String, threads: Int, _ body: ([Event]) -> Void) throws {
+    let reader = try LogReader(path: path, threads: threads)
+    var symbols = SymbolTable()
+    var events: [Event] = []
+    while try reader.next(symbols: &symbols, into: &events) != nil {
+        body(events)
+        events.removeAll(keepingCapacity: true)
+    }
+}
+
+private func time(_ body: () throws -> Void) rethrows -> Duration {
+    let start = ContinuousClock.now
+    try body()
+    return ContinuousClock.now - start
+}
+
+/// How long `zstd -dc path > /dev/null` takes, or nil if it cannot run or fails.
+private func timeZstd(_ path: String) -> Duration? {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    let words: [String] = ["zstd", "-dc", "-q", path]
+    let arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+    defer { for argument in arguments { free(argument) } }
+    var pid = pid_t()
+    let start = ContinuousClock.now
+    guard posix_spawnp(&pid, "zstd", &actions, nil, arguments, environ) == 0 else { return nil }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    let elapsed = ContinuousClock.now - start
+    return status == 0 ? elapsed : nil
+}
+
+private func makeScratchDirectory() throws -> String {
+    let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+    var template = Array((base + "/orders-bench-XXXXXX").utf8CString)
+    guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+        throw FileError(path: base, operation: "making a scratch directory", reason: String(cString: strerror(errno)))
+    }
+    return String(cString: made)
+}
+
+private func removeScratch(_ directory: String) {
+    unlink(directory + "/generated.log")
+    rmdir(directory)
+}

@@ -1,0 +1,75 @@
+import OrdersReports
+
+/// What `orders bench` measured, and its two renderings.
+struct BenchResult {
+    struct Row {
+        var name: String
+        var seconds: Double
+        /// This row's time less the row above's: the cost of its own phase.
+        var phaseSeconds: Double?
+    }
+
+    var file: String
+    var events: Int64
+    var runs: Int
+    var logBytes: Int64 = 0
+    var payloadBytes: Int64 = 0
+    var rows: [Row] = []
+    /// The time everything is compared with.
+    var floorSeconds = 0.0
+
+    init(file: String, events: Int64, runs: Int) {
+        self.file = file
+        self.events = events
+        self.runs = runs
+    }
+
+    /// Adds a row; `phase` rows also show their own cost over the phase row before.
+    mutating func add(_ name: String, _ elapsed: Duration, isFloor: Bool = false, phase: Bool = false) {
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        if isFloor { floorSeconds = seconds }
+        let previous = rows.last(where: { $0.phaseSeconds != nil })
+        rows.append(Row(name: name, seconds: seconds, phaseSeconds: phase ? seconds - (previous?.seconds ?? 0) : nil))
+    }
+
+    var table: String {
+        var table = TextTable([
+            .init("phase"), .init("time", .right), .init("own phase", .right), .init("events/s", .right),
+            .init("MB/s", .right), .init("× floor", .right),
+        ])
+        for row in rows {
+            table.row([
+                row.name, seconds(row.seconds), row.phaseSeconds.map(seconds) ?? "",
+                Money.grouped(Int64((Double(events) / row.seconds).rounded())),
+                fixed(Double(payloadBytes) / 1e6 / row.seconds, 0), fixed(row.seconds / floorSeconds, 2) + "×",
+            ])
+        }
+        let perEvent = events > 0 ? fixed(Double(logBytes) / Double(events), 2) : "-"
+        return "bench \(file): \(Money.grouped(events)) events, \(Money.grouped(logBytes)) bytes of log (\(perEvent) bytes/event), "
+            + "\(Money.grouped(payloadBytes)) bytes of payload; best of \(runs)\n" + table.rendered
+    }
+
+    var json: [UInt8] {
+        var object = JSONObject()
+        object.string("file", file)
+        object.integer("events", events)
+        object.integer("log_bytes", logBytes)
+        object.integer("payload_bytes", payloadBytes)
+        object.integer("runs", runs)
+        object.array("phases", rows.map { row in
+            var o = JSONObject()
+            o.string("name", row.name)
+            o.decimal("seconds", row.seconds, digits: 4)
+            if let phase = row.phaseSeconds { o.decimal("phase_seconds", phase, digits: 4) }
+            o.integer("events_per_second", Int64((Double(events) / row.seconds).rounded()))
+            o.decimal("mb_per_second", Double(payloadBytes) / 1e6 / row.seconds, digits: 1)
+            o.decimal("floor_ratio", row.seconds / floorSeconds, digits: 3)
+            return o
+        })
+        return object.closed + [0x0A]
+    }
+
+    private func seconds(_ value: Double) -> String { fixed(value, 3) + " s" }
+
+    private func fixed(_ value: Double, _ digits: Int) -> String { Money.fixed(value, digits: digits) }
+}

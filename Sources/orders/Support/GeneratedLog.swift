@@ -1,0 +1,23 @@
+import OrdersCore
+import OrdersLog
+import OrdersWorkload
+
+/// Writes `events` generated events to a new log at `path`, in one commit.
+/// - Returns: the seqs written.
+@discardableResult
+func writeGeneratedLog(_ generator: inout StreamGenerator, events: Int, to path: String, progress: Progress) throws -> Range<UInt64> {
+    let writer = try LogWriter(path: path)
+    var remaining = events
+    var batch: [Event] = []
+    while remaining > 0 {
+        var symbols = SymbolTable()  // one per batch: the generator's memory stays flat
+        let count = min(remaining, LogWriter.defaultBatchEvents)
+        generator.generate(count, symbols: &symbols, into: &batch)
+        for event in batch { try writer.append(event, symbols: symbols) }
+        try writer.flush(symbols: symbols)
+        batch.removeAll(keepingCapacity: true)
+        remaining -= count
+        progress.advance(count, position: (Int64(events - remaining), Int64(events)))
+    }
+    return try writer.commit(symbols: SymbolTable())
+}
