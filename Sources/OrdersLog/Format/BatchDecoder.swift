@@ -18,8 +18,6 @@ struct BatchDecoder {
     private var firstNew = 0
     /// The last price read for each dictionary entry (as a product) in this batch.
     private var lastPrice: [Int64] = []
-    /// The highest dictionary index referenced so far (see `BatchEncoder`).
-    private var highest = -1
 
     /// The fields of the batch header that the payload must agree with.
     struct Expected {
@@ -65,54 +63,73 @@ struct BatchDecoder {
         for length in lengths { columns.append(ByteReader(try reader.readBytes(length))) }
         var kinds = columns[0], times = columns[1], firsts = columns[2], seconds = columns[3], thirds = columns[4]
         var quantities = columns[5], prices = columns[6], currencyColumn = columns[7]
-        highest = -1
         lastPrice.removeAll(keepingCapacity: true)
         lastPrice.append(contentsOf: repeatElement(0, count: globalOf.count))
         guard lengths[0] == count else {
             throw ByteReader.Malformed(position: 0, reason: "the kinds column has \(lengths[0]) bytes for \(count) events")
         }
 
-        events.reserveCapacity(events.count + count)
-        var at: Int64 = 0
+        // Written in place rather than appended: one capacity check per batch, not per event.
+        let base = events.count
+        events.append(contentsOf: repeatElement(Event(at: Timestamp(milliseconds: 0), .itemRemoved(cart: Symbol(rawValue: 0), product: Symbol(rawValue: 0))), count: count))
+        let earliest = Timestamp.earliest.milliseconds, latest = Timestamp.latest.milliseconds
+        let dictionary = globalOf
         var minAt = Int64.max
         var maxAt = Int64.min
-        for _ in 0..<count {
-            let (next, overflow) = at.addingReportingOverflow(try times.readZigzag())
-            guard !overflow, next >= Timestamp.earliest.milliseconds, next <= Timestamp.latest.milliseconds else {
-                throw ByteReader.Malformed(position: times.position, reason: "an event time is out of range")
-            }
-            at = next
-            minAt = min(minAt, at)
-            maxAt = max(maxAt, at)
-            let kind: Event.Kind
-            switch LogFormat.Kind(rawValue: try kinds.readByte()) {
-            case .itemAdded:
-                let cart = try recent(&firsts)
-                let (productIndex, product) = try stable(&seconds)
-                let qty = try quantity(&quantities)
-                let (price, overflow) = lastPrice[productIndex].addingReportingOverflow(try prices.readZigzag())
-                guard !overflow, price >= 0 else {
-                    throw ByteReader.Malformed(position: prices.position, reason: "a price is outside 0…Int64.max")
+        let failure: ByteReader.Malformed? = dictionary.withUnsafeBufferPointer { ids in
+            lastPrice.withUnsafeMutableBufferPointer { lastPrice in
+                events.withUnsafeMutableBufferPointer { out in
+                    var refs = References(ids: ids)
+                    do throws(ByteReader.Malformed) {
+                        var at: Int64 = 0
+                        for i in 0..<count {
+                            let (next, overflow) = at.addingReportingOverflow(try times.readZigzag())
+                            guard !overflow, next >= earliest, next <= latest else {
+                                throw ByteReader.Malformed(position: times.position, reason: "an event time is out of range")
+                            }
+                            at = next
+                            minAt = min(minAt, at)
+                            maxAt = max(maxAt, at)
+                            let kind: Event.Kind
+                            switch LogFormat.Kind(rawValue: try kinds.readByte()) {
+                            case .itemAdded:
+                                let cart = try refs.recent(&firsts)
+                                let product = try refs.stable(&seconds)
+                                let qty = try Self.quantity(&quantities)
+                                let (price, overflow) = lastPrice[product].addingReportingOverflow(try prices.readZigzag())
+                                guard !overflow, price >= 0 else {
+                                    throw ByteReader.Malformed(position: prices.position, reason: "a price is outside 0…Int64.max")
+                                }
+                                lastPrice[product] = price
+                                let currency = try currencyColumn.readCount(atMost: currencies.count - 1, "a currency index")
+                                kind = .itemAdded(cart: cart, product: ids[product], qty: qty, price: price, currency: currencies[currency])
+                            case .quantityChanged:
+                                let cart = try refs.recent(&firsts), product = ids[try refs.stable(&seconds)]
+                                kind = .quantityChanged(cart: cart, product: product, qty: try Self.quantity(&quantities))
+                            case .itemRemoved:
+                                let cart = try refs.recent(&firsts), product = ids[try refs.stable(&seconds)]
+                                kind = .itemRemoved(cart: cart, product: product)
+                            case .checkedOut:
+                                let cart = try refs.recent(&firsts), order = try refs.recent(&seconds)
+                                kind = .checkedOut(cart: cart, order: order)
+                            case .voteCast:
+                                let poll = ids[try refs.stable(&firsts)], voter = try refs.recent(&seconds), candidate = ids[try refs.stable(&thirds)]
+                                kind = .voteCast(poll: poll, voter: voter, candidate: candidate)
+                            case nil:
+                                throw ByteReader.Malformed(position: kinds.position - 1, reason: "unknown event kind")
+                            }
+                            out[base + i] = Event(at: Timestamp(milliseconds: at), kind)
+                        }
+                        return nil
+                    } catch {
+                        return error
+                    }
                 }
-                lastPrice[productIndex] = price
-                let currency = try currencyColumn.readCount(atMost: currencies.count - 1, "a currency index")
-                kind = .itemAdded(cart: cart, product: product, qty: qty, price: price, currency: currencies[currency])
-            case .quantityChanged:
-                let cart = try recent(&firsts), product = try stable(&seconds).symbol
-                kind = .quantityChanged(cart: cart, product: product, qty: try quantity(&quantities))
-            case .itemRemoved:
-                let cart = try recent(&firsts), product = try stable(&seconds).symbol
-                kind = .itemRemoved(cart: cart, product: product)
-            case .checkedOut:
-                let cart = try recent(&firsts), order = try recent(&seconds)
-                kind = .checkedOut(cart: cart, order: order)
-            case .voteCast:
-                let poll = try stable(&firsts).symbol, voter = try recent(&seconds), candidate = try stable(&thirds).symbol
-                kind = .voteCast(poll: poll, voter: voter, candidate: candidate)
-            case nil:
-                throw ByteReader.Malformed(position: kinds.position - 1, reason: "unknown event kind")
             }
-            events.append(Event(at: Timestamp(milliseconds: at), kind))
+        }
+        if let failure {
+            events.removeSubrange(base...)
+            throw failure
         }
         guard times.isAtEnd, firsts.isAtEnd, seconds.isAtEnd, thirds.isAtEnd, quantities.isAtEnd, prices.isAtEnd, currencyColumn.isAtEnd else {
             throw ByteReader.Malformed(position: payload.count, reason: "a column has bytes left over")
@@ -172,30 +189,48 @@ struct BatchDecoder {
         return currencies
     }
 
-    /// An id written as its distance back from the frontier.
-    private mutating func recent(_ column: inout ByteReader) throws(ByteReader.Malformed) -> Symbol {
-        let distance = try column.readCount(atMost: highest + 1, "an id's distance back")
-        let index = highest + 1 - distance
-        guard index < globalOf.count else {
-            throw ByteReader.Malformed(position: column.position, reason: "an id refers past the batch's dictionary")
-        }
-        highest = max(highest, index)
-        return globalOf[index]
-    }
-
-    /// An id written as its dictionary index, and that index.
-    private mutating func stable(_ column: inout ByteReader) throws(ByteReader.Malformed) -> (index: Int, symbol: Symbol) {
-        let index = try column.readCount(atMost: globalOf.count - 1, "a symbol index")
-        highest = max(highest, index)
-        return (index, globalOf[index])
-    }
-
-    private func quantity(_ column: inout ByteReader) throws(ByteReader.Malformed) -> Int64 {
+    @inline(__always)
+    private static func quantity(_ column: inout ByteReader) throws(ByteReader.Malformed) -> Int64 {
         let qty = try column.readVarint()
         guard qty >= 1, qty <= UInt64(Int64.max) else {
             throw ByteReader.Malformed(position: column.position, reason: "a quantity is \(qty), outside 1…Int64.max")
         }
         return Int64(qty)
+    }
+}
+
+/// Reads id references against a batch's dictionary, keeping the frontier
+/// that recent references count back from (see `BatchEncoder`).
+private struct References {
+    let ids: UnsafeBufferPointer<Symbol>
+    /// The highest dictionary index referenced so far.
+    var highest = -1
+
+    init(ids: UnsafeBufferPointer<Symbol>) { self.ids = ids }
+
+    /// An id written as its distance back from the frontier.
+    @inline(__always)
+    mutating func recent(_ column: inout ByteReader) throws(ByteReader.Malformed) -> Symbol {
+        let start = column.position
+        let distance = try column.readVarint()
+        guard distance <= UInt64(highest + 1), highest + 1 - Int(distance) < ids.count else {
+            throw ByteReader.Malformed(position: start, reason: "an id's distance back, \(distance), lies outside the batch's dictionary")
+        }
+        let index = highest + 1 - Int(distance)
+        highest = max(highest, index)
+        return ids[index]
+    }
+
+    /// An id written as its dictionary index: the index.
+    @inline(__always)
+    mutating func stable(_ column: inout ByteReader) throws(ByteReader.Malformed) -> Int {
+        let start = column.position
+        let index = try column.readVarint()
+        guard index < UInt64(ids.count) else {
+            throw ByteReader.Malformed(position: start, reason: "a symbol index, \(index), lies outside the batch's dictionary")
+        }
+        highest = max(highest, Int(index))
+        return Int(index)
     }
 }
 

@@ -22,6 +22,7 @@ struct ByteReader {
 
     var isAtEnd: Bool { position == bytes.count }
 
+    @inline(__always)
     mutating func readByte() throws(Malformed) -> UInt8 {
         guard position < bytes.count else { throw Malformed(position: position, reason: "unexpected end") }
         defer { position += 1 }
@@ -36,13 +37,32 @@ struct ByteReader {
     }
 
     /// An unsigned LEB128 varint of at most ten bytes that fits 64 bits.
+    /// Inlined for varints of up to three bytes, most of them; longer ones take a call.
+    @inline(__always)
     mutating func readVarint() throws(Malformed) -> UInt64 {
-        guard position < bytes.count else { throw Malformed(position: position, reason: "unexpected end") }
-        let first = bytes[position]
-        if first < 0x80 {
-            position += 1
-            return UInt64(first)
+        if position + 3 <= bytes.count {
+            let b0 = bytes[position]
+            if b0 < 0x80 {
+                position += 1
+                return UInt64(b0)
+            }
+            let b1 = bytes[position + 1]
+            if b1 < 0x80 {
+                position += 2
+                return UInt64(b0 & 0x7F) | UInt64(b1) << 7
+            }
+            let b2 = bytes[position + 2]
+            if b2 < 0x80 {
+                position += 3
+                return UInt64(b0 & 0x7F) | UInt64(b1 & 0x7F) << 7 | UInt64(b2) << 14
+            }
         }
+        return try readLongVarint()
+    }
+
+    @inline(never)
+    private mutating func readLongVarint() throws(Malformed) -> UInt64 {
+        guard position < bytes.count else { throw Malformed(position: position, reason: "unexpected end") }
         var value: UInt64 = 0
         var shift: UInt64 = 0
         let start = position
@@ -58,19 +78,24 @@ struct ByteReader {
     }
 
     /// A zigzag-encoded signed varint.
+    @inline(__always)
     mutating func readZigzag() throws(Malformed) -> Int64 {
         let raw = try readVarint()
         return Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)
     }
 
     /// A varint that must be at most `limit`, as an `Int`.
+    @inline(__always)
     mutating func readCount(atMost limit: Int, _ what: @autoclosure () -> String) throws(Malformed) -> Int {
         let start = position
         let value = try readVarint()
-        guard limit >= 0, value <= UInt64(limit) else {
-            throw Malformed(position: start, reason: "\(what()) is \(value), more than \(limit)")
-        }
+        guard limit >= 0, value <= UInt64(limit) else { throw tooLarge(value, limit, at: start, what()) }
         return Int(value)
+    }
+
+    @inline(never)
+    private func tooLarge(_ value: UInt64, _ limit: Int, at start: Int, _ what: String) -> Malformed {
+        Malformed(position: start, reason: "\(what) is \(value), more than \(limit)")
     }
 
     /// The next `count` bytes, which must be there.

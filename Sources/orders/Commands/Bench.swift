@@ -46,6 +46,9 @@ extension Orders {
         @Flag(help: "Print one JSON object.")
         var json = false
 
+        @Option(help: ArgumentHelp("Run only this phase (zstd, decompress, decode, fold, replay, threads), for profiling.", visibility: .hidden))
+        var only: String?
+
         func validate() throws {
             guard (log == nil) != (events == nil) else { throw ValidationError("name a LOG, or --events N for a generated one (not both)") }
             if let events, events < 1 { throw ValidationError("--events must be at least 1") }
@@ -125,6 +128,7 @@ extension Orders {
 
         /// The best of `runs` timings, with a progress line; nil if `body` gives none.
         private func best(label: String, events: Int64, _ body: () throws -> Duration?) throws -> Duration? {
+            if let only, !label.hasPrefix(only) { return .zero }
             let progress = Progress("bench: \(label)")
             defer { progress.finish() }
             var fastest: Duration?

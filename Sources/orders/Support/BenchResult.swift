@@ -40,7 +40,7 @@ struct BenchResult {
         for row in rows {
             table.row([
                 row.name, seconds(row.seconds), row.phaseSeconds.map(seconds) ?? "",
-                Money.grouped(Int64((Double(events) / row.seconds).rounded())),
+                Money.grouped(rate(row)),
                 fixed(Double(payloadBytes) / 1e6 / row.seconds, 0), fixed(row.seconds / floorSeconds, 2) + "×",
             ])
         }
@@ -61,12 +61,17 @@ struct BenchResult {
             o.string("name", row.name)
             o.decimal("seconds", row.seconds, digits: 4)
             if let phase = row.phaseSeconds { o.decimal("phase_seconds", phase, digits: 4) }
-            o.integer("events_per_second", Int64((Double(events) / row.seconds).rounded()))
+            o.integer("events_per_second", rate(row))
             o.decimal("mb_per_second", Double(payloadBytes) / 1e6 / row.seconds, digits: 1)
             o.decimal("floor_ratio", row.seconds / floorSeconds, digits: 3)
             return o
         })
         return object.closed + [0x0A]
+    }
+
+    /// Events per second, 0 for a row not measured.
+    private func rate(_ row: Row) -> Int64 {
+        row.seconds > 0 ? Int64((Double(events) / row.seconds).rounded()) : 0
     }
 
     private func seconds(_ value: Double) -> String { fixed(value, 3) + " s" }
