@@ -32,8 +32,12 @@ public struct Ledger: Sendable {
     @usableFromInline var carts: [Cart] = []
     /// A bit per symbol: used as the id of an applied order.
     @usableFromInline var usedOrders: [UInt64] = []
-    /// Every (poll, voter, candidate) counted so far.
-    @usableFromInline var countedVotes = DenseMap<VoteKey, Void>()
+    /// The first vote counted from each voter (by symbol), `poll << 32 | candidate`;
+    /// `UInt64.max` for none. Most voters vote once, and a voter's votes come
+    /// close together, so this array is read where it was just written.
+    @usableFromInline var firstVote: [UInt64] = []
+    /// Every (poll, voter, candidate) counted after a voter's first.
+    @usableFromInline var laterVotes = DenseMap<VoteKey, Void>()
     /// Carts that are open now, empty or not.
     @usableFromInline var openCount: Int64 = 0
 
@@ -56,9 +60,7 @@ public struct Ledger: Sendable {
         case let .checkedOut(cart, order):
             return checkOut(cart: cart, order: order, at: event.at, observer: &observer)
         case let .voteCast(poll, voter, candidate):
-            guard countedVotes.insert(VoteKey(poll: poll, voter: voter, candidate: candidate), ()) else {
-                return .anomaly(.duplicateVote)
-            }
+            guard countVote(poll: poll, voter: voter, candidate: candidate) else { return .anomaly(.duplicateVote) }
             observer.voted(poll: poll, candidate: candidate)
             return .applied
         }
@@ -92,6 +94,8 @@ public struct Ledger: Sendable {
             carts[slot].lines[line].qty = sum
             carts[slot].lines[line].price = price
         } else {
+            // Room for a few lines at once: a cart's array grows once, not at every line.
+            if carts[slot].lines.capacity == 0 { carts[slot].lines.reserveCapacity(4) }
             carts[slot].lines.append(CartLine(product: product, qty: qty, price: price))
         }
         carts[slot].currency = currency
@@ -148,6 +152,25 @@ public struct Ledger: Sendable {
     }
 
     // MARK: Storage
+
+    /// Counts the vote unless the same voter already voted for the same candidate in the same poll.
+    /// - Returns: whether it was counted.
+    @inlinable
+    mutating func countVote(poll: Symbol, voter: Symbol, candidate: Symbol) -> Bool {
+        let key = UInt64(poll.rawValue) << 32 | UInt64(candidate.rawValue)
+        if voter.index >= firstVote.count {
+            firstVote.append(contentsOf: repeatElement(.max, count: max(voter.index + 1, firstVote.count * 2) - firstVote.count))
+        }
+        if key != .max {  // .max is the empty mark; such a vote (2³² symbols in) goes to `laterVotes`
+            let first = firstVote[voter.index]
+            if first == .max {
+                firstVote[voter.index] = key
+                return true
+            }
+            if first == key { return false }
+        }
+        return laterVotes.insert(VoteKey(poll: poll, voter: voter, candidate: candidate), ())
+    }
 
     @inlinable
     func slot(of cart: Symbol) -> Int? {
