@@ -30,3 +30,98 @@ struct SymbolTableTests {
         #expect(table.intern([0]) != table.intern([0, 0]))
     }
 }
+
+@Suite("Symbols numbered elsewhere")
+struct SymbolDefinitionTests {
+    private func define(_ table: inout SymbolTable, _ number: Int, _ text: String) -> SymbolTable.Definition {
+        Array(text.utf8).withUnsafeBytes { table.define(number, $0) }
+    }
+
+    @Test func definedNumbersKeepTheirBytesAndRefuseOthers() {
+        var table = SymbolTable()
+        #expect(define(&table, 0, "kiosk-1") == .added)
+        #expect(define(&table, 1, "order-9") == .added)
+        #expect(define(&table, 0, "kiosk-1") == .same)
+        #expect(define(&table, 0, "kiosk-2") == .conflicting)
+        #expect(Array(table[Symbol(rawValue: 1)]) == Array("order-9".utf8))
+    }
+
+    @Test func aGapBecomesPlaceholdersThatFillLater() {
+        var table = SymbolTable()
+        #expect(define(&table, 3, "d") == .added)
+        #expect(table.count == 4)
+        #expect(table.isPlaceholder(Symbol(rawValue: 1)))
+        #expect(define(&table, 1, "b") == .added)
+        #expect(!table.isPlaceholder(Symbol(rawValue: 1)))
+        #expect(Array(table[Symbol(rawValue: 1)]) == Array("b".utf8))
+        #expect(Array(table[Symbol(rawValue: 3)]) == Array("d".utf8))
+    }
+
+    @Test func internAfterDefineFindsTheDefinedNumbers() {
+        var table = SymbolTable()
+        for i in 0..<5_000 { _ = define(&table, i, "id-\(i)") }
+        #expect(table.intern(Array("id-4321".utf8)) == Symbol(rawValue: 4321))
+        #expect(table.lookup(Array("id-17".utf8)) == Symbol(rawValue: 17))
+        #expect(table.intern(Array("new".utf8)) == Symbol(rawValue: 5_000))
+    }
+
+    @Test func aSpellingUnderTwoNumbersIsFound() {
+        var table = SymbolTable()
+        _ = define(&table, 0, "a")
+        _ = define(&table, 1, "b")
+        #expect(table.firstDuplicate() == nil)
+        _ = define(&table, 4, "a")
+        let duplicate = table.firstDuplicate()
+        #expect(duplicate?.0 == Symbol(rawValue: 0) && duplicate?.1 == Symbol(rawValue: 4))
+    }
+
+    @Test func removingSymbolsForgetsThemAndTheirIndex() {
+        var table = SymbolTable()
+        let a = table.intern(Array("a".utf8))
+        _ = table.intern(Array("b".utf8))
+        table.removeSymbols(from: 1)
+        #expect(table.count == 1)
+        #expect(table.lookup(Array("b".utf8)) == nil)
+        #expect(table.intern(Array("a".utf8)) == a)
+        #expect(table.intern(Array("c".utf8)) == Symbol(rawValue: 1))
+    }
+}
+
+@Suite("Dense maps")
+struct DenseMapTests {
+    private struct Key: PackedKey {
+        var a: UInt64
+        var b: UInt64
+        var packed: (UInt64, UInt64) { (a, b) }
+    }
+
+    @Test func itAgreesWithADictionary() {
+        var map = DenseMap<Key, Int>()
+        var reference: [Key: Int] = [:]
+        var state: UInt64 = 7
+        for _ in 0..<20_000 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1
+            let key = Key(a: state >> 60, b: (state >> 20) & 0x3FF)
+            map[key, default: 0] += 1
+            reference[key, default: 0] += 1
+        }
+        #expect(map.count == reference.count)
+        for (key, value) in reference { #expect(map[key] == value) }
+        #expect(map[Key(a: 99, b: 99)] == nil)
+    }
+
+    @Test func equalityIgnoresInsertionOrderAndMergeAdds() {
+        var one = DenseMap<Key, Int>(), two = DenseMap<Key, Int>()
+        one[Key(a: 1, b: 0), default: 0] = 5
+        one[Key(a: 2, b: 0), default: 0] = 6
+        two[Key(a: 2, b: 0), default: 0] = 6
+        two[Key(a: 1, b: 0), default: 0] = 5
+        #expect(one == two)
+        #expect(one.hashValue == two.hashValue)
+        one.merge(two) { $0 += $1 }
+        #expect(one[Key(a: 1, b: 0)] == 10)
+        let again = one.insert(Key(a: 1, b: 0), 0), fresh = one.insert(Key(a: 3, b: 0), 0)
+        #expect(!again)
+        #expect(fresh)
+    }
+}

@@ -223,3 +223,14 @@ struct VerifyTests {
         #expect(damaged.skipped.first?.offset == Int64(secondHeader))
     }
 }
+
+@Suite("Format versions")
+struct FormatVersionTests {
+    @Test func aPreReleaseVersionOneLogIsRefusedWithAReason() throws {
+        let header = FileHeader(version: 1).encoded()
+        let failure = header.withUnsafeBytes { bytes -> ByteReader.Malformed? in
+            do throws(ByteReader.Malformed) { _ = try FileHeader.decode(bytes); return nil } catch { return error }
+        }
+        #expect(failure?.reason.contains("pre-release") == true)
+    }
+}

@@ -100,6 +100,9 @@ public final class LogReader: EventStream {
     /// The number of committed batches that can be read.
     public var batchCount: Int { batches.count }
 
+    /// Where each committed batch's zstd frame starts.
+    var batchOffsets: [Int64] { batches.map(\.frameOffset) }
+
     public func next(symbols: inout SymbolTable, into events: inout [Event]) throws -> Int64? {
         while nextBatch < batches.count {
             let batch = batches[nextBatch]

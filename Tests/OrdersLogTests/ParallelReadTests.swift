@@ -1,0 +1,100 @@
+import OrdersCore
+@testable import OrdersLog
+import Testing
+
+@Suite("Reading a log on several threads")
+struct ParallelReadTests {
+    /// A log written in a few appends of random sizes, in batches of a random size.
+    private func randomLog(seed: UInt64, in directory: String) throws -> (path: String, events: Int) {
+        var state = seed
+        func random(_ n: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(state >> 33) % n
+        }
+        let path = directory + "/random-\(seed).log"
+        var total = 0
+        for append in 0..<(1 + random(4)) {
+            var symbols = SymbolTable()
+            let events = sampleEvents(1 + random(3_000), seed: seed &* 31 &+ UInt64(append), symbols: &symbols)
+            try writeLog(path, events, symbols: symbols, batchEvents: 1 + random(400))
+            total += events.count
+        }
+        return (path, total)
+    }
+
+    /// The events of `path` as NDJSON, and the fold's reports, read with `threads`.
+    private func replay(_ path: String, threads: Int) throws -> ([UInt8], Reports) {
+        let reader = try LogReader(path: path, threads: threads)
+        var symbols = SymbolTable()
+        var events: [Event] = []
+        var projector = Projector()
+        var out: [UInt8] = []
+        while let first = try reader.next(symbols: &symbols, into: &events) {
+            for (i, event) in events.enumerated() {
+                projector.fold(event)
+                EventJSON.appendLine(seq: first + Int64(i), event: event, symbols: symbols, to: &out)
+            }
+            events.removeAll(keepingCapacity: true)
+        }
+        return (out, projector.reports)
+    }
+
+    @Test(arguments: 1...12)
+    func aParallelReplayEqualsTheSequentialOne(seed: UInt64) throws {
+        let directory = temporaryDirectory()
+        let (path, count) = try randomLog(seed: seed, in: directory)
+        let (sequentialEvents, sequentialReports) = try replay(path, threads: 1)
+        #expect(sequentialReports.summary.events == Int64(count))
+        for threads in [2, 3, 5] {
+            let (events, reports) = try replay(path, threads: threads)
+            #expect(events == sequentialEvents, "threads: \(threads)")
+            #expect(reports == sequentialReports, "threads: \(threads)")
+        }
+    }
+
+    @Test(arguments: 1...6)
+    func splittingAtAnyFrameBoundaryAndMergingEqualsOnePass(seed: UInt64) throws {
+        let directory = temporaryDirectory()
+        let (path, _) = try randomLog(seed: seed, in: directory)
+        var batches: [[Event]] = []
+        let reader = try LogReader(path: path, threads: 2)
+        var symbols = SymbolTable()
+        var events: [Event] = []
+        while try reader.next(symbols: &symbols, into: &events) != nil {
+            batches.append(events)
+            events.removeAll()
+        }
+        var whole = Projector()
+        for batch in batches { for event in batch { whole.fold(event) } }
+        for split in 0...batches.count {
+            // The ledger runs on; the aggregates start afresh at the frame boundary and are merged.
+            var ledger = Ledger()
+            var parts = [Reports(), Reports()]
+            for (index, batch) in batches.enumerated() {
+                let part = index < split ? 0 : 1
+                for event in batch { parts[part].summary.count(ledger.apply(event, observer: &parts[part])) }
+            }
+            parts[0].merge(parts[1])
+            parts[0].summary.openCarts = ledger.openCarts
+            #expect(parts[0] == whole.reports, "split before batch \(split)")
+        }
+    }
+
+    @Test func aCorruptBatchFailsTheParallelReadAsItFailsTheSequentialOne() throws {
+        let directory = temporaryDirectory()
+        let (path, _) = try randomLog(seed: 7, in: directory)
+        var bytes = contents(path)
+        let reader = try LogReader(path: path)
+        let victim = try #require(reader.batchOffsets.dropFirst().first)
+        bytes[Int(victim) + 5] ^= 0x5A
+        write(bytes, to: path)
+        for threads in [1, 3] {
+            #expect(throws: InputError.self, "threads: \(threads)") { _ = try replay(path, threads: threads) }
+            let skipping = try LogReader(path: path, skippingCorrupt: true, threads: threads)
+            var symbols = SymbolTable()
+            var events: [Event] = []
+            while try skipping.next(symbols: &symbols, into: &events) != nil {}
+            #expect(skipping.skipped.count == 1, "threads: \(threads)")
+        }
+    }
+}
