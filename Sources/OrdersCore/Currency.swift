@@ -13,6 +13,7 @@ public struct Currency: PackedKey, Comparable, CustomStringConvertible {
     }
 
     /// A currency from its three-letter code, or `nil` if `code` is not three upper-case letters.
+    @inlinable
     public init?<C: Collection<UInt8>>(code: C) {
         guard code.count == 3 else { return nil }
         var raw: UInt32 = 0

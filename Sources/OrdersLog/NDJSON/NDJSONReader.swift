@@ -64,15 +64,11 @@ public final class NDJSONReader: EventStream {
         let first = seq + 1
         let before = events.count
         while events.count - before < Self.chunkEvents {
-            if let newline = findNewline() {
-                try parseLine(upTo: newline, symbols: &symbols, into: &events)
-                textStart = newline + 1
-                continue
-            }
+            try parseLines(upTo: before + Self.chunkEvents, symbols: &symbols, into: &events)
+            if events.count - before >= Self.chunkEvents { break }
             if inputEnded {
                 if textStart < textEnd {
-                    try parseLine(upTo: textEnd, symbols: &symbols, into: &events)
-                    textStart = textEnd
+                    try parseLines(upTo: .max, symbols: &symbols, into: &events, last: true)
                 }
                 break
             }
@@ -81,37 +77,57 @@ public final class NDJSONReader: EventStream {
         return events.count > before ? first : nil
     }
 
-    private func parseLine(upTo end: Int, symbols: inout SymbolTable, into events: inout [Event]) throws {
-        line += 1
+    /// Parses the whole lines in the buffer (and with `last`, the unterminated
+    /// rest) until `events` holds `limit` events.
+    ///
+    /// One pass over the buffer with the parser and counters in locals: as
+    /// properties of a class, every access would be checked for exclusivity.
+    private func parseLines(upTo limit: Int, symbols: inout SymbolTable, into events: inout [Event], last: Bool = false) throws {
+        var parser = NDJSONParser()
+        swap(&parser, &self.parser)
+        defer { swap(&parser, &self.parser) }
+        var line = self.line, seq = self.seq, atStart = self.atStart
         var start = textStart
-        if atStart {
-            atStart = false
-            // A UTF-8 byte order mark at the start of the input is not part of the first line.
-            if end - start >= 3, text[start] == 0xEF, text[start + 1] == 0xBB, text[start + 2] == 0xBF { start += 3 }
+        let end = textEnd
+        let failure: NDJSONParser.Failure? = text.withUnsafeBytes { bytes in
+            let base = bytes.baseAddress!
+            while start < end && events.count < limit {
+                let stop: Int
+                // Safe: the range searched lies inside `text`.
+                if let found = memchr(base + start, 0x0A, end - start) {
+                    stop = found - UnsafeMutableRawPointer(mutating: base)
+                } else if last {
+                    stop = end
+                } else {
+                    break
+                }
+                line += 1
+                var from = start
+                if atStart {
+                    atStart = false
+                    // A UTF-8 byte order mark at the start of the input is not part of the first line.
+                    if stop - from >= 3, bytes[from] == 0xEF, bytes[from + 1] == 0xBB, bytes[from + 2] == 0xBF { from += 3 }
+                }
+                var to = stop
+                if to > from, bytes[to - 1] == 0x0D { to -= 1 }
+                do throws(NDJSONParser.Failure) {
+                    if let event = try parser.parse(UnsafeRawBufferPointer(rebasing: bytes[from..<to]), symbols: &symbols) {
+                        seq += 1
+                        events.append(event)
+                    }
+                } catch {
+                    return error
+                }
+                start = min(stop + 1, end)
+            }
+            return nil
         }
-        var stop = end
-        if stop > start, text[stop - 1] == 0x0D { stop -= 1 }
-        let result: Result<Event?, NDJSONParser.Failure> = text.withUnsafeBytes { bytes in
-            let lineBytes = UnsafeRawBufferPointer(rebasing: bytes[start..<stop])
-            return Result { () throws(NDJSONParser.Failure) in try parser.parse(lineBytes, symbols: &symbols) }
-        }
-        switch result {
-        case .success(let event?):
-            seq += 1
-            events.append(event)
-        case .success(nil):
-            break
-        case .failure(let failure):
+        self.line = line
+        self.seq = seq
+        self.atStart = atStart
+        textStart = start
+        if let failure {
             throw InputError(file: name, location: .line(line), field: failure.field, message: failure.message)
-        }
-    }
-
-    private func findNewline() -> Int? {
-        guard textStart < textEnd else { return nil }
-        return text.withUnsafeBytes { bytes -> Int? in
-            // Safe: the range searched lies inside `text`.
-            guard let found = memchr(bytes.baseAddress! + textStart, 0x0A, textEnd - textStart) else { return nil }
-            return found - UnsafeMutableRawPointer(mutating: bytes.baseAddress!)
         }
     }
 
