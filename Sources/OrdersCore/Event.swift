@@ -34,6 +34,27 @@ public struct Event: Hashable, Sendable {
     }
 }
 
+extension Event {
+    /// The event with every id `s` replaced by `renumber[s]`: its ids moved
+    /// from one symbol table into another.
+    @inlinable
+    public func renumbered(_ renumber: UnsafeBufferPointer<Symbol>) -> Event {
+        func r(_ symbol: Symbol) -> Symbol { renumber[symbol.index] }
+        switch kind {
+        case let .itemAdded(cart, product, qty, price, currency):
+            return Event(at: at, .itemAdded(cart: r(cart), product: r(product), qty: qty, price: price, currency: currency))
+        case let .quantityChanged(cart, product, qty):
+            return Event(at: at, .quantityChanged(cart: r(cart), product: r(product), qty: qty))
+        case let .itemRemoved(cart, product):
+            return Event(at: at, .itemRemoved(cart: r(cart), product: r(product)))
+        case let .checkedOut(cart, order):
+            return Event(at: at, .checkedOut(cart: r(cart), order: r(order)))
+        case let .voteCast(poll, voter, candidate):
+            return Event(at: at, .voteCast(poll: r(poll), voter: r(voter), candidate: r(candidate)))
+        }
+    }
+}
+
 extension Event.Kind {
     /// The name of the kind in the NDJSON form.
     public var typeName: String {

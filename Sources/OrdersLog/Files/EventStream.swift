@@ -41,7 +41,8 @@ public enum InputFormat: Hashable, Sendable {
 /// Opens events from a file (or `-`, standard input), whatever its format.
 /// - Parameters:
 ///   - skippingCorrupt: for a log, go on past damaged frames (see ``LogReader``).
-///   - threads: for a log, threads in all that read it (see ``LogReader``).
+///   - threads: with more than one, that many threads decode (log batches,
+///     or chunks of NDJSON) while the caller's thread takes the events.
 public func openEvents(_ path: String, skippingCorrupt: Bool = false, threads: Int = 1) throws -> any EventStream {
     let name = path == "-" ? "standard input" : path
     let file: FileDescriptor
@@ -76,8 +77,8 @@ public func openEvents(_ path: String, skippingCorrupt: Bool = false, threads: I
         try? file.close()
         return try LogReader(path: path, skippingCorrupt: skippingCorrupt, threads: threads)
     case .zstdNDJSON:
-        return try NDJSONReader(name: name, file: file, closes: path != "-", compressed: true, prefix: prefix)
+        return try NDJSONReader(name: name, file: file, closes: path != "-", compressed: true, prefix: prefix, workers: threads > 1 ? threads : 0)
     case .ndjson:
-        return try NDJSONReader(name: name, file: file, closes: path != "-", compressed: false, prefix: prefix)
+        return try NDJSONReader(name: name, file: file, closes: path != "-", compressed: false, prefix: prefix, workers: threads > 1 ? threads : 0)
     }
 }

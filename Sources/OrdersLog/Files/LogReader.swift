@@ -39,22 +39,26 @@ public final class LogReader: EventStream {
     private let workers: Int
     private var loader: BatchLoader
     private var current = LoadedBatch()
-    private lazy var parallel = ParallelLoader(batches: batches, workers: workers) { [file, name] in
-        try BatchLoader(file: file, name: name)
+    private lazy var parallel = OrderedWorkers<(LogLayout.Batch, LoadedBatch), Result<LoadedBatch, any Error>>(count: workers) {
+        [file, name] in LoaderBox.worker(file: file, name: name)
     }
+    /// Batches handed to the workers so far.
+    private var submitted = 0
+    /// Loaded batches the reader is done with, whose buffers the workers reuse.
+    private var spare: [LoadedBatch] = []
 
     /// Opens the log at `path` and reads its headers.
     /// - Parameters:
     ///   - skippingCorrupt: go on past damaged frames, recording in `skipped`
     ///     which seqs could not be read, instead of failing.
-    ///   - threads: threads in all; with more than one, batches are
-    ///     decompressed and decoded on `threads - 1` others, ahead of `next`.
+    ///   - threads: with more than one, batches are decompressed and decoded
+    ///     on that many other threads, ahead of `next`.
     /// - Throws: ``FileError``, or ``InputError`` if it is not a log or (unless
     ///   skipping) is corrupt before its last commit.
     public init(path: String, skippingCorrupt: Bool = false, threads: Int = 1) throws {
         name = path
         self.skippingCorrupt = skippingCorrupt
-        workers = threads > 1 ? threads - 1 : 0
+        workers = threads > 1 ? threads : 0
         do {
             file = try FileDescriptor.open(FilePath(path), .readOnly)
         } catch {
@@ -135,11 +139,16 @@ public final class LogReader: EventStream {
         return nil
     }
 
-    /// Loads `batch` into `current`, on this thread or from the workers.
+    /// Loads `batch` into `current`, on this thread or from the workers,
+    /// which are kept a few batches ahead.
     private func load(_ batch: LogLayout.Batch) throws {
         guard workers > 0 else { return try loader.load(batch, into: &current) }
-        parallel.recycle(current)
+        spare.append(current)
         current = LoadedBatch()
+        while submitted < batches.count && parallel.pending < 2 * workers + 2 {
+            parallel.submit((batches[submitted], spare.popLast() ?? LoadedBatch()))
+            submitted += 1
+        }
         current = try parallel.take().get()
     }
 
@@ -182,5 +191,33 @@ public final class LogReader: EventStream {
             return false
         }
         return true
+    }
+}
+
+/// One worker's batch loader, made on its own thread.
+private final class LoaderBox: @unchecked Sendable {  // Used by the one thread that made it.
+    private var loader: BatchLoader
+
+    init(file: FileDescriptor, name: String) throws {
+        loader = try BatchLoader(file: file, name: name)
+    }
+
+    /// A worker's function: loads a batch into the buffers it comes with.
+    static func worker(file: FileDescriptor, name: String) -> ((LogLayout.Batch, LoadedBatch)) -> Result<LoadedBatch, any Error> {
+        let own: LoaderBox
+        do {
+            own = try LoaderBox(file: file, name: name)
+        } catch {
+            return { _ in .failure(error) }
+        }
+        return { job in
+            var loaded = job.1
+            do {
+                try own.loader.load(job.0, into: &loaded)
+                return .success(loaded)
+            } catch {
+                return .failure(error)
+            }
+        }
     }
 }

@@ -4,6 +4,11 @@ import SystemPackage
 
 /// Reads NDJSON events from a file or pipe, plain or zstd-compressed,
 /// streaming: memory holds a buffer and the longest line, never the file.
+///
+/// With workers, this thread reads and decompresses the text and cuts it
+/// into chunks of whole lines; the workers parse chunks, each into a symbol
+/// table of its own; this thread renumbers each chunk's ids into the one
+/// table, in order, as it hands the events out.
 public final class NDJSONReader: EventStream {
     public let name: String
     public let notices: [String] = []
@@ -27,6 +32,12 @@ public final class NDJSONReader: EventStream {
     private var line = 0
     private var seq: Int64 = 0
     private var parser = NDJSONParser()
+    /// Threads that parse chunks of text; 0 parses on the caller's thread.
+    private let workers: Int
+    private lazy var pool = OrderedWorkers<TextChunk, ParsedChunk>(count: workers) {
+        var parser = NDJSONParser()
+        return { chunk in chunk.parse(with: &parser) }
+    }
     /// Bytes read from the file so far, and its size if it is a regular file.
     private var bytesRead: Int64 = 0
     private let size: Int64?
@@ -41,8 +52,11 @@ public final class NDJSONReader: EventStream {
 
     /// - Parameters:
     ///   - prefix: bytes already read from `file` to recognise its format.
-    init(name: String, file: FileDescriptor, closes: Bool, compressed: Bool, prefix: [UInt8]) throws {
+    /// - Parameters:
+    ///   - workers: threads that parse while this one reads; 0 for none.
+    init(name: String, file: FileDescriptor, closes: Bool, compressed: Bool, prefix: [UInt8], workers: Int = 0) throws {
         self.name = name
+        self.workers = workers
         self.file = file
         self.closes = closes
         var status = stat()
@@ -61,6 +75,7 @@ public final class NDJSONReader: EventStream {
     deinit { if closes { try? file.close() } }
 
     public func next(symbols: inout SymbolTable, into events: inout [Event]) throws -> Int64? {
+        if workers > 0 { return try nextInParallel(symbols: &symbols, into: &events) }
         let first = seq + 1
         let before = events.count
         while events.count - before < Self.chunkEvents {
@@ -129,6 +144,63 @@ public final class NDJSONReader: EventStream {
         if let failure {
             throw InputError(file: name, location: .line(line), field: failure.field, message: failure.message)
         }
+    }
+
+    /// Bytes of text in a chunk handed to a worker.
+    private static let chunkBytes = 1 << 20
+
+    private func nextInParallel(symbols: inout SymbolTable, into events: inout [Event]) throws -> Int64? {
+        while true {
+            while pool.pending < 2 * workers + 2, let chunk = try cutChunk() { pool.submit(chunk) }
+            guard pool.pending > 0 else { return nil }
+            let parsed = pool.take()
+            if let (index, failure) = parsed.failure {
+                throw InputError(file: name, location: .line(line + index), field: failure.field, message: failure.message)
+            }
+            line += parsed.lines
+            guard !parsed.events.isEmpty else { continue }
+            var renumber = [Symbol]()
+            renumber.reserveCapacity(parsed.symbols.count)
+            for local in 0..<parsed.symbols.count {
+                renumber.append(parsed.symbols.withBytes(of: Symbol(rawValue: UInt32(local))) { symbols.intern($0) })
+            }
+            renumber.withUnsafeBufferPointer { renumber in
+                for event in parsed.events { events.append(event.renumbered(renumber)) }
+            }
+            let first = seq + 1
+            seq += Int64(parsed.events.count)
+            return first
+        }
+    }
+
+    /// The next stretch of whole lines (the last one may lack its newline), or nil at the end.
+    private func cutChunk() throws -> TextChunk? {
+        while textEnd - textStart < Self.chunkBytes && !inputEnded { try fill() }
+        guard textStart < textEnd else { return nil }
+        // Just past the last newline: lines are short, so a backward scan finds it at once.
+        let end: Int? = text.withUnsafeBytes { bytes in
+            var i = textEnd
+            while i > textStart {
+                if bytes[i - 1] == 0x0A { return i }
+                i -= 1
+            }
+            return nil
+        }
+        let stop: Int
+        if let end {
+            stop = end
+        } else if inputEnded {
+            stop = textEnd
+        } else {
+            // One line longer than a chunk: read until it ends (within the line limit).
+            try fill()
+            return try cutChunk()
+        }
+        defer {
+            textStart = stop
+            atStart = false
+        }
+        return TextChunk(text: Array(text[textStart..<stop]), atStart: atStart)
     }
 
     /// Makes room and reads more text, or marks the input ended.
@@ -210,4 +282,51 @@ public final class NDJSONReader: EventStream {
             throw FileError(path: name, operation: "reading", reason: "\(error)")
         }
     }
+}
+
+/// Whole lines of NDJSON for a worker to parse.
+struct TextChunk: Sendable {
+    var text: [UInt8]
+    /// Whether the chunk starts the input (where a byte order mark may be).
+    var atStart: Bool
+
+    /// Parses every line, into a symbol table of the chunk's own.
+    func parse(with parser: inout NDJSONParser) -> ParsedChunk {
+        var parsed = ParsedChunk()
+        text.withUnsafeBytes { bytes in
+            var start = 0
+            var first = atStart
+            while start < bytes.count {
+                // Safe: the range searched lies inside `bytes`.
+                let stop = memchr(bytes.baseAddress! + start, 0x0A, bytes.count - start).map { $0 - UnsafeMutableRawPointer(mutating: bytes.baseAddress!) } ?? bytes.count
+                parsed.lines += 1
+                var from = start
+                if first {
+                    first = false
+                    if stop - from >= 3, bytes[from] == 0xEF, bytes[from + 1] == 0xBB, bytes[from + 2] == 0xBF { from += 3 }
+                }
+                var to = stop
+                if to > from, bytes[to - 1] == 0x0D { to -= 1 }
+                do throws(NDJSONParser.Failure) {
+                    if let event = try parser.parse(UnsafeRawBufferPointer(rebasing: bytes[from..<to]), symbols: &parsed.symbols) {
+                        parsed.events.append(event)
+                    }
+                } catch {
+                    parsed.failure = (parsed.lines, error)
+                    return
+                }
+                start = stop + 1
+            }
+        }
+        return parsed
+    }
+}
+
+/// A chunk's events, their ids numbered in the chunk's own table.
+struct ParsedChunk: Sendable {
+    var events: [Event] = []
+    var symbols = SymbolTable()
+    var lines = 0
+    /// The first line that failed, counted from the chunk's first line as 1.
+    var failure: (line: Int, NDJSONParser.Failure)?
 }

@@ -11,7 +11,7 @@ struct InputArgument: ParsableArguments {
     @Flag(help: "Go on past damaged frames of a log, and say on standard error which seqs were skipped. Without it a corrupt log fails.")
     var skipCorrupt = false
 
-    @Option(help: ArgumentHelp("Threads for reading a log: with more than one, batches are decompressed and decoded on the others while this one folds. Defaults to the number of cores.", valueName: "n"))
+    @Option(help: ArgumentHelp("Threads that decode the input (log batches, or chunks of NDJSON) while one more folds; 1 does everything on one thread. Defaults to the number of cores.", valueName: "n"))
     var threads: Int = InputArgument.cores
 
     /// The cores this process may run on.

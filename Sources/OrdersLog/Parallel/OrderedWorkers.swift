@@ -1,0 +1,108 @@
+import Glibc
+
+/// Runs jobs on worker threads and hands their results back in the order
+/// the jobs were submitted: the shape of every parallel read here, where
+/// batches or chunks of text are decoded independently but must be folded
+/// in order, on the caller's thread.
+///
+/// Hand-written on pthreads rather than Dispatch or Swift concurrency: an
+/// ordered hand-off is a mutex and a condition variable, and the caller
+/// keeps control of how far ahead it submits (its memory bound).
+final class OrderedWorkers<Job: Sendable, Output: Sendable>: @unchecked Sendable {  // Mutable state is guarded by `mutex`.
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var jobs: [(index: Int, job: Job)] = []
+    private var nextJob = 0
+    private var submitted = 0
+    private var taken = 0
+    private var done: [Int: Output] = [:]
+    private var stopping = false
+    private var threads: [pthread_t] = []
+
+    /// Starts `count` threads; each calls `makeWorker` once for the function
+    /// that does its jobs (which may keep state of its own).
+    init(count: Int, makeWorker: @escaping @Sendable () -> (Job) -> Output) {
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(changed, nil)
+        for _ in 0..<count {
+            threads.append(startThread { [self] in
+                let work = makeWorker()
+                while let (index, job) = nextAssignment() {
+                    let output = work(job)
+                    locked { done[index] = output }
+                    pthread_cond_broadcast(changed)
+                }
+            })
+        }
+    }
+
+    deinit {
+        locked { stopping = true }
+        pthread_cond_broadcast(changed)
+        for thread in threads { pthread_join(thread, nil) }
+        pthread_cond_destroy(changed)
+        pthread_mutex_destroy(mutex)
+        changed.deallocate()
+        mutex.deallocate()
+    }
+
+    /// Jobs submitted whose outputs have not been taken.
+    var pending: Int { locked { submitted - taken } }
+
+    /// Queues a job.
+    func submit(_ job: Job) {
+        locked {
+            jobs.append((submitted, job))
+            submitted += 1
+        }
+        pthread_cond_broadcast(changed)
+    }
+
+    /// The output of the earliest job not yet taken, waiting for it.
+    /// - Precondition: `pending > 0`.
+    func take() -> Output {
+        locked {
+            precondition(taken < submitted, "take() with no job pending")
+            while done[taken] == nil { pthread_cond_wait(changed, mutex) }
+            defer { taken += 1 }
+            return done.removeValue(forKey: taken)!
+        }
+    }
+
+    /// The next job for a worker, or nil when stopping.
+    private func nextAssignment() -> (Int, Job)? {
+        locked {
+            while !stopping && nextJob == jobs.count { pthread_cond_wait(changed, mutex) }
+            if stopping { return nil }
+            defer {
+                nextJob += 1
+                // Drop handed-out jobs now and then, so the queue does not grow with the input.
+                if nextJob > 64 { jobs.removeFirst(nextJob); nextJob = 0 }
+            }
+            return jobs[nextJob]
+        }
+    }
+
+    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+}
+
+/// Runs `body` on a new thread.
+private func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t {
+    final class Box: @unchecked Sendable {  // Handed to exactly one thread.
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+    var thread = pthread_t()
+    let context = Unmanaged.passRetained(Box(body)).toOpaque()
+    let status = pthread_create(&thread, nil, { context in
+        let box = Unmanaged<Box>.fromOpaque(context!).takeRetainedValue()
+        box.body()
+        return nil
+    }, context)
+    precondition(status == 0, "pthread_create failed: \(status)")
+    return thread
+}
