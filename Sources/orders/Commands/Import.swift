@@ -30,12 +30,16 @@ extension Orders {
         @Argument(help: ArgumentHelp("NDJSON files (plain or .zst) or logs to import; - for standard input.", valueName: "file"))
         var files: [String]
 
+        @Option(help: ArgumentHelp("Threads that parse NDJSON (or decode a log) while one more writes; 1 does everything on one thread. Defaults to the number of cores.", valueName: "n"))
+        var threads: Int = InputArgument.cores
+
         @Option(help: ArgumentHelp("Events per compressed batch.", visibility: .hidden))
         var batchEvents = LogWriter.defaultBatchEvents
 
         func validate() throws {
             guard !files.isEmpty else { throw ValidationError("name at least one FILE to import (- for standard input)") }
             guard files.filter({ $0 == "-" }).count <= 1 else { throw ValidationError("standard input (-) can be read only once") }
+            guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         }
 
         func run() throws {
@@ -46,7 +50,7 @@ extension Orders {
                     for file in files {
                         // A table per file: a log's ids are numbered in its own table.
                         var symbols = SymbolTable()
-                        let stream = try openEvents(file)
+                        let stream = try openEvents(file, threads: threads)
                         for notice in stream.notices { Console.note("orders: warning: \(notice)") }
                         let progress = Progress("importing \(stream.name)")
                         defer { progress.finish() }
