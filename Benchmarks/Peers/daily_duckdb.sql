@@ -9,10 +9,10 @@
 -- that a later one follows, currency mismatches, overflow), so its figures
 -- differ from the fold's by those anomalies; `compare` prints by how much.
 WITH e AS (
-    SELECT row_number() OVER () AS seq, *
+    SELECT ordinality AS seq, *
     FROM read_json(getvariable('events'), format = 'newline_delimited', columns = {
         type: 'VARCHAR', "at": 'VARCHAR', cart: 'VARCHAR', product: 'VARCHAR', qty: 'BIGINT',
-        price: 'BIGINT', currency: 'VARCHAR', "order": 'VARCHAR'})
+        price: 'BIGINT', currency: 'VARCHAR', "order": 'VARCHAR'}) WITH ORDINALITY
 ),
 checkout AS (
     SELECT cart, min(seq) AS seq, arg_min("at", seq) AS "at" FROM e WHERE type = 'checked_out' GROUP BY cart
@@ -39,6 +39,6 @@ lines AS (
 SELECT strftime(CAST("at" AS TIMESTAMPTZ) AT TIME ZONE 'UTC', '%Y-%m-%d') AS date, currency,
        count(DISTINCT cart) AS orders, sum(qty) AS units, sum(qty * price) AS revenue
 FROM lines
-WHERE qty > 0
+WHERE qty > 0 AND price IS NOT NULL  -- a line only changed or removed, never added, is no line
 GROUP BY ALL
 ORDER BY date, currency;
