@@ -13,44 +13,105 @@ private let stream: (events: [Event], symbols: SymbolTable) = {
     return (events, symbols)
 }()
 
-/// The same stream written to a log file.
-private let logPath: String = {
-    let path = NSTemporaryDirectory() + "orders-benchmark-\(getpid()).log"
+/// The stream as batch payloads of 65,536 events, as a log stores them before zstd.
+private let payloads: [[UInt8]] = stride(from: 0, to: stream.events.count, by: LogWriter.defaultBatchEvents).map {
+    BatchPayload.encode(stream.events[$0..<min($0 + LogWriter.defaultBatchEvents, stream.events.count)], symbols: stream.symbols)
+}
+
+/// The stream as NDJSON lines.
+private let ndjson: [[UInt8]] = stream.events.map { event in
+    var line: [UInt8] = []
+    EventJSON.appendLine(seq: nil, event: event, symbols: stream.symbols, compact: true, to: &line)
+    return Array(line.dropLast())
+}
+
+/// A log of `count` generated events, written once.
+private func generatedLog(_ count: Int, seed: UInt64) -> String {
+    let path = NSTemporaryDirectory() + "orders-benchmark-\(count)-\(getpid()).log"
     unlink(path)
     let writer = try! LogWriter(path: path)
-    for event in stream.events { try! writer.append(event, symbols: stream.symbols) }
-    try! writer.commit(symbols: stream.symbols)
+    var generator = StreamGenerator(seed: seed)
+    var remaining = count
+    var batch: [Event] = []
+    while remaining > 0 {
+        var symbols = SymbolTable()
+        generator.generate(min(remaining, LogWriter.defaultBatchEvents), symbols: &symbols, into: &batch)
+        for event in batch { try! writer.append(event, symbols: symbols) }
+        try! writer.flush(symbols: symbols)
+        remaining -= batch.count
+        batch.removeAll(keepingCapacity: true)
+    }
+    try! writer.commit(symbols: SymbolTable())
     return path
-}()
+}
+
+private let smallLog = generatedLog(200_000, seed: 7)
+private let largeLog = generatedLog(2_000_000, seed: 11)
+
+/// Reads and folds a whole log: a replay.
+private func replay(_ path: String, threads: Int) throws -> Int64 {
+    let reader = try LogReader(path: path, threads: threads)
+    var symbols = SymbolTable()
+    var events: [Event] = []
+    var projector = Projector()
+    while try reader.next(symbols: &symbols, into: &events) != nil {
+        for event in events { projector.fold(event) }
+        events.removeAll(keepingCapacity: true)
+    }
+    return projector.reports.summary.events
+}
 
 let benchmarks: @Sendable () -> Void = {
-    // Wall time is reported but gated nowhere; CI compares malloc counts and
-    // instructions, which do not depend on what else the machine is doing.
+    // Wall time is reported but gated nowhere. The static thresholds in
+    // Thresholds/ hold malloc counts only, which do not depend on what else
+    // the machine is doing; `Benchmarks/check` compares against them.
     Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .throughput, .mallocCountTotal, .instructions, .peakMemoryResident],
+        metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident],
         scalingFactor: .one,
         maxDuration: .seconds(3),
-        maxIterations: 20
+        maxIterations: 10,
+        thresholds: [.mallocCountTotal: .init(relative: [.p90: 5], absolute: [.p90: 50])]
     )
+
+    Benchmark("encode 200k events into batch payloads") { benchmark in
+        for _ in benchmark.scaledIterations {
+            var bytes = 0
+            for start in stride(from: 0, to: stream.events.count, by: LogWriter.defaultBatchEvents) {
+                bytes += BatchPayload.encode(stream.events[start..<min(start + LogWriter.defaultBatchEvents, stream.events.count)], symbols: stream.symbols).count
+            }
+            blackHole(bytes)
+        }
+    }
+
+    Benchmark("decode 200k events from batch payloads") { benchmark in
+        for _ in benchmark.scaledIterations {
+            var events: [Event] = []
+            events.reserveCapacity(LogWriter.defaultBatchEvents)
+            for payload in payloads {
+                var symbols = SymbolTable()
+                try payload.withUnsafeBytes { try BatchPayload.decode($0, symbols: &symbols, into: &events) }
+                events.removeAll(keepingCapacity: true)
+            }
+            blackHole(events.count)
+        }
+    }
+
+    Benchmark("parse 200k NDJSON lines") { benchmark in
+        for _ in benchmark.scaledIterations {
+            var parser = NDJSONParser()
+            var symbols = SymbolTable()
+            var count = 0
+            for line in ndjson {
+                if try line.withUnsafeBytes({ try parser.parse($0, symbols: &symbols) }) != nil { count += 1 }
+            }
+            blackHole(count)
+        }
+    }
 
     Benchmark("fold 200k events (ledger + every report)") { benchmark in
         for _ in benchmark.scaledIterations {
             var projector = Projector()
             for event in stream.events { projector.fold(event) }
-            blackHole(projector.reports.summary.events)
-        }
-    }
-
-    Benchmark("replay a 200k-event log (read, decode, fold)") { benchmark in
-        for _ in benchmark.scaledIterations {
-            let reader = try LogReader(path: logPath)
-            var symbols = SymbolTable()
-            var events: [Event] = []
-            var projector = Projector()
-            while try reader.next(symbols: &symbols, into: &events) != nil {
-                for event in events { projector.fold(event) }
-                events.removeAll(keepingCapacity: true)
-            }
             blackHole(projector.reports.summary.events)
         }
     }
@@ -64,5 +125,17 @@ let benchmarks: @Sendable () -> Void = {
             try writer.commit(symbols: stream.symbols)
         }
         unlink(path)
+    }
+
+    Benchmark("replay a 200k-event log") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try replay(smallLog, threads: 1)) }
+    }
+
+    Benchmark("replay a 2M-event log, 1 thread") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try replay(largeLog, threads: 1)) }
+    }
+
+    Benchmark("replay a 2M-event log, 2 decoding threads") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try replay(largeLog, threads: 2)) }
     }
 }

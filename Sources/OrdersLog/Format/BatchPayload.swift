@@ -10,6 +10,14 @@ public enum BatchPayload {
         public var description: String { "payload byte \(position): \(reason)" }
     }
 
+    /// The payload of one batch holding `events` (ids in `symbols`), as the
+    /// first batch of a new log would hold them.
+    public static func encode(_ events: ArraySlice<Event>, symbols: SymbolTable) -> [UInt8] {
+        var encoder = BatchEncoder()
+        var log = SymbolTable()
+        return encoder.encode(events, symbols: symbols, log: &log).payload
+    }
+
     /// Appends the payload's events to `events`, defining its ids in `symbols`
     /// as the first batch of a log would.
     public static func decode(_ payload: UnsafeRawBufferPointer, symbols: inout SymbolTable, into events: inout [Event]) throws(Invalid) {

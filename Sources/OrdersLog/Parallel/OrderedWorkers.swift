@@ -11,7 +11,9 @@ import Glibc
 final class OrderedWorkers<Job: Sendable, Output: Sendable>: @unchecked Sendable {  // Mutable state is guarded by `mutex`.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private var jobs: [(index: Int, job: Job)] = []
+    /// Jobs in submission order from `nextJob` on; those handed out are nil,
+    /// so that the queue holds no buffer a worker is filling.
+    private var jobs: [(index: Int, job: Job)?] = []
     private var nextJob = 0
     private var submitted = 0
     private var taken = 0
@@ -74,12 +76,11 @@ final class OrderedWorkers<Job: Sendable, Output: Sendable>: @unchecked Sendable
         locked {
             while !stopping && nextJob == jobs.count { pthread_cond_wait(changed, mutex) }
             if stopping { return nil }
-            defer {
-                nextJob += 1
-                // Drop handed-out jobs now and then, so the queue does not grow with the input.
-                if nextJob > 64 { jobs.removeFirst(nextJob); nextJob = 0 }
-            }
-            return jobs[nextJob]
+            let assignment = jobs[nextJob].take()
+            nextJob += 1
+            // Drop handed-out slots now and then, so the queue does not grow with the input.
+            if nextJob > 64 { jobs.removeFirst(nextJob); nextJob = 0 }
+            return assignment
         }
     }
 
