@@ -61,19 +61,25 @@ private func replay(_ path: String, threads: Int) throws -> Int64 {
     return projector.reports.summary.events
 }
 
+/// Set by `Benchmarks/check`: measure only what may gate CI.
+private let gating = ProcessInfo.processInfo.environment["ORDERS_BENCHMARK_GATE"] != nil
+
+// Names without spaces: the plugin writes threshold files with spaces replaced
+// but looks them up with the names as given.
 let benchmarks: @Sendable () -> Void = {
-    // Wall time is reported but gated nowhere. The static thresholds in
-    // Thresholds/ hold malloc counts only, which do not depend on what else
-    // the machine is doing; `Benchmarks/check` compares against them.
+    // Wall time is reported but gated nowhere. `Benchmarks/check` measures
+    // malloc counts alone, which do not depend on what else the machine is
+    // doing, and compares them with the static thresholds in Thresholds/.
     Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident],
+        metrics: gating ? [.mallocCountTotal] : [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident],
         scalingFactor: .one,
         maxDuration: .seconds(3),
         maxIterations: 10,
         thresholds: [.mallocCountTotal: .init(relative: [.p90: 5], absolute: [.p90: 50])]
     )
 
-    Benchmark("encode 200k events into batch payloads") { benchmark in
+    // Batch payloads as a log stores them before zstd.
+    Benchmark("encode-200k-events") { benchmark in
         for _ in benchmark.scaledIterations {
             var bytes = 0
             for start in stride(from: 0, to: stream.events.count, by: LogWriter.defaultBatchEvents) {
@@ -83,7 +89,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("decode 200k events from batch payloads") { benchmark in
+    Benchmark("decode-200k-events") { benchmark in
         for _ in benchmark.scaledIterations {
             var events: [Event] = []
             events.reserveCapacity(LogWriter.defaultBatchEvents)
@@ -96,7 +102,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("parse 200k NDJSON lines") { benchmark in
+    Benchmark("parse-200k-ndjson-lines") { benchmark in
         for _ in benchmark.scaledIterations {
             var parser = NDJSONParser()
             var symbols = SymbolTable()
@@ -108,7 +114,8 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("fold 200k events (ledger + every report)") { benchmark in
+    // The ledger and every report's aggregates, on events in memory.
+    Benchmark("fold-200k-events") { benchmark in
         for _ in benchmark.scaledIterations {
             var projector = Projector()
             for event in stream.events { projector.fold(event) }
@@ -116,7 +123,8 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("import 200k events (encode, compress, write, fsync)") { benchmark in
+    // Encode, compress, write and fsync.
+    Benchmark("import-200k-events") { benchmark in
         let path = NSTemporaryDirectory() + "orders-benchmark-import-\(getpid()).log"
         for _ in benchmark.scaledIterations {
             unlink(path)
@@ -127,15 +135,17 @@ let benchmarks: @Sendable () -> Void = {
         unlink(path)
     }
 
-    Benchmark("replay a 200k-event log") { benchmark in
+    Benchmark("replay-200k-event-log") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try replay(smallLog, threads: 1)) }
     }
 
-    Benchmark("replay a 2M-event log, 1 thread") { benchmark in
+    Benchmark("replay-2M-event-log-1-thread") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try replay(largeLog, threads: 1)) }
     }
 
-    Benchmark("replay a 2M-event log, 2 decoding threads") { benchmark in
+    // How many buffers the workers allocate depends on timing, so this one never gates.
+    guard !gating else { return }
+    Benchmark("replay-2M-event-log-2-threads") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try replay(largeLog, threads: 2)) }
     }
 }

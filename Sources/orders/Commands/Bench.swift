@@ -37,7 +37,7 @@ extension Orders {
         @Option(help: "The seed of the generated log.")
         var seed: UInt64 = 1
 
-        @Option(help: ArgumentHelp("Threads for the last row's replay. Defaults to the number of cores.", valueName: "n"))
+        @Option(help: ArgumentHelp("Decoding threads for the last row's replay, as replay's --threads; 1 leaves the row out. Defaults to the number of cores.", valueName: "n"))
         var threads: Int = InputArgument.cores
 
         @Option(help: "Runs of each phase; the best counts.")
