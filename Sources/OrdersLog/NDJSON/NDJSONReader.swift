@@ -105,28 +105,11 @@ public final class NDJSONReader: EventStream {
         var start = textStart
         let end = textEnd
         let failure: NDJSONParser.Failure? = text.withUnsafeBytes { bytes in
-            let base = bytes.baseAddress!
             while start < end && events.count < limit {
-                let stop: Int
-                // Safe: the range searched lies inside `text`.
-                if let found = memchr(base + start, 0x0A, end - start) {
-                    stop = found - UnsafeMutableRawPointer(mutating: base)
-                } else if last {
-                    stop = end
-                } else {
-                    break
-                }
+                guard let stop = newline(in: bytes, from: start, to: end) ?? (last ? end : nil) else { break }
                 line += 1
-                var from = start
-                if atStart {
-                    atStart = false
-                    // A UTF-8 byte order mark at the start of the input is not part of the first line.
-                    if stop - from >= 3, bytes[from] == 0xEF, bytes[from + 1] == 0xBB, bytes[from + 2] == 0xBF { from += 3 }
-                }
-                var to = stop
-                if to > from, bytes[to - 1] == 0x0D { to -= 1 }
                 do throws(NDJSONParser.Failure) {
-                    if let event = try parser.parse(UnsafeRawBufferPointer(rebasing: bytes[from..<to]), symbols: &symbols) {
+                    if let event = try parser.parse(content(of: bytes, start..<stop, first: &atStart), symbols: &symbols) {
                         seq += 1
                         events.append(event)
                     }
@@ -297,18 +280,10 @@ struct TextChunk: Sendable {
             var start = 0
             var first = atStart
             while start < bytes.count {
-                // Safe: the range searched lies inside `bytes`.
-                let stop = memchr(bytes.baseAddress! + start, 0x0A, bytes.count - start).map { $0 - UnsafeMutableRawPointer(mutating: bytes.baseAddress!) } ?? bytes.count
+                let stop = newline(in: bytes, from: start, to: bytes.count) ?? bytes.count
                 parsed.lines += 1
-                var from = start
-                if first {
-                    first = false
-                    if stop - from >= 3, bytes[from] == 0xEF, bytes[from + 1] == 0xBB, bytes[from + 2] == 0xBF { from += 3 }
-                }
-                var to = stop
-                if to > from, bytes[to - 1] == 0x0D { to -= 1 }
                 do throws(NDJSONParser.Failure) {
-                    if let event = try parser.parse(UnsafeRawBufferPointer(rebasing: bytes[from..<to]), symbols: &parsed.symbols) {
+                    if let event = try parser.parse(content(of: bytes, start..<stop, first: &first), symbols: &parsed.symbols) {
                         parsed.events.append(event)
                     }
                 } catch {
@@ -329,4 +304,25 @@ struct ParsedChunk: Sendable {
     var lines = 0
     /// The first line that failed, counted from the chunk's first line as 1.
     var failure: (line: Int, NDJSONParser.Failure)?
+}
+
+/// Where the next newline in `bytes[start..<end]` is, if there is one.
+@inline(__always)
+private func newline(in bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Int? {
+    // Safe: the range searched lies inside `bytes`.
+    memchr(bytes.baseAddress! + start, 0x0A, end - start).map { $0 - UnsafeMutableRawPointer(mutating: bytes.baseAddress!) }
+}
+
+/// The event's bytes on the line `range` (its newline excluded): without a
+/// trailing CR, and on the input's first line (`first`, which this clears)
+/// without a UTF-8 byte order mark.
+@inline(__always)
+private func content(of bytes: UnsafeRawBufferPointer, _ range: Range<Int>, first: inout Bool) -> UnsafeRawBufferPointer {
+    var from = range.lowerBound, to = range.upperBound
+    if first {
+        first = false
+        if to - from >= 3, bytes[from] == 0xEF, bytes[from + 1] == 0xBB, bytes[from + 2] == 0xBF { from += 3 }
+    }
+    if to > from, bytes[to - 1] == 0x0D { to -= 1 }
+    return UnsafeRawBufferPointer(rebasing: bytes[from..<to])
 }
