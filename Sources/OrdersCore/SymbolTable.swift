@@ -103,23 +103,15 @@ public struct SymbolTable: Sendable {
     /// built with `define` from a damaged or hostile source can hold one.
     public func firstDuplicate() -> (Symbol, Symbol)? {
         var check = SymbolTable()
-        for symbol in 0..<spans.count where spans[symbol] & 0xFFFF != 0 {
-            let found = withBytes(of: Symbol(rawValue: UInt32(symbol))) { check.intern($0) }
-            if found.index != check.count - 1 {
-                // `check` numbers only the non-placeholders; map back by position.
-                return (nthDefined(found.index), Symbol(rawValue: UInt32(symbol)))
-            }
+        /// The symbol behind each of `check`'s numbers (`check` skips placeholders).
+        var original: [Symbol] = []
+        for number in 0..<spans.count where spans[number] & 0xFFFF != 0 {
+            let symbol = Symbol(rawValue: UInt32(number))
+            let found = withBytes(of: symbol) { check.intern($0) }
+            if found.index < original.count { return (original[found.index], symbol) }
+            original.append(symbol)
         }
         return nil
-    }
-
-    private func nthDefined(_ n: Int) -> Symbol {
-        var seen = -1
-        for symbol in 0..<spans.count where spans[symbol] & 0xFFFF != 0 {
-            seen += 1
-            if seen == n { return Symbol(rawValue: UInt32(symbol)) }
-        }
-        preconditionFailure("no \(n)th defined symbol")
     }
 
     /// Forgets every symbol numbered `count` or more.

@@ -34,9 +34,7 @@ struct BatchLoader: ~Copyable {
     /// - Throws: ``BatchFailure`` if the batch is corrupt, ``FileError`` if reading fails.
     mutating func load(_ batch: LogLayout.Batch, into loaded: inout LoadedBatch) throws {
         let header = batch.header
-        frame.removeAll(keepingCapacity: true)
-        frame.append(contentsOf: repeatElement(0, count: Int(header.frameSize)))
-        try frame.withUnsafeMutableBytes { try file.readAll(at: batch.frameOffset, into: $0, path: name) }
+        try readFrame(batch)
         let frameChecks: String? = frame.withUnsafeBytes { bytes in
             if CRC32C.checksum(bytes) != header.frameCRC { return "the frame's checksum does not match" }
             if bytes.count < 5 || bytes.loadUnaligned(as: UInt32.self).littleEndian != ZstdFrame.magic { return "not a zstd frame" }
@@ -46,19 +44,11 @@ struct BatchLoader: ~Copyable {
             return nil
         }
         if let frameChecks { throw BatchFailure(offset: batch.frameOffset, reason: frameChecks) }
-        loaded.payload.removeAll(keepingCapacity: true)
-        loaded.payload.append(contentsOf: repeatElement(0, count: Int(header.payloadSize)))
-        let zstdFailure: ZstdError? = frame.withUnsafeBytes { source in
-            loaded.payload.withUnsafeMutableBytes { target -> ZstdError? in
-                do throws(ZstdError) {
-                    try decompressor.decompressFrame(source, into: target)
-                    return nil
-                } catch {
-                    return error
-                }
-            }
+        do throws(ZstdError) {
+            try decompressFrame(into: &loaded.payload, size: Int(header.payloadSize))
+        } catch {
+            throw BatchFailure(offset: batch.frameOffset, reason: "\(error)")
         }
-        if let zstdFailure { throw BatchFailure(offset: batch.frameOffset, reason: "\(zstdFailure)") }
         let expected = BatchDecoder.Expected(eventCount: Int(header.eventCount), minAt: header.minAt, maxAt: header.maxAt,
                                              firstSeq: header.firstSeq)
         loaded.events.removeAll(keepingCapacity: true)
@@ -78,14 +68,32 @@ struct BatchLoader: ~Copyable {
     /// Decompresses `batch` and nothing more: the zstd floor of reading it.
     /// - Returns: the payload's size.
     mutating func decompressOnly(_ batch: LogLayout.Batch, into payload: inout [UInt8]) throws -> Int {
+        try readFrame(batch)
+        try decompressFrame(into: &payload, size: Int(batch.header.payloadSize))
+        return payload.count
+    }
+
+    /// Reads `batch`'s zstd frame into `frame`.
+    private mutating func readFrame(_ batch: LogLayout.Batch) throws {
         frame.removeAll(keepingCapacity: true)
         frame.append(contentsOf: repeatElement(0, count: Int(batch.header.frameSize)))
         try frame.withUnsafeMutableBytes { try file.readAll(at: batch.frameOffset, into: $0, path: name) }
+    }
+
+    /// Decompresses `frame` into `payload`, which it must fill exactly.
+    private mutating func decompressFrame(into payload: inout [UInt8], size: Int) throws(ZstdError) {
         payload.removeAll(keepingCapacity: true)
-        payload.append(contentsOf: repeatElement(0, count: Int(batch.header.payloadSize)))
-        try frame.withUnsafeBytes { source in
-            try payload.withUnsafeMutableBytes { try decompressor.decompressFrame(source, into: $0) }
+        payload.append(contentsOf: repeatElement(0, count: size))
+        let failure: ZstdError? = frame.withUnsafeBytes { source in
+            payload.withUnsafeMutableBytes { target -> ZstdError? in
+                do throws(ZstdError) {
+                    try decompressor.decompressFrame(source, into: target)
+                    return nil
+                } catch {
+                    return error
+                }
+            }
         }
-        return payload.count
+        if let failure { throw failure }
     }
 }

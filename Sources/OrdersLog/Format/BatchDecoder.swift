@@ -10,12 +10,6 @@ import OrdersCore
 /// and returns the batch's ``BatchDictionary``, whose `define` then gives
 /// those numbers their bytes in the one symbol table, in log order.
 struct BatchDecoder {
-    /// The log number of each entry of the batch's dictionary.
-    private var globalOf: [Symbol] = []
-    /// Where each dictionary entry's bytes lie in the payload.
-    private var spellings: [Range<Int>] = []
-    /// The log number of the batch's first new id.
-    private var firstNew = 0
     /// The last price read for each dictionary entry (as a product) in this batch.
     private var lastPrice: [Int64] = []
 
@@ -51,7 +45,7 @@ struct BatchDecoder {
         guard count == expected.eventCount else {
             throw ByteReader.Malformed(position: 0, reason: "payload holds \(count) events, its header says \(expected.eventCount)")
         }
-        try readDictionary(&reader, expected: expected)
+        let dictionary = try readDictionary(&reader, expected: expected)
         let currencies = try readCurrencies(&reader)
 
         var lengths: [Int] = []
@@ -64,7 +58,7 @@ struct BatchDecoder {
         var kinds = columns[0], times = columns[1], firsts = columns[2], seconds = columns[3], thirds = columns[4]
         var quantities = columns[5], prices = columns[6], currencyColumn = columns[7]
         lastPrice.removeAll(keepingCapacity: true)
-        lastPrice.append(contentsOf: repeatElement(0, count: globalOf.count))
+        lastPrice.append(contentsOf: repeatElement(0, count: dictionary.numbers.count))
         guard lengths[0] == count else {
             throw ByteReader.Malformed(position: 0, reason: "the kinds column has \(lengths[0]) bytes for \(count) events")
         }
@@ -73,10 +67,9 @@ struct BatchDecoder {
         let base = events.count
         events.append(contentsOf: repeatElement(Event(at: Timestamp(milliseconds: 0), .itemRemoved(cart: Symbol(rawValue: 0), product: Symbol(rawValue: 0))), count: count))
         let earliest = Timestamp.earliest.milliseconds, latest = Timestamp.latest.milliseconds
-        let dictionary = globalOf
         var minAt = Int64.max
         var maxAt = Int64.min
-        let failure: ByteReader.Malformed? = dictionary.withUnsafeBufferPointer { ids in
+        let failure: ByteReader.Malformed? = dictionary.numbers.withUnsafeBufferPointer { ids in
             lastPrice.withUnsafeMutableBufferPointer { lastPrice in
                 events.withUnsafeMutableBufferPointer { out in
                     var refs = References(ids: ids)
@@ -137,16 +130,17 @@ struct BatchDecoder {
         guard count == 0 || (expected.minAt == .min && expected.maxAt == .max) || (minAt == expected.minAt && maxAt == expected.maxAt) else {
             throw ByteReader.Malformed(position: 0, reason: "event times do not match the header's time range")
         }
-        return BatchDictionary(firstNew: firstNew, numbers: globalOf, spellings: spellings)
+        return dictionary
     }
 
     /// Reads the batch's symbol dictionary: each entry's number in the log and where its bytes are.
-    private mutating func readDictionary(_ reader: inout ByteReader, expected: Expected) throws(ByteReader.Malformed) {
+    private func readDictionary(_ reader: inout ByteReader, expected: Expected) throws(ByteReader.Malformed) -> BatchDictionary {
         let count = try reader.readCount(atMost: reader.remaining, "the dictionary size")
         // Each event names at most three ids, so the log cannot hold more than this.
         let idLimit = min(3 * (Int(expected.firstSeq) - 1 + expected.eventCount), Int(UInt32.max) - 1)
-        firstNew = try reader.readCount(atMost: idLimit, "the number of the batch's first new id")
-        globalOf.removeAll(keepingCapacity: true)
+        let firstNew = try reader.readCount(atMost: idLimit, "the number of the batch's first new id")
+        var numbers: [Symbol] = []
+        numbers.reserveCapacity(count)
         var nextNew = firstNew
         for _ in 0..<count {
             let reference = try reader.readCount(atMost: firstNew, "an id's number in the log")
@@ -154,13 +148,14 @@ struct BatchDecoder {
                 guard nextNew < idLimit else {
                     throw ByteReader.Malformed(position: reader.position, reason: "more new ids than the events before could have named")
                 }
-                globalOf.append(Symbol(rawValue: UInt32(nextNew)))
+                numbers.append(Symbol(rawValue: UInt32(nextNew)))
                 nextNew += 1
             } else {
-                globalOf.append(Symbol(rawValue: UInt32(reference - 1)))
+                numbers.append(Symbol(rawValue: UInt32(reference - 1)))
             }
         }
-        spellings.removeAll(keepingCapacity: true)
+        var spellings: [Range<Int>] = []
+        spellings.reserveCapacity(count)
         var total = 0
         for _ in 0..<count {
             let length = try reader.readCount(atMost: LogFormat.maxIdentifierLength, "an identifier's length")
@@ -174,6 +169,7 @@ struct BatchDecoder {
             throw ByteReader.Malformed(position: start, reason: "an identifier is not valid UTF-8")
         }
         for i in spellings.indices { spellings[i] = start + spellings[i].lowerBound..<start + spellings[i].upperBound }
+        return BatchDictionary(firstNew: firstNew, numbers: numbers, spellings: spellings)
     }
 
     private func readCurrencies(_ reader: inout ByteReader) throws(ByteReader.Malformed) -> [Currency] {
