@@ -8,10 +8,9 @@ public protocol PackedKey: Hashable, Sendable {
 ///
 /// Hand-written rather than `Dictionary`: the fold updates these maps once
 /// per order line and vote, and `Dictionary`'s SipHash, seeded per process
-/// against hostile keys, was a fifth of replay's time. These keys are
-/// interned symbols, days and currencies, which an input cannot choose to
-/// collide much: keys are symbol numbers, days and currencies, small
-/// integers that the input does not pick.
+/// against hostile keys, was a fifth of replay's time. These keys are symbol
+/// numbers, days and currencies: small integers that the input does not
+/// pick, so it cannot choose them to collide.
 public struct DenseMap<Key: PackedKey, Value: Sendable>: Sendable {
     @usableFromInline var storedKeys: [Key] = []
     @usableFromInline var storedValues: [Value] = []

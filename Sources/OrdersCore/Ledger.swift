@@ -158,9 +158,7 @@ public struct Ledger: Sendable {
     @inlinable
     mutating func countVote(poll: Symbol, voter: Symbol, candidate: Symbol) -> Bool {
         let key = UInt64(poll.rawValue) << 32 | UInt64(candidate.rawValue)
-        if voter.index >= firstVote.count {
-            firstVote.append(contentsOf: repeatElement(.max, count: max(voter.index + 1, firstVote.count * 2) - firstVote.count))
-        }
+        Self.extend(&firstVote, toCover: voter.index, with: .max)
         if key != .max {  // .max is the empty mark; such a vote (2³² symbols in) goes to `laterVotes`
             let first = firstVote[voter.index]
             if first == .max {
@@ -181,9 +179,7 @@ public struct Ledger: Sendable {
 
     @inlinable
     mutating func openCart(_ cart: Symbol) -> Int {
-        if cart.index >= cartSlot.count {
-            cartSlot.append(contentsOf: repeatElement(0, count: max(cart.index + 1, cartSlot.count * 2) - cartSlot.count))
-        }
+        Self.extend(&cartSlot, toCover: cart.index, with: 0)
         carts.append(Cart())
         cartSlot[cart.index] = UInt32(carts.count)
         openCount += 1
@@ -199,10 +195,16 @@ public struct Ledger: Sendable {
     @inlinable
     mutating func markUsed(order: Symbol) {
         let word = order.index >> 6
-        if word >= usedOrders.count {
-            usedOrders.append(contentsOf: repeatElement(0, count: max(word + 1, usedOrders.count * 2) - usedOrders.count))
-        }
+        Self.extend(&usedOrders, toCover: word, with: 0)
         usedOrders[word] |= 1 << UInt64(order.index & 63)
+    }
+
+    /// Grows an array indexed by symbol so that it has an element at `index`,
+    /// at least doubling it, so that growing costs amortised constant time.
+    @inlinable
+    static func extend<T>(_ array: inout [T], toCover index: Int, with filler: T) {
+        guard index >= array.count else { return }
+        array.append(contentsOf: repeatElement(filler, count: max(index + 1, array.count * 2) - array.count))
     }
 }
 

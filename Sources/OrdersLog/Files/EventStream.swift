@@ -77,8 +77,8 @@ public func openEvents(_ path: String, skippingCorrupt: Bool = false, threads: I
         try? file.close()
         return try LogReader(path: path, skippingCorrupt: skippingCorrupt, threads: threads)
     case .zstdNDJSON:
-        return try NDJSONReader(name: name, file: file, closes: path != "-", compressed: true, prefix: prefix, workers: threads > 1 ? threads : 0)
+        return try NDJSONReader(name: name, file: file, closes: path != "-", compressed: true, prefix: prefix, threads: threads)
     case .ndjson:
-        return try NDJSONReader(name: name, file: file, closes: path != "-", compressed: false, prefix: prefix, workers: threads > 1 ? threads : 0)
+        return try NDJSONReader(name: name, file: file, closes: path != "-", compressed: false, prefix: prefix, threads: threads)
     }
 }

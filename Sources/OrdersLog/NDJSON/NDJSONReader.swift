@@ -53,10 +53,10 @@ public final class NDJSONReader: EventStream {
     /// - Parameters:
     ///   - prefix: bytes already read from `file` to recognise its format.
     /// - Parameters:
-    ///   - workers: threads that parse while this one reads; 0 for none.
-    init(name: String, file: FileDescriptor, closes: Bool, compressed: Bool, prefix: [UInt8], workers: Int = 0) throws {
+    ///   - threads: with more than one, that many threads parse while this one reads.
+    init(name: String, file: FileDescriptor, closes: Bool, compressed: Bool, prefix: [UInt8], threads: Int = 1) throws {
         self.name = name
-        self.workers = workers
+        workers = threads > 1 ? threads : 0
         self.file = file
         self.closes = closes
         var status = stat()

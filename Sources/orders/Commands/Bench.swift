@@ -107,20 +107,16 @@ extension Orders {
                 }
             }!
             result.add("+ fold", fold, phase: true)
-            let replay = try best(label: "replaying", events: events) {
+            func replay(threads: Int) throws -> Duration {
                 try time {
                     var projector = Projector()
-                    try readAll(path, threads: 1) { events in for event in events { projector.fold(event) } }
+                    try readAll(path, threads: threads) { events in for event in events { projector.fold(event) } }
                 }
-            }!
-            result.add("+ reports = replay", replay, phase: true)
+            }
+            let sequential = try best(label: "replaying", events: events) { try replay(threads: 1) }!
+            result.add("+ reports = replay", sequential, phase: true)
             if threads > 1 {
-                let parallel = try best(label: "replaying on \(threads) threads", events: events) {
-                    try time {
-                        var projector = Projector()
-                        try readAll(path, threads: threads) { events in for event in events { projector.fold(event) } }
-                    }
-                }!
+                let parallel = try best(label: "replaying on \(threads) threads", events: events) { try replay(threads: threads) }!
                 result.add("replay, \(threads) threads", parallel)
             }
             return result
