@@ -15,21 +15,19 @@ public struct Ledger: Sendable {
         @usableFromInline var isClosed = false
         /// The currency of the lines; meaningless while there are none.
         @usableFromInline var currency = Currency(rawValue: 0x41_41_41)!
-        @usableFromInline var lines: [CartLine] = []
+        /// Where its lines are in `pool`, while it is open.
+        @usableFromInline var lines = LinePool.Block()
         @usableFromInline var closedUnits: Int64 = 0
         @usableFromInline var closedTotal: Int64 = 0
 
         @usableFromInline init() {}
-
-        @inlinable
-        func lineIndex(of product: Symbol) -> Int? {
-            lines.firstIndex { $0.product == product }
-        }
     }
 
     /// `cartSlot[symbol]` is the cart's index in `carts` plus one; 0 for none.
     @usableFromInline var cartSlot: [UInt32] = []
     @usableFromInline var carts: [Cart] = []
+    /// The lines of the open carts.
+    @usableFromInline var pool = LinePool()
     /// A bit per symbol: used as the id of an applied order.
     @usableFromInline var usedOrders: [UInt64] = []
     /// The first vote counted from each voter (by symbol), `poll << 32 | candidate`;
@@ -74,7 +72,7 @@ public struct Ledger: Sendable {
         if state.isClosed { return (Int128(state.closedUnits), Int128(state.closedTotal)) }
         var units: Int128 = 0
         var total: Int128 = 0
-        for line in state.lines {
+        for line in pool.lines[state.lines.range] {
             units += Int128(line.qty)
             total += Int128(line.qty) * Int128(line.price)
         }
@@ -88,15 +86,13 @@ public struct Ledger: Sendable {
         let slot = slot(of: cart) ?? openCart(cart)
         if carts[slot].isClosed { return .anomaly(.cartClosed) }
         if !carts[slot].lines.isEmpty && carts[slot].currency != currency { return .anomaly(.currencyMismatch) }
-        if let line = carts[slot].lineIndex(of: product) {
-            let (sum, overflow) = carts[slot].lines[line].qty.addingReportingOverflow(qty)
+        if let line = pool.index(of: product, in: carts[slot].lines) {
+            let (sum, overflow) = pool.lines[line].qty.addingReportingOverflow(qty)
             if overflow { return .anomaly(.overflow) }
-            carts[slot].lines[line].qty = sum
-            carts[slot].lines[line].price = price
+            pool.lines[line].qty = sum
+            pool.lines[line].price = price
         } else {
-            // Room for a few lines at once: a cart's array grows once, not at every line.
-            if carts[slot].lines.capacity == 0 { carts[slot].lines.reserveCapacity(4) }
-            carts[slot].lines.append(CartLine(product: product, qty: qty, price: price))
+            pool.append(CartLine(product: product, qty: qty, price: price), to: &carts[slot].lines)
         }
         carts[slot].currency = currency
         return .applied
@@ -106,8 +102,8 @@ public struct Ledger: Sendable {
     mutating func changeQuantity(cart: Symbol, product: Symbol, qty: Int64) -> Status {
         guard let slot = slot(of: cart) else { return .anomaly(.noSuchLine) }
         if carts[slot].isClosed { return .anomaly(.cartClosed) }
-        guard let line = carts[slot].lineIndex(of: product) else { return .anomaly(.noSuchLine) }
-        carts[slot].lines[line].qty = qty
+        guard let line = pool.index(of: product, in: carts[slot].lines) else { return .anomaly(.noSuchLine) }
+        pool.lines[line].qty = qty
         return .applied
     }
 
@@ -115,8 +111,8 @@ public struct Ledger: Sendable {
     mutating func removeItem(cart: Symbol, product: Symbol) -> Status {
         guard let slot = slot(of: cart) else { return .anomaly(.noSuchLine) }
         if carts[slot].isClosed { return .anomaly(.cartClosed) }
-        guard let line = carts[slot].lineIndex(of: product) else { return .anomaly(.noSuchLine) }
-        carts[slot].lines.remove(at: line)
+        guard let line = pool.index(of: product, in: carts[slot].lines) else { return .anomaly(.noSuchLine) }
+        pool.remove(at: line, from: &carts[slot].lines)
         return .applied
     }
 
@@ -130,7 +126,8 @@ public struct Ledger: Sendable {
         guard let slot, !carts[slot].lines.isEmpty else { return .anomaly(.emptyCart) }
         var units: Int64 = 0
         var total: Int64 = 0
-        for line in carts[slot].lines {
+        let lines = carts[slot].lines
+        for line in pool.lines[lines.range] {
             let (lineTotal, o1) = line.qty.multipliedReportingOverflow(by: line.price)
             let (newTotal, o2) = total.addingReportingOverflow(lineTotal)
             let (newUnits, o3) = units.addingReportingOverflow(line.qty)
@@ -139,15 +136,14 @@ public struct Ledger: Sendable {
             units = newUnits
         }
         markUsed(order: order)
-        let lines = carts[slot].lines
         carts[slot].isClosed = true
-        carts[slot].lines = []
         carts[slot].closedUnits = units
         carts[slot].closedTotal = total
         openCount -= 1
         observer.placed(PlacedOrder(
             id: order, cart: cart, at: at, currency: carts[slot].currency,
-            lines: lines, units: units, total: total))
+            lines: pool.lines[lines.range], units: units, total: total))
+        pool.release(&carts[slot].lines)
         return .applied
     }
 
