@@ -33,6 +33,34 @@ struct BatchLoader: ~Copyable {
     /// Loads `batch` into `loaded`, reusing its buffers.
     /// - Throws: ``BatchFailure`` if the batch is corrupt, ``FileError`` if reading fails.
     mutating func load(_ batch: LogLayout.Batch, into loaded: inout LoadedBatch) throws {
+        try readPayload(batch, into: &loaded.payload)
+        loaded.events.removeAll(keepingCapacity: true)
+        let decoded: Result<BatchDictionary, ByteReader.Malformed> = loaded.payload.withUnsafeBytes { bytes in
+            do throws(ByteReader.Malformed) {
+                return .success(try decoder.decode(bytes, expecting: Self.expected(batch), into: &loaded.events))
+            } catch {
+                return .failure(error)
+            }
+        }
+        loaded.dictionary = try Self.checked(decoded, batch)
+    }
+
+    /// Loads `batch`'s payload and reads its dictionary, leaving its events undecoded.
+    mutating func loadDictionary(_ batch: LogLayout.Batch, into loaded: inout LoadedBatch) throws {
+        try readPayload(batch, into: &loaded.payload)
+        loaded.events.removeAll(keepingCapacity: true)
+        let decoded: Result<BatchDictionary, ByteReader.Malformed> = loaded.payload.withUnsafeBytes { bytes in
+            do throws(ByteReader.Malformed) {
+                return .success(try decoder.dictionary(of: bytes, expecting: Self.expected(batch)))
+            } catch {
+                return .failure(error)
+            }
+        }
+        loaded.dictionary = try Self.checked(decoded, batch)
+    }
+
+    /// Reads `batch`'s frame, checks it against its header and decompresses it into `payload`.
+    private mutating func readPayload(_ batch: LogLayout.Batch, into payload: inout [UInt8]) throws {
         let header = batch.header
         try readFrame(batch)
         let frameChecks: String? = frame.withUnsafeBytes { bytes in
@@ -45,22 +73,22 @@ struct BatchLoader: ~Copyable {
         }
         if let frameChecks { throw BatchFailure(offset: batch.frameOffset, reason: frameChecks) }
         do throws(ZstdError) {
-            try decompressFrame(into: &loaded.payload, size: Int(header.payloadSize))
+            try decompressFrame(into: &payload, size: Int(header.payloadSize))
         } catch {
             throw BatchFailure(offset: batch.frameOffset, reason: "\(error)")
         }
-        let expected = BatchDecoder.Expected(eventCount: Int(header.eventCount), minAt: header.minAt, maxAt: header.maxAt,
-                                             firstSeq: header.firstSeq)
-        loaded.events.removeAll(keepingCapacity: true)
-        let decoded: Result<BatchDictionary, ByteReader.Malformed> = loaded.payload.withUnsafeBytes { bytes in
-            do throws(ByteReader.Malformed) {
-                return .success(try decoder.decode(bytes, expecting: expected, into: &loaded.events))
-            } catch {
-                return .failure(error)
-            }
-        }
+    }
+
+    /// What the payload must agree with, from the batch's header.
+    private static func expected(_ batch: LogLayout.Batch) -> BatchDecoder.Expected {
+        let header = batch.header
+        return BatchDecoder.Expected(eventCount: Int(header.eventCount), minAt: header.minAt, maxAt: header.maxAt, firstSeq: header.firstSeq)
+    }
+
+    /// The dictionary, or the payload's damage as a ``BatchFailure`` at the batch's frame.
+    private static func checked(_ decoded: Result<BatchDictionary, ByteReader.Malformed>, _ batch: LogLayout.Batch) throws(BatchFailure) -> BatchDictionary {
         switch decoded {
-        case .success(let dictionary): loaded.dictionary = dictionary
+        case .success(let dictionary): return dictionary
         case .failure(let failure): throw BatchFailure(offset: batch.frameOffset, reason: "\(failure.reason) (payload byte \(failure.position))")
         }
     }

@@ -114,29 +114,55 @@ public final class LogReader: EventStream {
             let symbolsBefore = symbols.count
             do {
                 try load(batch)
-                let defined: ByteReader.Malformed? = current.payload.withUnsafeBytes { payload in
-                    do throws(ByteReader.Malformed) {
-                        try current.dictionary.define(payload, in: &symbols, skipping: skippingCorrupt)
-                        return nil
-                    } catch {
-                        return error
-                    }
-                }
-                if let defined {
-                    throw BatchFailure(offset: batch.frameOffset, reason: "\(defined.reason) (payload byte \(defined.position))")
-                }
+                try defineCurrent(batch, in: &symbols)
                 if events.isEmpty { swap(&events, &current.events) } else { events.append(contentsOf: current.events) }
                 return Int64(batch.header.firstSeq)
             } catch let failure as BatchFailure {
-                guard skippingCorrupt else {
-                    throw InputError(file: name, location: .offset(failure.offset),
-                                     message: "corrupt batch (seq \(batch.header.firstSeq)–\(batch.header.endSeq - 1)): \(failure.reason)")
-                }
+                guard skippingCorrupt else { throw corrupt(batch, failure) }
                 symbols.removeSymbols(from: symbolsBefore)
                 skipped.append(Skip(offset: failure.offset, seqs: batch.header.firstSeq..<batch.header.endSeq, reason: failure.reason))
             }
         }
         return nil
+    }
+
+    /// The ids of every committed batch, read from their dictionaries without
+    /// decoding any event: what a writer needs to number the ids it adds.
+    /// - Throws: like `next`, if a batch is corrupt.
+    func readSymbols() throws -> SymbolTable {
+        precondition(!skippingCorrupt && nextBatch == 0, "readSymbols reads a whole log, strictly, from its start")
+        var symbols = SymbolTable()
+        for batch in batches {
+            do {
+                try loader.loadDictionary(batch, into: &current)
+                try defineCurrent(batch, in: &symbols)
+            } catch let failure as BatchFailure {
+                throw corrupt(batch, failure)
+            }
+        }
+        nextBatch = batches.count
+        return symbols
+    }
+
+    /// Gives the ids of the batch in `current` their bytes in `symbols`.
+    private func defineCurrent(_ batch: LogLayout.Batch, in symbols: inout SymbolTable) throws(BatchFailure) {
+        let defined: ByteReader.Malformed? = current.payload.withUnsafeBytes { payload in
+            do throws(ByteReader.Malformed) {
+                try current.dictionary.define(payload, in: &symbols, skipping: skippingCorrupt)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let defined {
+            throw BatchFailure(offset: batch.frameOffset, reason: "\(defined.reason) (payload byte \(defined.position))")
+        }
+    }
+
+    /// A corrupt batch as the error a strict reader fails with.
+    private func corrupt(_ batch: LogLayout.Batch, _ failure: BatchFailure) -> InputError {
+        InputError(file: name, location: .offset(failure.offset),
+                   message: "corrupt batch (seq \(batch.header.firstSeq)–\(batch.header.endSeq - 1)): \(failure.reason)")
     }
 
     /// Loads `batch` into `current`, on this thread or from the workers,

@@ -31,6 +31,17 @@ struct BatchDecoder {
         try dictionary.define(payload, in: &symbols, skipping: true)
     }
 
+    /// Reads the payload's dictionary and nothing after it: the ids a batch
+    /// uses, for a writer that needs the log's ids but not its events.
+    func dictionary(of payload: UnsafeRawBufferPointer, expecting expected: Expected) throws(ByteReader.Malformed) -> BatchDictionary {
+        var reader = ByteReader(payload)
+        let count = try reader.readCount(atMost: LogFormat.maxBatchEvents, "the event count")
+        guard count == expected.eventCount else {
+            throw ByteReader.Malformed(position: 0, reason: "payload holds \(count) events, its header says \(expected.eventCount)")
+        }
+        return try readDictionary(&reader, expected: expected)
+    }
+
     /// Appends the payload's events to `events`; their ids are the log's
     /// numbers, which the returned dictionary's `define` gives bytes.
     /// - Throws: where in the payload it broke, and how.
