@@ -118,6 +118,29 @@ struct NDJSONParserTests {
         #expect(failure.message == "not valid UTF-8")
     }
 
+    /// Bytes that are not UTF-8, in a key, in a value, and outside any string:
+    /// a lone 0xFF, an overlong '/', an encoded surrogate, a cut-off sequence.
+    /// In the replacements, each scalar below U+0100 stands for one byte.
+    @Test(arguments: [
+        ("\"cart\"", "\"ca\u{FF}rt\""), ("\"p\"", "\"p\u{FF}\""), ("\"p\"", "\"p\u{C0}\u{AF}\""),
+        ("\"p\"", "\"p\u{ED}\u{A0}\u{80}\""), ("\"p\"", "\"p\u{E2}\u{82}\""), ("\"qty\":1", "\"qty\":\u{FF}1"),
+    ])
+    func bytesThatAreNotUTF8AreSaidToBe(original: String, replacement: String) throws {
+        let range = try #require(added.range(of: original))
+        let text = added.replacingCharacters(in: range, with: replacement)
+        let bytes = text.unicodeScalars.map { UInt8($0.value) }
+        guard case .failure(let failure) = parse(bytes).0 else { Issue.record("accepted \(text)"); return }
+        #expect(failure.message == "not valid UTF-8", "\(text)")
+    }
+
+    @Test func identifiersMayBeAnyUTF8() throws {
+        let line = added.replacingCharacters(in: try #require(added.range(of: "\"p\"")), with: "\"caf\u{E9}-\u{1F600}\"")
+        let (result, symbols) = parse(Array(line.utf8))
+        let event = try #require(try result.get())
+        guard case let .itemAdded(_, product, _, _, _) = event.kind else { Issue.record("\(event)"); return }
+        #expect(Array(symbols[product]) == Array("caf\u{E9}-\u{1F600}".utf8))
+    }
+
     @Test func aWellFormedLineGivesItsEvent() throws {
         let (result, symbols) = parse(added)
         let event = try #require(try result.get())

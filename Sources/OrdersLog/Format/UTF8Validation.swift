@@ -8,28 +8,36 @@ func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
             i += 8
             continue
         }
-        let lead = bytes[i]
-        if lead < 0x80 { i += 1; continue }
-        func continuation(_ at: Int) -> Bool { at < count && bytes[at] & 0xC0 == 0x80 }
-        switch lead {
-        case 0xC2...0xDF:
-            guard continuation(i + 1) else { return false }
-            i += 2
-        case 0xE0...0xEF:
-            guard continuation(i + 1), continuation(i + 2) else { return false }
-            let second = bytes[i + 1]
-            if lead == 0xE0 && second < 0xA0 { return false }  // overlong
-            if lead == 0xED && second > 0x9F { return false }  // surrogate
-            i += 3
-        case 0xF0...0xF4:
-            guard continuation(i + 1), continuation(i + 2), continuation(i + 3) else { return false }
-            let second = bytes[i + 1]
-            if lead == 0xF0 && second < 0x90 { return false }  // overlong
-            if lead == 0xF4 && second > 0x8F { return false }  // above U+10FFFF
-            i += 4
-        default:
-            return false
-        }
+        let length = utf8SequenceLength(bytes, at: i)
+        if length == 0 { return false }
+        i += length
     }
     return true
+}
+
+/// The length of the well-formed UTF-8 sequence that starts at `i`, or 0 if none does.
+@inline(__always)
+func utf8SequenceLength(_ bytes: UnsafeRawBufferPointer, at i: Int) -> Int {
+    let lead = bytes[i]
+    if lead < 0x80 { return 1 }
+    let count = bytes.count
+    func continuation(_ at: Int) -> Bool { at < count && bytes[at] & 0xC0 == 0x80 }
+    switch lead {
+    case 0xC2...0xDF:
+        return continuation(i + 1) ? 2 : 0
+    case 0xE0...0xEF:
+        guard continuation(i + 1), continuation(i + 2) else { return 0 }
+        let second = bytes[i + 1]
+        if lead == 0xE0 && second < 0xA0 { return 0 }  // overlong
+        if lead == 0xED && second > 0x9F { return 0 }  // surrogate
+        return 3
+    case 0xF0...0xF4:
+        guard continuation(i + 1), continuation(i + 2), continuation(i + 3) else { return 0 }
+        let second = bytes[i + 1]
+        if lead == 0xF0 && second < 0x90 { return 0 }  // overlong
+        if lead == 0xF4 && second > 0x8F { return 0 }  // above U+10FFFF
+        return 4
+    default:
+        return 0
+    }
 }

@@ -89,12 +89,18 @@ public struct NDJSONParser {
         var p = 0
         skipWhitespace(line, &p)
         if p == line.count { return nil }
-        guard isValidUTF8(line) else { throw Failure(message: "not valid UTF-8") }
-        for i in slots.indices { slots[i].kind = .absent }
-        try readObject(line, &p)
-        skipWhitespace(line, &p)
-        guard p == line.count else { throw notJSON("unexpected characters after the object", at: p) }
-        return try event(line, symbols: &symbols)
+        do throws(Failure) {
+            for i in slots.indices { slots[i].kind = .absent }
+            try readObject(line, &p)
+            skipWhitespace(line, &p)
+            guard p == line.count else { throw notJSON("unexpected characters after the object", at: p) }
+            return try event(line, symbols: &symbols)
+        } catch {
+            // Strings are checked as they are read; a line that failed elsewhere
+            // may have bad bytes where no string was, and that is what to say.
+            guard isValidUTF8(line) else { throw Failure(message: "not valid UTF-8") }
+            throw error
+        }
     }
 
     // MARK: Building the event from the slots
@@ -320,22 +326,27 @@ public struct NDJSONParser {
         }
     }
 
-    /// Moves past a string, checking its escapes. The line is already known to be UTF-8.
+    /// Moves past a string, checking its escapes and that it is UTF-8.
     /// - Returns: whether it holds escapes.
     private func skipString(_ line: UnsafeRawBufferPointer, _ p: inout Int) throws(Failure) -> Bool {
         p += 1
         var escaped = false
-        // Eight bytes at a time past plain characters: no quote, backslash or control character among them.
+        // Eight bytes at a time past plain ASCII characters: no quote, backslash or control character among them.
         while p + 8 <= line.count {
             let word = line.loadUnaligned(fromByteOffset: p, as: UInt64.self)
-            if hasByte(word, equalTo: 0x22) || hasByte(word, equalTo: 0x5C) || hasByte(word, below: 0x20) { break }
+            if hasByte(word, equalTo: 0x22) || hasByte(word, equalTo: 0x5C) || hasByte(word, below: 0x20)
+                || word & 0x8080_8080_8080_8080 != 0 { break }
             p += 8
         }
         while p < line.count {
             let byte = line[p]
             if byte == 0x22 { p += 1; return escaped }
             if byte < 0x20 { throw notJSON("a control character inside a string must be escaped", at: p) }
-            if byte == 0x5C {
+            if byte >= 0x80 {
+                let length = utf8SequenceLength(line, at: p)
+                guard length > 0 else { throw Failure(message: "not valid UTF-8") }
+                p += length
+            } else if byte == 0x5C {
                 escaped = true
                 var scratch: UInt32 = 0
                 p += 1
