@@ -37,6 +37,48 @@ struct LogFileTests {
         #expect(try LogReader(path: path).eventCount == 500)
     }
 
+    /// Importing NDJSON reads its ids straight into the log's numbering; the
+    /// bytes written must be those of the plain path, which renumbers each id.
+    @Test(arguments: [1, 3])
+    func appendingNDJSONWritesWhatRenumberingWrites(threads: Int) throws {
+        let dir = temporaryDirectory()
+        var first = SymbolTable(), second = SymbolTable()
+        let before = sampleEvents(700, seed: 3, symbols: &first)
+        let added = sampleEvents(900, seed: 4, symbols: &second)
+        write(lines(added, symbols: second), to: dir + "/added.ndjson")
+        for name in ["plain.log", "direct.log"] { try writeLog(dir + "/" + name, before, symbols: first) }
+
+        let plain = try LogWriter(path: dir + "/plain.log", batchEvents: 64)
+        for event in added { try plain.append(event, symbols: second) }
+        try plain.commit(symbols: second)
+        let direct = try LogWriter(path: dir + "/direct.log", batchEvents: 64)
+        try direct.append(contentsOf: openEvents(dir + "/added.ndjson", threads: threads))
+        try direct.commit(symbols: SymbolTable())
+
+        #expect(contents(dir + "/direct.log") == contents(dir + "/plain.log"))
+        #expect(try exported(dir + "/direct.log").count > 0)
+    }
+
+    /// A batch of events numbered in the log's own table defines its new
+    /// ids as the numbers the events carry, and refers to older ones by theirs.
+    @Test func aBatchOfNumberedEventsDefinesTheNumbersItUses() throws {
+        var symbols = SymbolTable()
+        let a = symbols.intern(Array("a".utf8)), b = symbols.intern(Array("b".utf8))  // defined by earlier batches
+        let c = symbols.intern(Array("c".utf8)), d = symbols.intern(Array("d".utf8))  // new here
+        let at = Timestamp(milliseconds: 1_758_000_000_000)
+        let events = [Event(at: at, .checkedOut(cart: b, order: c)), Event(at: at, .voteCast(poll: a, voter: d, candidate: a))]
+        var encoder = BatchEncoder()
+        let encoded = encoder.encode(numbered: events[...], log: symbols, defined: 2)
+        #expect(encoded.newIDs == 2)
+        var decoded: [Event] = []
+        var log = SymbolTable()
+        _ = log.intern(Array("a".utf8))
+        _ = log.intern(Array("b".utf8))
+        try encoded.payload.withUnsafeBytes { try BatchPayload.decode($0, symbols: &log, into: &decoded) }
+        #expect(decoded == events)
+        for symbol in [a, b, c, d] { #expect(log[symbol] == symbols[symbol]) }
+    }
+
     @Test func aRollbackLeavesTheLogAsItWas() throws {
         let dir = temporaryDirectory(), path = dir + "/a.log"
         var symbols = SymbolTable()

@@ -32,6 +32,9 @@ public final class LogWriter {
     /// Every id in the log, numbered as the log numbers them; the writer
     /// numbers new ids on from here, so that readers need no hashing.
     private var logSymbols = SymbolTable()
+    /// How many of `logSymbols` the batches written so far define; any
+    /// after them were read ahead by `append(contentsOf:)`.
+    private var definedSymbols = 0
     /// How many of `logSymbols` are committed; a rollback forgets the rest.
     private var committedSymbols = 0
     private var compressor: ZstdCompressor
@@ -89,6 +92,7 @@ public final class LogWriter {
             if !layout.batches.isEmpty {
                 logSymbols = try Self.readSymbols(path)
                 committedSymbols = logSymbols.count
+                definedSymbols = logSymbols.count
             }
             committedEnd = end
             offset = end
@@ -130,6 +134,35 @@ public final class LogWriter {
         try writeBatch(symbols: symbols)
     }
 
+    /// Appends every event of `stream` and writes them out, reading NDJSON's
+    /// ids straight into the log's own table, so that each id is hashed once.
+    /// A log's events, whose ids its own numbers name, are renumbered.
+    /// - Parameter progress: called after each chunk with how many events it held.
+    /// - Throws: what reading or writing throws; call `rollback()` then.
+    public func append(contentsOf stream: any EventStream, progress: (Int) -> Void = { _ in }) throws {
+        precondition(pending.isEmpty, "flush events appended with their own symbol table first")
+        var events: [Event] = []
+        guard stream is NDJSONReader else {
+            var symbols = SymbolTable()
+            while try stream.next(symbols: &symbols, into: &events) != nil {
+                for event in events { try append(event, symbols: symbols) }
+                progress(events.count)
+                events.removeAll(keepingCapacity: true)
+            }
+            return try flush(symbols: symbols)
+        }
+        while try stream.next(symbols: &logSymbols, into: &events) != nil {
+            for event in events {
+                pending.append(event)
+                nextSeq += 1
+                if pending.count >= batchEvents { try writeBatch(symbols: nil) }
+            }
+            progress(events.count)
+            events.removeAll(keepingCapacity: true)
+        }
+        try writeBatch(symbols: nil)
+    }
+
     /// Makes the transaction durable: once this returns, every appended event
     /// is on disk and visible to readers; before, none is.
     /// - Returns: the seqs of the events this transaction appended.
@@ -145,7 +178,7 @@ public final class LogWriter {
             if created { try syncDirectory() }
         }
         committedEnd = offset
-        committedSymbols = logSymbols.count
+        committedSymbols = definedSymbols
         defer { firstSeq = nextSeq }
         return firstSeq..<nextSeq
     }
@@ -156,6 +189,7 @@ public final class LogWriter {
         pending.removeAll()
         nextSeq = firstSeq
         logSymbols.removeSymbols(from: committedSymbols)
+        definedSymbols = committedSymbols
         if created && committedEnd <= Int64(FileHeader.size) && firstSeq == 1 {
             _ = unlink(path)
         } else {
@@ -165,9 +199,16 @@ public final class LogWriter {
     }
 
     /// Encodes, compresses and writes the pending events as one batch.
-    private func writeBatch(symbols: SymbolTable) throws {
+    /// - Parameter symbols: the table their ids are in; `nil` for the log's own.
+    private func writeBatch(symbols: SymbolTable?) throws {
         guard !pending.isEmpty else { return }
-        let encoded = encoder.encode(pending[...], symbols: symbols, log: &logSymbols)
+        precondition(symbols == nil || logSymbols.count == definedSymbols, "ids read ahead into the log's table were never written")
+        let encoded = if let symbols {
+            encoder.encode(pending[...], symbols: symbols, log: &logSymbols)
+        } else {
+            encoder.encode(numbered: pending[...], log: logSymbols, defined: definedSymbols)
+        }
+        definedSymbols += encoded.newIDs
         frame.removeAll(keepingCapacity: true)
         _ = try encoded.payload.withUnsafeBytes { try compressor.compressFrame($0, appendingTo: &frame) }
         let header = BatchHeader(

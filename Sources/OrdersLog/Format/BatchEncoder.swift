@@ -32,12 +32,40 @@ struct BatchEncoder {
         var payload: [UInt8]
         var minAt: Int64
         var maxAt: Int64
+        /// How many ids the batch defines that no batch before it did.
+        var newIDs: Int
     }
 
     /// Encodes `events`, whose ids are in `symbols`, numbering ids new to the
     /// log in `log` (the table of every id the log holds so far).
     mutating func encode(_ events: ArraySlice<Event>, symbols: SymbolTable, log: inout SymbolTable) -> Encoded {
         reset()
+        let columns = encodeColumns(events)
+        let firstNew = log.count
+        let numbers = dictionary.map { symbol in symbols.withBytes(of: symbol) { log.intern($0) } }
+        return payload(events.count, columns, firstNew: firstNew, numbers: numbers, spelledIn: symbols)
+    }
+
+    /// Encodes `events` whose ids are numbered in the log's own table `log`
+    /// already; the first `defined` of them are the ids earlier batches defined.
+    /// No id is hashed: this is how a writer takes events read straight into its table.
+    ///
+    /// The format numbers a batch's new ids in the order its columns first
+    /// use them, so the reader must have numbered them in that order too:
+    /// as `NDJSONParser` does, interning each event's ids in column order.
+    mutating func encode(numbered events: ArraySlice<Event>, log: SymbolTable, defined: Int) -> Encoded {
+        reset()
+        let columns = encodeColumns(events)
+        var next = defined
+        for symbol in dictionary where symbol.index >= defined {
+            precondition(symbol.index == next, "ids must be numbered in the order the events first use them")
+            next += 1
+        }
+        return payload(events.count, columns, firstNew: defined, numbers: dictionary, spelledIn: log)
+    }
+
+    /// Writes the columns of `events`, building the batch's dictionary as ids come.
+    private mutating func encodeColumns(_ events: ArraySlice<Event>) -> Columns {
         highest = -1
         var previousAt: Int64 = 0
         var minAt = Int64.max
@@ -79,25 +107,35 @@ struct BatchEncoder {
                 write(stable: candidate, to: .third)
             }
         }
+        return Columns(minAt: minAt, maxAt: maxAt)
+    }
+
+    /// What `encodeColumns` found besides the columns themselves.
+    private struct Columns {
+        var minAt: Int64
+        var maxAt: Int64
+    }
+
+    /// The whole payload: the dictionary with each id's number in the log
+    /// (`numbers`, new ones numbered on from `firstNew` in dictionary order), then the columns.
+    private mutating func payload(
+        _ count: Int, _ columns: Columns, firstNew: Int, numbers: [Symbol], spelledIn symbols: SymbolTable
+    ) -> Encoded {
         var payload = ByteWriter(capacity: kinds.bytes.count * 12)
-        payload.write(varint: UInt64(events.count))
+        payload.write(varint: UInt64(count))
         payload.write(varint: UInt64(dictionary.count))
-        let firstNew = log.count
         payload.write(varint: UInt64(firstNew))
-        for symbol in dictionary {
-            let number = symbols.withBytes(of: symbol) { log.intern($0) }.index
-            // New ids are interned in dictionary order, so they number on from `firstNew`.
-            payload.write(varint: number >= firstNew ? 0 : UInt64(number + 1))
-        }
+        for number in numbers { payload.write(varint: number.index >= firstNew ? 0 : UInt64(number.index + 1)) }
         for symbol in dictionary { payload.write(varint: UInt64(symbols[symbol].count)) }
         for symbol in dictionary { payload.write(contentsOf: symbols[symbol]) }
         payload.write(varint: UInt64(currencies.count))
         for currency in currencies { payload.write(contentsOf: currency.code) }
-        let columns = [kinds, times, firsts, seconds, thirds, quantities, prices, currencyColumn]
-        for column in columns { payload.write(varint: UInt64(column.bytes.count)) }
-        for column in columns { payload.write(contentsOf: column.bytes) }
+        let written = [kinds, times, firsts, seconds, thirds, quantities, prices, currencyColumn]
+        for column in written { payload.write(varint: UInt64(column.bytes.count)) }
+        for column in written { payload.write(contentsOf: column.bytes) }
         for symbol in dictionary { localIndex[symbol.index] = -1 }
-        return Encoded(payload: payload.bytes, minAt: minAt, maxAt: maxAt)
+        let newIDs = numbers.count { $0.index >= firstNew }
+        return Encoded(payload: payload.bytes, minAt: columns.minAt, maxAt: columns.maxAt, newIDs: newIDs)
     }
 
     private mutating func reset() {

@@ -48,19 +48,11 @@ extension Orders {
                 if let recovery = writer.recovery { Console.note("orders: warning: \(recovery)") }
                 do {
                     for file in files {
-                        // A table per file: a log's ids are numbered in its own table.
-                        var symbols = SymbolTable()
                         let stream = try openEvents(file, threads: threads)
                         for notice in stream.notices { Console.note("orders: warning: \(notice)") }
                         let progress = Progress("importing \(stream.name)")
                         defer { progress.finish() }
-                        var events: [Event] = []
-                        while try stream.next(symbols: &symbols, into: &events) != nil {
-                            for event in events { try writer.append(event, symbols: symbols) }
-                            progress.advance(events.count, position: stream.progress)
-                            events.removeAll(keepingCapacity: true)
-                        }
-                        try writer.flush(symbols: symbols)
+                        try writer.append(contentsOf: stream) { progress.advance($0, position: stream.progress) }
                     }
                     let seqs = try writer.commit(symbols: SymbolTable())
                     let range = seqs.isEmpty ? "" : " (seq \(seqs.lowerBound)–\(seqs.upperBound - 1))"
