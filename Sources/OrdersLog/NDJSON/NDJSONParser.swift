@@ -44,6 +44,11 @@ public struct NDJSONParser {
             guard name.count <= 8 else { return nil }
             var word: UInt64 = 0
             for i in 0..<name.count { word |= UInt64(name[i]) << (8 * UInt64(i)) }
+            return named(word: word)
+        }
+
+        /// The field whose name of at most eight bytes, read as a little-endian word, is `word`.
+        static func named(word: UInt64) -> Field? {
             switch word {
             case 0x65707974: return .type  // "type"
             case 0x7461: return .at  // "at"
@@ -273,6 +278,12 @@ public struct NDJSONParser {
         let start = p + 1
         let escaped = try skipString(line, &p)
         if !escaped {
+            let count = p - 1 - start
+            if count <= 8 && start + 8 <= line.count {
+                // The name and what follows it in one load, the rest masked off.
+                let word = line.loadUnaligned(fromByteOffset: start, as: UInt64.self)
+                return Field.named(word: count == 8 ? word : word & (1 << (8 * UInt64(count)) - 1))
+            }
             return Field.named(UnsafeRawBufferPointer(rebasing: line[start..<p - 1]))
         }
         scratch.removeAll(keepingCapacity: true)
@@ -331,18 +342,26 @@ public struct NDJSONParser {
     private func skipString(_ line: UnsafeRawBufferPointer, _ p: inout Int) throws(Failure) -> Bool {
         p += 1
         var escaped = false
-        // Eight bytes at a time past plain ASCII characters: no quote, backslash or control character among them.
-        while p + 8 <= line.count {
-            let word = line.loadUnaligned(fromByteOffset: p, as: UInt64.self)
-            if hasByte(word, equalTo: 0x22) || hasByte(word, equalTo: 0x5C) || hasByte(word, below: 0x20)
-                || word & 0x8080_8080_8080_8080 != 0 { break }
-            p += 8
-        }
-        while p < line.count {
+        while true {
+            // Eight bytes at a time, straight to the first that is not plain
+            // ASCII: a quote, a backslash, a control character or a high byte.
+            if p + 8 <= line.count {
+                let word = line.loadUnaligned(fromByteOffset: p, as: UInt64.self)
+                let special = flagged(word, equalTo: 0x22) | flagged(word, equalTo: 0x5C) | flagged(word, below: 0x20) | word & highBits
+                if special == 0 {
+                    p += 8
+                    continue
+                }
+                p += special.trailingZeroBitCount >> 3
+            }
+            guard p < line.count else { throw notJSON("a string is not closed", at: p) }
             let byte = line[p]
-            if byte == 0x22 { p += 1; return escaped }
-            if byte < 0x20 { throw notJSON("a control character inside a string must be escaped", at: p) }
-            if byte >= 0x80 {
+            if byte == 0x22 {
+                p += 1
+                return escaped
+            } else if byte < 0x20 {
+                throw notJSON("a control character inside a string must be escaped", at: p)
+            } else if byte >= 0x80 {
                 let length = utf8SequenceLength(line, at: p)
                 guard length > 0 else { throw Failure(message: "not valid UTF-8") }
                 p += length
@@ -355,7 +374,6 @@ public struct NDJSONParser {
                 p += 1
             }
         }
-        throw notJSON("a string is not closed", at: p)
     }
 
     /// Decodes the string whose content starts at `p` (just past the quote) into `output`.
@@ -536,15 +554,17 @@ func appendUTF8(_ codePoint: UInt32, to output: inout [UInt8]) {
 private let lowBits: UInt64 = 0x0101_0101_0101_0101
 private let highBits: UInt64 = 0x8080_8080_8080_8080
 
-/// Whether any byte of `word` equals `byte`.
+/// The high bit of each byte of `word` that equals `byte`, and perhaps of
+/// some bytes above the lowest that does: exact up to the lowest match.
 @inline(__always)
-private func hasByte(_ word: UInt64, equalTo byte: UInt8) -> Bool {
+private func flagged(_ word: UInt64, equalTo byte: UInt8) -> UInt64 {
     let x = word ^ (lowBits &* UInt64(byte))
-    return (x &- lowBits) & ~x & highBits != 0
+    return (x &- lowBits) & ~x & highBits
 }
 
-/// Whether any byte of `word` is below `bound` (at most 0x80).
+/// The high bit of each byte of `word` below `bound` (at most 0x80), exact
+/// up to the lowest such byte, as `flagged(_:equalTo:)`.
 @inline(__always)
-private func hasByte(_ word: UInt64, below bound: UInt8) -> Bool {
-    (word &- lowBits &* UInt64(bound)) & ~word & highBits != 0
+private func flagged(_ word: UInt64, below bound: UInt8) -> UInt64 {
+    (word &- lowBits &* UInt64(bound)) & ~word & highBits
 }
