@@ -1,5 +1,5 @@
 import OrdersCore
-import OrdersLog
+@testable import OrdersLog
 import Testing
 
 @Suite("RFC 3339 times")
@@ -30,5 +30,36 @@ struct RFC3339Tests {
                       "9999-12-31T23:59:59-00:01", "2025-09-16T09:00:00+24:00", "２025-09-16T09:00:00Z"])
     func refusesWhatIsNotATime(_ text: String) {
         #expect(RFC3339.parse(text) == nil)
+    }
+
+    /// The word-at-a-time reading of the common shape agrees with the general
+    /// parser on every near miss: each byte of a valid time replaced in turn
+    /// by every byte value, and every month and day of a leap and a plain year.
+    @Test
+    func theCommonShapeIsReadAsTheGeneralParserReadsIt() {
+        func check(_ bytes: [UInt8]) {
+            bytes.withUnsafeBytes { text in
+                let fast = RFC3339.parseUTCMillis(text)
+                #expect(fast == nil || fast == RFC3339.parseAny(text), "\(String(decoding: bytes, as: UTF8.self))")
+                #expect(RFC3339.parse(text) == RFC3339.parseAny(text))
+            }
+        }
+        let valid = Array("2024-02-29T23:59:58.987Z".utf8)
+        for index in valid.indices {
+            for byte in 0...255 {
+                var bytes = valid
+                bytes[index] = UInt8(byte)
+                check(bytes)
+            }
+        }
+        for year in ["2023", "2024", "1900", "2000", "0000", "9999"] {
+            for month in 0...13 {
+                for day in 0...32 {
+                    let time = "\(year)-\(month < 10 ? "0" : "")\(month)-\(day < 10 ? "0" : "")\(day)T00:00:00.000Z"
+                    check(Array(time.utf8))
+                }
+            }
+        }
+        #expect(valid.withUnsafeBytes { RFC3339.parseUTCMillis($0) } != nil)
     }
 }

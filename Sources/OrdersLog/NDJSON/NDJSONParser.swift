@@ -48,6 +48,7 @@ public struct NDJSONParser {
         }
 
         /// The field whose name of at most eight bytes, read as a little-endian word, is `word`.
+        @inline(__always)
         static func named(word: UInt64) -> Field? {
             switch word {
             case 0x65707974: return .type  // "type"
@@ -83,7 +84,18 @@ public struct NDJSONParser {
     /// hostile line cannot exhaust the stack.
     static let maxDepth = 256
 
+    /// Each field's slot, valid where its bit in `present` is set, so that
+    /// starting a line clears one word. (An `InlineArray` here was copied
+    /// whole on every access.)
     private var slots = [Slot](repeating: Slot(), count: Field.allCases.count)
+    /// One bit per ``Field``: which the line being parsed has.
+    private var present: UInt16 = 0
+
+    /// The slot of `field` on this line (`.absent` if the line lacks it).
+    @inline(__always)
+    private func slot(_ field: Field) -> Slot {
+        present & 1 << field.rawValue != 0 ? slots[field.rawValue] : Slot()
+    }
 
     public init() {}
     /// Unescaped bytes of the string being decoded.
@@ -95,7 +107,7 @@ public struct NDJSONParser {
         skipWhitespace(line, &p)
         if p == line.count { return nil }
         do throws(Failure) {
-            for i in slots.indices { slots[i].kind = .absent }
+            present = 0
             try readObject(line, &p)
             skipWhitespace(line, &p)
             guard p == line.count else { throw notJSON("unexpected characters after the object", at: p) }
@@ -164,7 +176,7 @@ public struct NDJSONParser {
 
     /// A string field, which must be present, decoded.
     private mutating func string(_ field: Field, _ line: UnsafeRawBufferPointer) throws(Failure) -> Text {
-        let slot = slots[field.rawValue]
+        let slot = slot(field)
         switch slot.kind {
         case .string:
             return .line(slot.start..<slot.end)
@@ -215,7 +227,7 @@ public struct NDJSONParser {
     }
 
     private func integer(_ field: Field, _ line: UnsafeRawBufferPointer, atLeast minimum: Int64) throws(Failure) -> Int64 {
-        let slot = slots[field.rawValue]
+        let slot = slot(field)
         switch slot.kind {
         case .integer: break
         case .absent: throw Failure(field: field.name, message: "missing")
@@ -259,9 +271,10 @@ public struct NDJSONParser {
             let start = p
             let kind = try readValue(line, &p, depth: 1)
             if let field {
-                guard slots[field.rawValue].kind == .absent else {
+                guard present & 1 << field.rawValue == 0 else {
                     throw Failure(field: field.name, message: "appears more than once")
                 }
+                present |= 1 << field.rawValue
                 slots[field.rawValue] = Slot(kind: kind, start: kind == .string || kind == .escapedString ? start + 1 : start,
                                              end: kind == .string ? p - 1 : p)
             }
