@@ -34,7 +34,12 @@ public struct SymbolTable: Sendable {
     @inlinable
     public mutating func intern(_ bytes: UnsafeRawBufferPointer) -> Symbol {
         if indexed < spans.count { catchUpIndex() }
-        let hash = Self.hash32(bytes)
+        return intern(bytes, hash: Self.hash32(bytes))
+    }
+
+    /// `intern` with the index caught up and the hash known.
+    @inlinable
+    mutating func intern(_ bytes: UnsafeRawBufferPointer, hash: UInt32) -> Symbol {
         if let found = find(bytes, hash: hash) { return Symbol(rawValue: UInt32(found)) }
         let symbol = spans.count
         spans.append(UInt64(storage.count) << 16 | UInt64(bytes.count))
@@ -49,6 +54,55 @@ public struct SymbolTable: Sendable {
         let array = Array(bytes)
         return array.withUnsafeBytes { intern($0) }
     }
+
+    /// This table's symbol for each of `other`'s, in `other`'s order, adding
+    /// those that are new: how a table built apart, by a thread parsing a
+    /// chunk of text, joins this one.
+    ///
+    /// A table bigger than the cache costs a miss for each read of a lookup:
+    /// the index slot, the span it names, the bytes. One lookup after another,
+    /// each waits for the last; so ids go in groups, in stages: every slot
+    /// of the group is read, then the spans, then the bytes, each stage's
+    /// reads independent so that their misses overlap, and only then are
+    /// the ids found or added, from the cache.
+    public mutating func intern(contentsOf other: SymbolTable) -> [Symbol] {
+        if indexed < spans.count { catchUpIndex() }
+        let group = 64
+        var symbols = [Symbol]()
+        symbols.reserveCapacity(other.count)
+        var hashes = [UInt32](repeating: 0, count: group)
+        var start = 0
+        while start < other.count {
+            let end = min(start + group, other.count)
+            var touched: UInt64 = 0
+            let mask = slots.count - 1
+            for i in start..<end {
+                hashes[i - start] = other.withBytes(of: Symbol(rawValue: UInt32(i))) { Self.hash32($0) }
+            }
+            // Loads alone, a few instructions each, so that many are in flight at once.
+            for i in start..<end { touched &+= slots[Int(hashes[i - start]) & mask] }
+            // The first probe only: enough to bring in what most lookups read.
+            func candidate(_ i: Int) -> Int? {
+                let entry = slots[Int(hashes[i - start]) & mask]
+                guard UInt32(truncatingIfNeeded: entry >> 32) == hashes[i - start], entry != 0 else { return nil }
+                return Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
+            }
+            for i in start..<end { if let symbol = candidate(i) { touched &+= spans[symbol] } }
+            for i in start..<end {
+                if let symbol = candidate(i) { touched &+= UInt64(storage[Int(spans[symbol] >> 16) % storage.count]) }
+            }
+            touchedSink = touched
+            for i in start..<end {
+                symbols.append(other.withBytes(of: Symbol(rawValue: UInt32(i))) { intern($0, hash: hashes[i - start]) })
+            }
+            start = end
+        }
+        return symbols
+    }
+
+    /// Where `intern(contentsOf:)` puts what its staged reads saw, so that
+    /// the compiler cannot drop them.
+    @usableFromInline var touchedSink: UInt64 = 0
 
     /// What `define` found.
     public enum Definition: Sendable {

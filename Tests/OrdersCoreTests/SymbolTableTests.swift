@@ -29,6 +29,43 @@ struct SymbolTableTests {
         #expect(a != b)
         #expect(table.intern([0]) != table.intern([0, 0]))
     }
+
+    /// A table built apart joins another exactly as its ids interned one by
+    /// one would: old ids found, new ones numbered in order, through the
+    /// index's growth, with a spelling repeated under two numbers, and with
+    /// defined numbers the index has not seen yet.
+    @Test(arguments: [0, 1, 2])
+    func aTableJoinsAnotherAsItsIdsInternedOneByOne(seed: UInt64) {
+        var state = seed &+ 11
+        func next(_ bound: UInt64) -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return (state >> 33) % bound
+        }
+        var joined = SymbolTable()
+        for _ in 0..<2_000 { _ = joined.intern(Array("id-\(next(5_000))".utf8)) }
+        let firstDefined = joined.count
+        for number in firstDefined..<firstDefined + 100 {
+            _ = Array("defined-\(number)".utf8).withUnsafeBytes { joined.define(number, $0) }
+        }
+        var oneByOne = joined
+        var apart = SymbolTable()
+        for _ in 0..<20_000 {
+            let id = next(4) == 0 ? "defined-\(firstDefined + Int(next(150)))" : "id-\(next(40_000))"
+            _ = apart.intern(Array(id.utf8))
+        }
+        _ = Array("id-7".utf8).withUnsafeBytes { apart.define(apart.count, $0) }
+        let expected = (0..<apart.count).map { local in
+            apart.withBytes(of: Symbol(rawValue: UInt32(local))) { oneByOne.intern($0) }
+        }
+        let renumber = joined.intern(contentsOf: apart)
+        #expect(renumber.count == expected.count)
+        #expect(renumber.indices.first { renumber[$0] != expected[$0] } == nil, "the first id numbered differently")
+        #expect(joined.count == oneByOne.count)
+        for number in 0..<joined.count {
+            let symbol = Symbol(rawValue: UInt32(number))
+            #expect(joined[symbol] == oneByOne[symbol])
+        }
+    }
 }
 
 @Suite("Symbols numbered elsewhere")

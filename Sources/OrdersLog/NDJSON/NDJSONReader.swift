@@ -142,11 +142,7 @@ public final class NDJSONReader: EventStream {
             }
             line += parsed.lines
             guard !parsed.events.isEmpty else { continue }
-            var renumber = [Symbol]()
-            renumber.reserveCapacity(parsed.symbols.count)
-            for local in 0..<parsed.symbols.count {
-                renumber.append(parsed.symbols.withBytes(of: Symbol(rawValue: UInt32(local))) { symbols.intern($0) })
-            }
+            let renumber = symbols.intern(contentsOf: parsed.symbols)
             renumber.withUnsafeBufferPointer { renumber in
                 for event in parsed.events { events.append(event.renumbered(renumber)) }
             }
