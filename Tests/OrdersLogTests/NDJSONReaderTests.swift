@@ -55,6 +55,51 @@ struct NDJSONReaderTests {
         }
     }
 
+    /// Many chunks' worth of text with a line longer than a chunk, read on
+    /// worker threads, gives the events and ids of reading on one thread;
+    /// with a bad line at the end, the same line is named. (What was read
+    /// before an error is not compared: a failed read is used for nothing.)
+    @Test(arguments: [false, true])
+    func readingOnWorkersEqualsReadingOnOneThread(compressed: Bool) throws {
+        var text = "\u{FEFF}"
+        for i in 0..<12_000 {
+            text += #"{"type":"item_added","at":"2025-09-16T09:00:00.123Z","cart":"c-\#(i % 977)","product":"p-\#(i % 31)","qty":1,"price":\#(i),"currency":"EUR"}"#
+            text += i % 7 == 0 ? "\r\n" : "\n"
+            if i == 3_000 {
+                text += #"{"type":"vote_cast","at":"2025-09-16T09:00:00Z","poll":"p","voter":"v","candidate":"x","note":""#
+                text += String(repeating: "long ", count: 220_000) + "\"}\n"
+            }
+        }
+        let bad = #"{"type":"vote_cast","at":"2025-09-16T09:00:00Z","poll":"p","voter":"a"}"# + "\n"
+        let dir = temporaryDirectory()
+        func read(_ text: String, threads: Int) throws -> (events: [Event], symbols: [[UInt8]]) {
+            var bytes = Array(text.utf8)
+            if compressed {
+                var frames: [UInt8] = []
+                var compressor = try ZstdCompressor(level: 1)
+                _ = try bytes.withUnsafeBytes { try compressor.compressFrame($0, appendingTo: &frames) }
+                bytes = frames
+            }
+            write(bytes, to: dir + "/in")
+            let stream = try openEvents(dir + "/in", threads: threads)
+            var symbols = SymbolTable()
+            var events: [Event] = []
+            while try stream.next(symbols: &symbols, into: &events) != nil {}
+            return (events, (0..<symbols.count).map { Array(symbols[Symbol(rawValue: UInt32($0))]) })
+        }
+        let one = try read(text, threads: 1), three = try read(text, threads: 3)
+        #expect(one.events.count == 12_001)
+        #expect(three.events == one.events)
+        #expect(three.symbols == one.symbols)
+        for threads in [1, 3] {
+            #expect {
+                _ = try read(text + bad, threads: threads)
+            } throws: { error in
+                (error as? InputError)?.location == .line(12_002) && (error as? InputError)?.field == "candidate"
+            }
+        }
+    }
+
     @Test func anEmptyFileHasNoEvents() throws {
         #expect(try count([]) == 0)
     }

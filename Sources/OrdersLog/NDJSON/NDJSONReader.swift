@@ -175,11 +175,30 @@ public final class NDJSONReader: EventStream {
             try fill()
             return try cutChunk()
         }
+        // The buffer itself goes to the worker, and only the unfinished line
+        // after `stop` moves to a fresh one: copying each chunk out cost this
+        // thread, the busiest, a pass over every byte.
+        var chunk = Self.uninitializedBuffer(count: text.count)
+        swap(&chunk, &text)
+        let tail = textEnd - stop
+        text.withUnsafeMutableBytes { target in
+            chunk.withUnsafeBytes { source in
+                // Safe: `stop + tail` is `textEnd`, inside the old buffer; the new one is as long.
+                target.baseAddress!.copyMemory(from: source.baseAddress! + stop, byteCount: tail)
+            }
+        }
         defer {
-            textStart = stop
+            textStart = 0
+            textEnd = tail
             atStart = false
         }
-        return TextChunk(text: Array(text[textStart..<stop]), atStart: atStart)
+        return TextChunk(text: chunk, lines: textStart..<stop, atStart: atStart)
+    }
+
+    /// A buffer of `count` bytes left as they come: every byte is written,
+    /// by zstd or by reading, before it is read, so zeroing them is waste.
+    private static func uninitializedBuffer(count: Int) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
     }
 
     /// Makes room and reads more text, or marks the input ended.
@@ -266,6 +285,8 @@ public final class NDJSONReader: EventStream {
 /// Whole lines of NDJSON for a worker to parse.
 struct TextChunk: Sendable {
     var text: [UInt8]
+    /// Where in `text` the lines are.
+    var lines: Range<Int>
     /// Whether the chunk starts the input (where a byte order mark may be).
     var atStart: Bool
 
@@ -273,10 +294,10 @@ struct TextChunk: Sendable {
     func parse(with parser: inout NDJSONParser) -> ParsedChunk {
         var parsed = ParsedChunk()
         text.withUnsafeBytes { bytes in
-            var start = 0
+            var start = lines.lowerBound
             var first = atStart
-            while start < bytes.count {
-                let stop = newline(in: bytes, from: start, to: bytes.count) ?? bytes.count
+            while start < lines.upperBound {
+                let stop = newline(in: bytes, from: start, to: lines.upperBound) ?? lines.upperBound
                 parsed.lines += 1
                 do throws(NDJSONParser.Failure) {
                     if let event = try parser.parse(content(of: bytes, start..<stop, first: &first), symbols: &parsed.symbols) {
