@@ -3,12 +3,20 @@ import OrdersLog
 
 /// One NDJSON line through the parser: it must return an event, nil, or a
 /// failure naming the problem; never crash, hang or allocate without bound.
+/// The fast path for canonical lines must agree with the general parser.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzNDJSONLine(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var parser = NDJSONParser()
     var symbols = SymbolTable()
     let line = UnsafeRawBufferPointer(start: data, count: size)
-    if let event = try? parser.parse(line, symbols: &symbols) {
+    let result = Result { () throws(NDJSONParser.Failure) in try parser.parse(line, symbols: &symbols) }
+    var general = NDJSONParser(fastPath: false)
+    var generalSymbols = SymbolTable()
+    let generalResult = Result { () throws(NDJSONParser.Failure) in try general.parse(line, symbols: &generalSymbols) }
+    guard result == generalResult, symbols.count == generalSymbols.count,
+          (0..<symbols.count).allSatisfy({ symbols[Symbol(rawValue: UInt32($0))] == generalSymbols[Symbol(rawValue: UInt32($0))] })
+    else { fatalError("the fast path and the general parser disagree") }
+    if case .success(let event?) = result {
         // What parses must print and parse back to the same event.
         var text: [UInt8] = []
         EventJSON.appendLine(seq: nil, event: event, symbols: symbols, to: &text)

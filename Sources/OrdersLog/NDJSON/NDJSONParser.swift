@@ -11,7 +11,7 @@ import OrdersCore
 /// pairs, unknown fields holding any value, nested to a bounded depth.
 public struct NDJSONParser {
     /// Why a line is malformed: the field, if one is at fault, and a reason.
-    public struct Failure: Error, Sendable {
+    public struct Failure: Error, Sendable, Equatable {
         public var field: String?
         public var message: String
     }
@@ -97,12 +97,20 @@ public struct NDJSONParser {
         present & 1 << field.rawValue != 0 ? slots[field.rawValue] : Slot()
     }
 
-    public init() {}
+    /// Whether lines in the shape `orders` writes go through ``CanonicalLine``
+    /// first. Off only to check that the fast path agrees with this one.
+    private let fastPath: Bool
+
+    public init(fastPath: Bool = true) {
+        self.fastPath = fastPath
+    }
+
     /// Unescaped bytes of the string being decoded.
     private var scratch: [UInt8] = []
 
     /// The event on `line`, or `nil` if the line is blank.
     public mutating func parse(_ line: UnsafeRawBufferPointer, symbols: inout SymbolTable) throws(Failure) -> Event? {
+        if fastPath, let event = CanonicalLine.parse(line, symbols: &symbols) { return event }
         var p = 0
         skipWhitespace(line, &p)
         if p == line.count { return nil }
@@ -360,7 +368,7 @@ public struct NDJSONParser {
             // ASCII: a quote, a backslash, a control character or a high byte.
             if p + 8 <= line.count {
                 let word = line.loadUnaligned(fromByteOffset: p, as: UInt64.self)
-                let special = flagged(word, equalTo: 0x22) | flagged(word, equalTo: 0x5C) | flagged(word, below: 0x20) | word & highBits
+                let special = specialBytes(word)
                 if special == 0 {
                     p += 8
                     continue
@@ -562,22 +570,4 @@ func appendUTF8(_ codePoint: UInt32, to output: inout [UInt8]) {
         output.append(UInt8(0x80 | codePoint >> 6 & 0x3F))
         output.append(UInt8(0x80 | codePoint & 0x3F))
     }
-}
-
-private let lowBits: UInt64 = 0x0101_0101_0101_0101
-private let highBits: UInt64 = 0x8080_8080_8080_8080
-
-/// The high bit of each byte of `word` that equals `byte`, and perhaps of
-/// some bytes above the lowest that does: exact up to the lowest match.
-@inline(__always)
-private func flagged(_ word: UInt64, equalTo byte: UInt8) -> UInt64 {
-    let x = word ^ (lowBits &* UInt64(byte))
-    return (x &- lowBits) & ~x & highBits
-}
-
-/// The high bit of each byte of `word` below `bound` (at most 0x80), exact
-/// up to the lowest such byte, as `flagged(_:equalTo:)`.
-@inline(__always)
-private func flagged(_ word: UInt64, below bound: UInt8) -> UInt64 {
-    (word &- lowBits &* UInt64(bound)) & ~word & highBits
 }

@@ -1,0 +1,29 @@
+/// Eight bytes of text at a time, as one word: finding the bytes that end a
+/// run of plain characters without looking at each byte.
+
+let lowBits: UInt64 = 0x0101_0101_0101_0101
+let highBits: UInt64 = 0x8080_8080_8080_8080
+
+/// The high bit of each byte of `word` that equals `byte`, and perhaps of
+/// some bytes above the lowest that does: exact up to the lowest match.
+@inline(__always)
+func flagged(_ word: UInt64, equalTo byte: UInt8) -> UInt64 {
+    let x = word ^ (lowBits &* UInt64(byte))
+    return (x &- lowBits) & ~x & highBits
+}
+
+/// The high bit of each byte of `word` below `bound` (at most 0x80), exact
+/// up to the lowest such byte, as `flagged(_:equalTo:)`.
+@inline(__always)
+func flagged(_ word: UInt64, below bound: UInt8) -> UInt64 {
+    (word &- lowBits &* UInt64(bound)) & ~word & highBits
+}
+
+/// The bytes of `word` that are not plain ASCII inside a JSON string (a
+/// quote, a backslash, a control character or a byte of a longer UTF-8
+/// sequence), flagged exactly up to the first: `trailingZeroBitCount >> 3`
+/// is its index, or 8 if there is none.
+@inline(__always)
+func specialBytes(_ word: UInt64) -> UInt64 {
+    flagged(word, equalTo: 0x22) | flagged(word, equalTo: 0x5C) | flagged(word, below: 0x20) | word & highBits
+}

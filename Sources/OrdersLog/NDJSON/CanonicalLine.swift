@@ -1,0 +1,146 @@
+import OrdersCore
+
+/// The fast path for a line in the one shape that `orders` itself writes
+/// (`EventJSON`, compact) and most shops send: the spec's fields in the
+/// spec's order, no spaces, strings of plain ASCII, integers without sign.
+///
+/// Such a line is read front to back against the text it must contain,
+/// a word at a time, with no slots and no general JSON. Anything else, and
+/// anything doubtful (an escape, a byte past ASCII, a value the fold would
+/// refuse), gives `nil`, and the general parser decides, with its messages.
+/// So the fast path can only ever agree with it: a test and the fuzzer
+/// check that it does.
+struct CanonicalLine {
+    private let line: UnsafeRawBufferPointer
+    private var p = 0
+
+    /// The event on `line`, its ids interned into `symbols` in the order the
+    /// general parser interns them; or `nil`, with `symbols` untouched.
+    static func parse(_ line: UnsafeRawBufferPointer, symbols: inout SymbolTable) -> Event? {
+        var reader = CanonicalLine(line: line)
+        return reader.event(symbols: &symbols)
+    }
+
+    private init(line: UnsafeRawBufferPointer) { self.line = line }
+
+    private mutating func event(symbols: inout SymbolTable) -> Event? {
+        guard skip(#"{"type":""#), let type = string(), skip(#","at":""#), let time = string(),
+              let at = RFC3339.parse(bytes(time))
+        else { return nil }
+        switch bytes(type).count {
+        case 10 where NDJSONParser.spells(bytes(type), "item_added"):
+            guard skip(#","cart":""#), let cart = identifier(), skip(#","product":""#), let product = identifier(),
+                  skip(#","qty":"#), let qty = integer(), qty >= 1, skip(#","price":"#), let price = integer(),
+                  skip(#","currency":""#), let code = string(), let currency = Currency(code: bytes(code)), end()
+            else { return nil }
+            return Event(at: at, .itemAdded(cart: intern(cart, &symbols), product: intern(product, &symbols),
+                                            qty: qty, price: price, currency: currency))
+        case 16 where NDJSONParser.spells(bytes(type), "quantity_changed"):
+            guard skip(#","cart":""#), let cart = identifier(), skip(#","product":""#), let product = identifier(),
+                  skip(#","qty":"#), let qty = integer(), qty >= 1, end()
+            else { return nil }
+            return Event(at: at, .quantityChanged(cart: intern(cart, &symbols), product: intern(product, &symbols), qty: qty))
+        case 12 where NDJSONParser.spells(bytes(type), "item_removed"):
+            guard skip(#","cart":""#), let cart = identifier(), skip(#","product":""#), let product = identifier(), end()
+            else { return nil }
+            return Event(at: at, .itemRemoved(cart: intern(cart, &symbols), product: intern(product, &symbols)))
+        case 11 where NDJSONParser.spells(bytes(type), "checked_out"):
+            guard skip(#","cart":""#), let cart = identifier(), skip(#","order":""#), let order = identifier(), end()
+            else { return nil }
+            return Event(at: at, .checkedOut(cart: intern(cart, &symbols), order: intern(order, &symbols)))
+        case 9 where NDJSONParser.spells(bytes(type), "vote_cast"):
+            guard skip(#","poll":""#), let poll = identifier(), skip(#","voter":""#), let voter = identifier(),
+                  skip(#","candidate":""#), let candidate = identifier(), end()
+            else { return nil }
+            return Event(at: at, .voteCast(poll: intern(poll, &symbols), voter: intern(voter, &symbols),
+                                           candidate: intern(candidate, &symbols)))
+        default:
+            return nil
+        }
+    }
+
+    // MARK: Pieces of the line
+
+    /// Moves past `literal` if the line goes on with it (7 to 16 bytes, as
+    /// every separator here is): two overlapping loads, two compares.
+    @inline(__always)
+    private mutating func skip(_ literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard p + count <= line.count else { return false }
+        let text = UnsafeRawPointer(literal.utf8Start)
+        let equal: Bool
+        if count >= 8 {
+            equal = line.loadUnaligned(fromByteOffset: p, as: UInt64.self) == text.loadUnaligned(as: UInt64.self)
+                && line.loadUnaligned(fromByteOffset: p + count - 8, as: UInt64.self)
+                == text.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        } else {
+            equal = line.loadUnaligned(fromByteOffset: p, as: UInt32.self) == text.loadUnaligned(as: UInt32.self)
+                && line.loadUnaligned(fromByteOffset: p + count - 4, as: UInt32.self)
+                == text.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+        }
+        if equal { p += count }
+        return equal
+    }
+
+    /// The content of the string that starts at `p`, just past its opening
+    /// quote, moving past its closing one; `nil` unless every byte is plain
+    /// ASCII (no escape, no control character, nothing of UTF-8 beyond).
+    @inline(__always)
+    private mutating func string() -> Range<Int>? {
+        let start = p
+        while p + 8 <= line.count {
+            let special = specialBytes(line.loadUnaligned(fromByteOffset: p, as: UInt64.self))
+            if special == 0 {
+                p += 8
+                continue
+            }
+            p += special.trailingZeroBitCount >> 3
+            guard line[p] == 0x22 else { return nil }
+            p += 1
+            return start..<p - 1
+        }
+        while p < line.count {
+            let byte = line[p]
+            p += 1
+            if byte == 0x22 { return start..<p - 1 }
+            if byte == 0x5C || byte < 0x20 || byte >= 0x80 { return nil }
+        }
+        return nil
+    }
+
+    /// A string that is a valid identifier: not empty, not too long.
+    @inline(__always)
+    private mutating func identifier() -> Range<Int>? {
+        guard let range = string(), !range.isEmpty, range.count <= LogFormat.maxIdentifierLength else { return nil }
+        return range
+    }
+
+    /// Digits without sign or leading zero, at most 18 of them (so that no
+    /// value overflows); anything else is for the general parser.
+    @inline(__always)
+    private mutating func integer() -> Int64? {
+        let start = p
+        var value: Int64 = 0
+        while p < line.count, line[p] &- 0x30 < 10 {
+            value = value &* 10 &+ Int64(line[p] &- 0x30)
+            p += 1
+        }
+        let digits = p - start
+        guard digits >= 1, digits <= 18, digits == 1 || line[start] != 0x30 else { return nil }
+        return value
+    }
+
+    /// Whether the object closes and the line ends there.
+    @inline(__always)
+    private mutating func end() -> Bool {
+        p + 1 == line.count && line[p] == 0x7D
+    }
+
+    private func bytes(_ range: Range<Int>) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: line[range])
+    }
+
+    private func intern(_ range: Range<Int>, _ symbols: inout SymbolTable) -> Symbol {
+        symbols.intern(bytes(range))
+    }
+}
