@@ -38,7 +38,8 @@ struct LogFileTests {
     }
 
     /// Importing NDJSON reads its ids straight into the log's numbering; the
-    /// bytes written must be those of the plain path, which renumbers each id.
+    /// bytes written must be those of the plain path, which renumbers each id,
+    /// whether batches are compressed on this thread or on several.
     @Test(arguments: [1, 3])
     func appendingNDJSONWritesWhatRenumberingWrites(threads: Int) throws {
         let dir = temporaryDirectory()
@@ -52,7 +53,7 @@ struct LogFileTests {
         for event in added { try plain.append(event, symbols: second) }
         try plain.commit(symbols: second)
         let direct = try LogWriter(path: dir + "/direct.log", batchEvents: 64)
-        try direct.append(contentsOf: openEvents(dir + "/added.ndjson", threads: threads))
+        try direct.append(contentsOf: openEvents(dir + "/added.ndjson", threads: threads), compressors: threads)
         try direct.commit(symbols: SymbolTable())
 
         #expect(contents(dir + "/direct.log") == contents(dir + "/plain.log"))

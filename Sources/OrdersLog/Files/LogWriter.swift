@@ -38,7 +38,7 @@ public final class LogWriter {
     /// How many of `logSymbols` are committed; a rollback forgets the rest.
     private var committedSymbols = 0
     private var compressor: ZstdCompressor
-    private var frame: [UInt8] = []
+    private let level: Int32
     /// What opening had to repair, for the caller to report: a torn tail removed.
     public private(set) var recovery: String?
 
@@ -53,6 +53,7 @@ public final class LogWriter {
         self.path = path
         self.batchEvents = max(1, min(batchEvents, LogFormat.maxBatchEvents))
         compressor = try ZstdCompressor(level: level, checksum: true)
+        self.level = level
         var created = false
         var opened: FileDescriptor
         do {
@@ -137,9 +138,13 @@ public final class LogWriter {
     /// Appends every event of `stream` and writes them out, reading NDJSON's
     /// ids straight into the log's own table, so that each id is hashed once.
     /// A log's events, whose ids its own numbers name, are renumbered.
-    /// - Parameter progress: called after each chunk with how many events it held.
+    /// - Parameters:
+    ///   - compressors: with more than one, batches are compressed on that
+    ///     many threads while this one reads and encodes the next, and are
+    ///     written in order as they come back.
+    ///   - progress: called after each chunk with how many events it held.
     /// - Throws: what reading or writing throws; call `rollback()` then.
-    public func append(contentsOf stream: any EventStream, progress: (Int) -> Void = { _ in }) throws {
+    public func append(contentsOf stream: any EventStream, compressors: Int = 1, progress: (Int) -> Void = { _ in }) throws {
         precondition(pending.isEmpty, "flush events appended with their own symbol table first")
         var events: [Event] = []
         guard stream is NDJSONReader else {
@@ -151,16 +156,29 @@ public final class LogWriter {
             }
             return try flush(symbols: symbols)
         }
+        let level = self.level
+        let pool = compressors > 1 ? OrderedWorkers<UnsealedBatch, Result<[UInt8], any Error>>(count: compressors) {
+            // If zstd cannot make a context, every batch given to this thread fails with why.
+            let compressor = Result { try BatchCompressor(level: level) }
+            return { batch in Result { try compressor.get().seal(batch) } }
+        } : nil
+        /// Compresses and writes `batch`, or queues it to be, writing what is done.
+        func emit(_ batch: UnsealedBatch) throws {
+            guard let pool else { return try write(sealed: batch.sealed(with: &compressor)) }
+            pool.submit(batch)
+            while pool.pending > 2 * compressors { try write(sealed: pool.take().get()) }
+        }
         while try stream.next(symbols: &logSymbols, into: &events) != nil {
             for event in events {
                 pending.append(event)
                 nextSeq += 1
-                if pending.count >= batchEvents { try writeBatch(symbols: nil) }
+                if pending.count >= batchEvents { try emit(encodeBatch(symbols: nil)) }
             }
             progress(events.count)
             events.removeAll(keepingCapacity: true)
         }
-        try writeBatch(symbols: nil)
+        if !pending.isEmpty { try emit(encodeBatch(symbols: nil)) }
+        while let pool, pool.pending > 0 { try write(sealed: pool.take().get()) }
     }
 
     /// Makes the transaction durable: once this returns, every appended event
@@ -202,6 +220,11 @@ public final class LogWriter {
     /// - Parameter symbols: the table their ids are in; `nil` for the log's own.
     private func writeBatch(symbols: SymbolTable?) throws {
         guard !pending.isEmpty else { return }
+        try write(sealed: encodeBatch(symbols: symbols).sealed(with: &compressor))
+    }
+
+    /// Encodes the pending events as the next batch, numbering their new ids.
+    private func encodeBatch(symbols: SymbolTable?) -> UnsealedBatch {
         precondition(symbols == nil || logSymbols.count == definedSymbols, "ids read ahead into the log's table were never written")
         let encoded = if let symbols {
             encoder.encode(pending[...], symbols: symbols, log: &logSymbols)
@@ -209,15 +232,14 @@ public final class LogWriter {
             encoder.encode(numbered: pending[...], log: logSymbols, defined: definedSymbols)
         }
         definedSymbols += encoded.newIDs
-        frame.removeAll(keepingCapacity: true)
-        _ = try encoded.payload.withUnsafeBytes { try compressor.compressFrame($0, appendingTo: &frame) }
-        let header = BatchHeader(
-            firstSeq: nextSeq - UInt64(pending.count), eventCount: UInt32(pending.count), frameSize: UInt32(frame.count),
-            minAt: encoded.minAt, maxAt: encoded.maxAt, payloadSize: UInt32(encoded.payload.count),
-            frameCRC: CRC32C.checksum(frame))
-        try file.writeAll(at: offset, header.encoded() + frame, path: path)
-        offset += Int64(BatchHeader.size + frame.count)
-        pending.removeAll(keepingCapacity: true)
+        defer { pending.removeAll(keepingCapacity: true) }
+        return UnsealedBatch(encoded: encoded, firstSeq: nextSeq - UInt64(pending.count), eventCount: UInt32(pending.count))
+    }
+
+    /// Writes a batch, header and frame, where the log ends.
+    private func write(sealed batch: [UInt8]) throws {
+        try file.writeAll(at: offset, batch, path: path)
+        offset += Int64(batch.count)
     }
 
     private func truncate(to size: Int64) throws { try Self.truncate(file, to: size, path: path) }
@@ -245,5 +267,38 @@ public final class LogWriter {
         guard fd >= 0 else { throw FileError(path: directory.string, operation: "opening the directory", errno: Errno(rawValue: errno)) }
         defer { close(fd) }
         guard fsync(fd) == 0 else { throw FileError(path: directory.string, operation: "syncing the directory", errno: Errno(rawValue: errno)) }
+    }
+}
+
+/// A batch encoded but not yet compressed: what may be handed to another
+/// thread, since compressing needs nothing of the writer's.
+struct UnsealedBatch: Sendable {
+    var encoded: BatchEncoder.Encoded
+    var firstSeq: UInt64
+    var eventCount: UInt32
+
+    /// The batch as it goes in the file: its header, then its zstd frame.
+    func sealed(with compressor: inout ZstdCompressor) throws -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: BatchHeader.size)
+        let frameSize = try encoded.payload.withUnsafeBytes { try compressor.compressFrame($0, appendingTo: &bytes) }
+        let header = BatchHeader(
+            firstSeq: firstSeq, eventCount: eventCount, frameSize: UInt32(frameSize),
+            minAt: encoded.minAt, maxAt: encoded.maxAt, payloadSize: UInt32(encoded.payload.count),
+            frameCRC: bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[BatchHeader.size...])) })
+        bytes.replaceSubrange(0..<BatchHeader.size, with: header.encoded())
+        return bytes
+    }
+}
+
+/// One thread's compression context, for the batches it seals.
+private final class BatchCompressor {
+    private var compressor: ZstdCompressor
+
+    init(level: Int32) throws {
+        compressor = try ZstdCompressor(level: level, checksum: true)
+    }
+
+    func seal(_ batch: UnsealedBatch) throws -> [UInt8] {
+        try batch.sealed(with: &compressor)
     }
 }

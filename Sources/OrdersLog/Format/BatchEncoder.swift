@@ -28,7 +28,7 @@ struct BatchEncoder {
     private var highest = -1
 
     /// The encoded batch and its time range.
-    struct Encoded {
+    struct Encoded: Sendable {
         var payload: [UInt8]
         var minAt: Int64
         var maxAt: Int64

@@ -52,7 +52,7 @@ extension Orders {
                         for notice in stream.notices { Console.note("orders: warning: \(notice)") }
                         let progress = Progress("importing \(stream.name)")
                         defer { progress.finish() }
-                        try writer.append(contentsOf: stream) { progress.advance($0, position: stream.progress) }
+                        try writer.append(contentsOf: stream, compressors: threads) { progress.advance($0, position: stream.progress) }
                     }
                     let seqs = try writer.commit(symbols: SymbolTable())
                     let range = seqs.isEmpty ? "" : " (seq \(seqs.lowerBound)–\(seqs.upperBound - 1))"
