@@ -100,6 +100,25 @@ struct NDJSONReaderTests {
         }
     }
 
+    /// A line past the limit is refused, not buffered, and named by its
+    /// number, whichever thread was reading ahead when it came.
+    @Test(arguments: [1, 3])
+    func aLineTooLongIsNamed(threads: Int) throws {
+        let good = #"{"type":"vote_cast","at":"2025-09-16T09:00:00Z","poll":"p","voter":"a","candidate":"x"}"# + "\n"
+        var bytes = Array(String(repeating: good, count: 3).utf8)
+        bytes += [UInt8](repeating: 0x20, count: NDJSONReader.maxLineLength + 1) + [0x0A]
+        let dir = temporaryDirectory()
+        write(bytes, to: dir + "/in")
+        let stream = try openEvents(dir + "/in", threads: threads)
+        var symbols = SymbolTable()
+        var events: [Event] = []
+        #expect {
+            while try stream.next(symbols: &symbols, into: &events) != nil {}
+        } throws: { error in
+            (error as? InputError)?.location == .line(4) && "\(error)".contains("longer than")
+        }
+    }
+
     @Test func anEmptyFileHasNoEvents() throws {
         #expect(try count([]) == 0)
     }

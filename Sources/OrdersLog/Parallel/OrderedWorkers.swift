@@ -39,8 +39,7 @@ final class OrderedWorkers<Job: Sendable, Output: Sendable>: @unchecked Sendable
     }
 
     deinit {
-        locked { stopping = true }
-        pthread_cond_broadcast(changed)
+        stop()
         for thread in threads { pthread_join(thread, nil) }
         pthread_cond_destroy(changed)
         pthread_mutex_destroy(mutex)
@@ -60,15 +59,38 @@ final class OrderedWorkers<Job: Sendable, Output: Sendable>: @unchecked Sendable
         pthread_cond_broadcast(changed)
     }
 
-    /// The output of the earliest job not yet taken, waiting for it.
-    /// - Precondition: `pending > 0`.
+    /// Queues a job once fewer than `limit` are pending, waiting until then:
+    /// how another thread than the taker's submits without running ahead.
+    /// - Returns: false, without queueing, if the workers were stopped.
+    func submit(_ job: Job, whenFewerPendingThan limit: Int) -> Bool {
+        let queued = locked {
+            while !stopping && submitted - taken >= limit { pthread_cond_wait(changed, mutex) }
+            guard !stopping else { return false }
+            jobs.append((submitted, job))
+            submitted += 1
+            return true
+        }
+        pthread_cond_broadcast(changed)
+        return queued
+    }
+
+    /// The output of the earliest job not yet taken, waiting for it (and, if
+    /// another thread submits, for it to be submitted).
     func take() -> Output {
-        locked {
-            precondition(taken < submitted, "take() with no job pending")
+        let output = locked {
             while done[taken] == nil { pthread_cond_wait(changed, mutex) }
             defer { taken += 1 }
             return done.removeValue(forKey: taken)!
         }
+        pthread_cond_broadcast(changed)
+        return output
+    }
+
+    /// Stops the workers and wakes a thread waiting to submit; jobs not yet
+    /// started are dropped.
+    func stop() {
+        locked { stopping = true }
+        pthread_cond_broadcast(changed)
     }
 
     /// The next job for a worker, or nil when stopping.
@@ -92,7 +114,8 @@ final class OrderedWorkers<Job: Sendable, Output: Sendable>: @unchecked Sendable
 }
 
 /// Runs `body` on a new thread.
-private func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t {
+@discardableResult
+func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t {
     final class Box: @unchecked Sendable {  // Handed to exactly one thread.
         let body: @Sendable () -> Void
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }

@@ -1,0 +1,245 @@
+import Glibc
+import OrdersCore
+import Synchronization
+import SystemPackage
+
+/// Reads a file or pipe of text, plain or zstd-compressed, and cuts it into
+/// chunks of whole lines: the input side of ``NDJSONReader``, which may run
+/// it on a thread of its own, since zstd decompresses one frame on one core
+/// and that is most of the cost of reading.
+///
+/// Memory holds a chunk being filled and the longest line, never the file.
+final class LineChunker {
+    private let name: String
+    private let file: FileDescriptor
+    private let closes: Bool
+    /// Decompresses the input when it is zstd; `nil` for plain text.
+    private var decompressor: ZstdDecompressor?
+    /// Compressed bytes read but not yet decompressed: `compressed[compressedStart...]`.
+    private var compressed: [UInt8] = []
+    private var compressedStart = 0
+    /// Bytes of the input consumed by zstd so far, for messages.
+    private var compressedOffset: Int64 = 0
+    /// zstd's last hint: 0 when the input so far ends on a frame boundary.
+    private var frameHint = 0
+    /// Text not yet cut into chunks: `text[textStart..<textEnd]`.
+    private var text: [UInt8]
+    private var textStart = 0
+    private var textEnd = 0
+    private var inputEnded = false
+    private var atStart = true
+    /// Bytes read from the file so far (read from any thread, for progress).
+    let bytesRead = Atomic<Int64>(0)
+
+    /// Lines longer than this are refused rather than buffered without bound.
+    static let maxLineLength = 1 << 24
+    /// Bytes of text in a chunk.
+    static let chunkBytes = 1 << 20
+    private static let readSize = 1 << 20
+
+    /// A line longer than ``maxLineLength``: the reader, which counts lines, names it.
+    struct LineTooLong: Error {}
+
+    /// - Parameters:
+    ///   - name: the input's name in messages.
+    ///   - prefix: bytes already read from `file` to recognise its format.
+    init(name: String, file: FileDescriptor, closes: Bool, compressed: Bool, prefix: [UInt8]) throws {
+        self.name = name
+        self.file = file
+        self.closes = closes
+        bytesRead.store(Int64(prefix.count), ordering: .relaxed)
+        text = [UInt8](repeating: 0, count: Self.readSize * 2)
+        if compressed {
+            decompressor = try ZstdDecompressor()
+            self.compressed = prefix
+        } else {
+            text.replaceSubrange(0..<prefix.count, with: prefix)
+            textEnd = prefix.count
+        }
+    }
+
+    deinit { if closes { try? file.close() } }
+
+    /// The next stretch of whole lines (the last one may lack its newline), or nil at the end.
+    /// - Throws: ``LineTooLong``, ``InputError`` for a damaged zstd stream, ``FileError``.
+    func next() throws -> TextChunk? {
+        while textEnd - textStart < Self.chunkBytes && !inputEnded { try fill() }
+        guard textStart < textEnd else { return nil }
+        // Just past the last newline: lines are short, so a backward scan finds it at once.
+        let end: Int? = text.withUnsafeBytes { bytes in
+            var i = textEnd
+            while i > textStart {
+                if bytes[i - 1] == 0x0A { return i }
+                i -= 1
+            }
+            return nil
+        }
+        let stop: Int
+        if let end {
+            stop = end
+        } else if inputEnded {
+            stop = textEnd
+        } else {
+            // One line longer than a chunk: read until it ends (within the line limit).
+            try fill()
+            return try next()
+        }
+        // The buffer itself goes with the chunk, and only the unfinished line
+        // after `stop` moves to a fresh one: copying each chunk out would cost
+        // a pass over every byte.
+        var chunk = Self.uninitializedBuffer(count: text.count)
+        swap(&chunk, &text)
+        let tail = textEnd - stop
+        text.withUnsafeMutableBytes { target in
+            chunk.withUnsafeBytes { source in
+                // Safe: `stop + tail` is `textEnd`, inside the old buffer; the new one is as long.
+                target.baseAddress!.copyMemory(from: source.baseAddress! + stop, byteCount: tail)
+            }
+        }
+        defer {
+            textStart = 0
+            textEnd = tail
+            atStart = false
+        }
+        return TextChunk(text: chunk, lines: textStart..<stop, atStart: atStart)
+    }
+
+    /// A buffer of `count` bytes left as they come: every byte is written,
+    /// by zstd or by reading, before it is read, so zeroing them is waste.
+    private static func uninitializedBuffer(count: Int) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
+    }
+
+    /// Makes room and reads more text, or marks the input ended.
+    private func fill() throws {
+        if textStart > 0 {
+            text.withUnsafeMutableBytes { bytes in
+                // Safe: both ranges lie inside `text`; memmove allows overlap.
+                _ = memmove(bytes.baseAddress!, bytes.baseAddress! + textStart, textEnd - textStart)
+            }
+            textEnd -= textStart
+            textStart = 0
+        }
+        if text.count - textEnd < Self.readSize {
+            guard textEnd < Self.maxLineLength else { throw LineTooLong() }
+            text.append(contentsOf: repeatElement(0, count: text.count))
+        }
+        if decompressor == nil {
+            let n = try readInput(intoText: true)
+            if n == 0 { inputEnded = true }
+            textEnd += n
+        } else {
+            try decompressMore()
+        }
+    }
+
+    private func decompressMore() throws {
+        while true {
+            if compressedStart == compressed.count {
+                compressed.removeAll(keepingCapacity: true)
+                compressedStart = 0
+                if try readInput(intoText: false) == 0 {
+                    inputEnded = true
+                    if frameHint != 0 {
+                        throw InputError(file: name, location: .offset(compressedOffset),
+                                         message: "the zstd stream ends in the middle of a frame (truncated?)")
+                    }
+                    return
+                }
+            }
+            var inputOffset = compressedStart
+            var outputCount = textEnd
+            let before = compressedStart
+            let result: Result<Int, ZstdError> = compressed.withUnsafeBytes { source in
+                text.withUnsafeMutableBytes { target in
+                    Result { () throws(ZstdError) in
+                        try decompressor!.decompress(source, inputOffset: &inputOffset, into: target, outputCount: &outputCount)
+                    }
+                }
+            }
+            switch result {
+            case .success(let hint): frameHint = hint
+            case .failure(let error): throw InputError(file: name, location: .offset(compressedOffset), message: "\(error)")
+            }
+            compressedOffset += Int64(inputOffset - before)
+            compressedStart = inputOffset
+            let produced = outputCount - textEnd
+            textEnd = outputCount
+            if produced > 0 { return }
+        }
+    }
+
+    /// Reads from the file into the free end of `text`, or into `compressed`.
+    private func readInput(intoText: Bool) throws -> Int {
+        do {
+            if intoText {
+                let n = try text.withUnsafeMutableBytes { try file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[textEnd...])) }
+                bytesRead.add(Int64(n), ordering: .relaxed)
+                return n
+            }
+            compressed.append(contentsOf: repeatElement(0, count: Self.readSize))
+            let n = try compressed.withUnsafeMutableBytes { try file.read(into: $0) }
+            compressed.removeLast(Self.readSize - n)
+            bytesRead.add(Int64(n), ordering: .relaxed)
+            return n
+        } catch {
+            throw FileError(path: name, operation: "reading", reason: "\(error)")
+        }
+    }
+}
+
+/// Whole lines of NDJSON, cut from the input by a ``LineChunker``.
+struct TextChunk: Sendable {
+    var text: [UInt8]
+    /// Where in `text` the lines are.
+    var lines: Range<Int>
+    /// Whether the chunk starts the input (where a byte order mark may be).
+    var atStart: Bool
+
+    /// Parses every line, appending the events to `events` and their ids to
+    /// `symbols`, until the end or the first line that fails.
+    /// - Returns: the lines read, and the first that failed, counted from the chunk's first line as 1.
+    func parse(with parser: inout NDJSONParser, symbols: inout SymbolTable,
+               into events: inout [Event]) -> (lines: Int, failure: (line: Int, NDJSONParser.Failure)?) {
+        var count = 0
+        let failure: (line: Int, NDJSONParser.Failure)? = text.withUnsafeBytes { bytes in
+            var start = lines.lowerBound
+            var first = atStart
+            while start < lines.upperBound {
+                let stop = newline(in: bytes, from: start, to: lines.upperBound) ?? lines.upperBound
+                count += 1
+                do throws(NDJSONParser.Failure) {
+                    if let event = try parser.parse(content(of: bytes, start..<stop, first: &first), symbols: &symbols) {
+                        events.append(event)
+                    }
+                } catch {
+                    return (count, error)
+                }
+                start = stop + 1
+            }
+            return nil
+        }
+        return (count, failure)
+    }
+}
+
+/// Where the next newline in `bytes[start..<end]` is, if there is one.
+@inline(__always)
+private func newline(in bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Int? {
+    // Safe: the range searched lies inside `bytes`.
+    memchr(bytes.baseAddress! + start, 0x0A, end - start).map { $0 - UnsafeMutableRawPointer(mutating: bytes.baseAddress!) }
+}
+
+/// The event's bytes on the line `range` (its newline excluded): without a
+/// trailing CR, and on the input's first line (`first`, which this clears)
+/// without a UTF-8 byte order mark.
+@inline(__always)
+private func content(of bytes: UnsafeRawBufferPointer, _ range: Range<Int>, first: inout Bool) -> UnsafeRawBufferPointer {
+    var from = range.lowerBound, to = range.upperBound
+    if first {
+        first = false
+        if to - from >= 3, bytes[from] == 0xEF, bytes[from + 1] == 0xBB, bytes[from + 2] == 0xBF { from += 3 }
+    }
+    if to > from, bytes[to - 1] == 0x0D { to -= 1 }
+    return UnsafeRawBufferPointer(rebasing: bytes[from..<to])
+}
