@@ -86,7 +86,7 @@ extension Orders {
             result.payloadBytes = try probe.decompressAll()
             let events = result.events
 
-            if let floor = try best(label: "zstd -dc", events: events, { try timeZstd(path) }) {
+            if let floor = try best(label: "zstd -dc", events: events, { timeZstd(path) }) {
                 result.add("zstd -dc LOG", floor, isFloor: true)
             } else {
                 Console.note("orders: warning: could not run `zstd -dc`; the floor is libzstd in this process")
