@@ -30,7 +30,7 @@ extension Orders {
         @Argument(help: ArgumentHelp("NDJSON files (plain or .zst) or logs to import; - for standard input.", valueName: "file"))
         var files: [String]
 
-        @Option(help: ArgumentHelp("Threads that parse NDJSON (or decode a log) while one more writes; 1 does everything on one thread. Defaults to the number of cores.", valueName: "n"))
+        @Option(help: ArgumentHelp("Threads that parse NDJSON (or decode a log), and as many that compress the log's batches, while one reads the input and one encodes and writes; 1 does everything on one thread. Defaults to the number of cores.", valueName: "n"))
         var threads: Int = InputArgument.cores
 
         @Option(help: ArgumentHelp("Events per compressed batch.", visibility: .hidden))
