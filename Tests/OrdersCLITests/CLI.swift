@@ -46,10 +46,21 @@ enum CLI {
         Array(FileManager.default.contents(atPath: root.appendingPathComponent(path).path) ?? Data())
     }
 
-    /// A fresh folder for one test.
+    /// A fresh folder for one test, inside one folder for the whole test
+    /// run that is removed when the run's process exits.
     static func temporaryDirectory() -> String {
-        let path = NSTemporaryDirectory() + "orders-cli-" + UUID().uuidString
+        let path = runDirectory + "/" + UUID().uuidString
         try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }
+
+    private static let runDirectory: String = {
+        let path = NSTemporaryDirectory() + "orders-cli-" + UUID().uuidString
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        runDirectoryToRemove = path
+        atexit { CLI.runDirectoryToRemove.map { _ = try? FileManager.default.removeItem(atPath: $0) } }
+        return path
+    }()
+
+    nonisolated(unsafe) private static var runDirectoryToRemove: String?  // Set once, before atexit can run.
 }

@@ -2,12 +2,23 @@ import Foundation
 import OrdersCore
 @testable import OrdersLog
 
-/// A fresh directory for one test's files.
+/// A fresh directory for one test's files, inside one folder for the whole
+/// test run that is removed when the run's process exits.
 func temporaryDirectory() -> String {
-    let path = NSTemporaryDirectory() + "orders-tests-" + UUID().uuidString
+    let path = testRunDirectory + "/" + UUID().uuidString
     try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
 }
+
+private let testRunDirectory: String = {
+    let path = NSTemporaryDirectory() + "orders-tests-" + UUID().uuidString
+    try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    testRunDirectoryToRemove = path
+    atexit { testRunDirectoryToRemove.map { _ = try? FileManager.default.removeItem(atPath: $0) } }
+    return path
+}()
+
+nonisolated(unsafe) private var testRunDirectoryToRemove: String?  // Set once, before atexit can run.
 
 /// A deterministic mix of every kind of event.
 func sampleEvents(_ count: Int, seed: UInt64 = 1, symbols: inout SymbolTable) -> [Event] {
