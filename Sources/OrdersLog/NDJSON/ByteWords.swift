@@ -27,3 +27,22 @@ func flagged(_ word: UInt64, below bound: UInt8) -> UInt64 {
 func specialBytes(_ word: UInt64) -> UInt64 {
     flagged(word, equalTo: 0x22) | flagged(word, equalTo: 0x5C) | flagged(word, below: 0x20) | word & highBits
 }
+
+/// Where the first byte at or after `start` is that is not plain ASCII
+/// inside a JSON string (see `specialBytes`), or `bytes.count` if none is:
+/// eight bytes at a time, then one at a time near the end.
+@inline(__always)
+func firstSpecialByte(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+    var p = start
+    while p + 8 <= bytes.count {
+        let special = specialBytes(bytes.loadUnaligned(fromByteOffset: p, as: UInt64.self))
+        if special != 0 { return p + special.trailingZeroBitCount >> 3 }
+        p += 8
+    }
+    while p < bytes.count {
+        let byte = bytes[p]
+        if byte == 0x22 || byte == 0x5C || byte < 0x20 || byte >= 0x80 { return p }
+        p += 1
+    }
+    return p
+}

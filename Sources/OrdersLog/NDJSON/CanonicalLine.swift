@@ -88,24 +88,10 @@ struct CanonicalLine {
     @inline(__always)
     private mutating func string() -> Range<Int>? {
         let start = p
-        while p + 8 <= line.count {
-            let special = specialBytes(line.loadUnaligned(fromByteOffset: p, as: UInt64.self))
-            if special == 0 {
-                p += 8
-                continue
-            }
-            p += special.trailingZeroBitCount >> 3
-            guard line[p] == 0x22 else { return nil }
-            p += 1
-            return start..<p - 1
-        }
-        while p < line.count {
-            let byte = line[p]
-            p += 1
-            if byte == 0x22 { return start..<p - 1 }
-            if byte == 0x5C || byte < 0x20 || byte >= 0x80 { return nil }
-        }
-        return nil
+        p = firstSpecialByte(in: line, from: p)
+        guard p < line.count, line[p] == 0x22 else { return nil }
+        p += 1
+        return start..<p - 1
     }
 
     /// A string that is a valid identifier: not empty, not too long.

@@ -364,17 +364,7 @@ public struct NDJSONParser {
         p += 1
         var escaped = false
         while true {
-            // Eight bytes at a time, straight to the first that is not plain
-            // ASCII: a quote, a backslash, a control character or a high byte.
-            if p + 8 <= line.count {
-                let word = line.loadUnaligned(fromByteOffset: p, as: UInt64.self)
-                let special = specialBytes(word)
-                if special == 0 {
-                    p += 8
-                    continue
-                }
-                p += special.trailingZeroBitCount >> 3
-            }
+            p = firstSpecialByte(in: line, from: p)
             guard p < line.count else { throw notJSON("a string is not closed", at: p) }
             let byte = line[p]
             if byte == 0x22 {
@@ -386,13 +376,11 @@ public struct NDJSONParser {
                 let length = utf8SequenceLength(line, at: p)
                 guard length > 0 else { throw Failure(message: "not valid UTF-8") }
                 p += length
-            } else if byte == 0x5C {
+            } else {  // a backslash
                 escaped = true
                 var scratch: UInt32 = 0
                 p += 1
                 try readEscape(line, &p, codePoint: &scratch)
-            } else {
-                p += 1
             }
         }
     }
