@@ -31,32 +31,28 @@ struct BatchLoader: ~Copyable {
     }
 
     /// Loads `batch` into `loaded`, reusing its buffers.
+    /// - Parameter decodingEvents: false to read only the dictionary (the
+    ///   batch's ids), leaving `loaded.events` empty.
     /// - Throws: ``BatchFailure`` if the batch is corrupt, ``FileError`` if reading fails.
-    mutating func load(_ batch: LogLayout.Batch, into loaded: inout LoadedBatch) throws {
+    mutating func load(_ batch: LogLayout.Batch, into loaded: inout LoadedBatch, decodingEvents: Bool = true) throws {
         try readPayload(batch, into: &loaded.payload)
         loaded.events.removeAll(keepingCapacity: true)
+        let header = batch.header
+        let expected = BatchDecoder.Expected(eventCount: Int(header.eventCount), minAt: header.minAt, maxAt: header.maxAt,
+                                             firstSeq: header.firstSeq)
         let decoded: Result<BatchDictionary, ByteReader.Malformed> = loaded.payload.withUnsafeBytes { bytes in
             do throws(ByteReader.Malformed) {
-                return .success(try decoder.decode(bytes, expecting: Self.expected(batch), into: &loaded.events))
+                return .success(decodingEvents
+                    ? try decoder.decode(bytes, expecting: expected, into: &loaded.events)
+                    : try decoder.dictionary(of: bytes, expecting: expected))
             } catch {
                 return .failure(error)
             }
         }
-        loaded.dictionary = try Self.checked(decoded, batch)
-    }
-
-    /// Loads `batch`'s payload and reads its dictionary, leaving its events undecoded.
-    mutating func loadDictionary(_ batch: LogLayout.Batch, into loaded: inout LoadedBatch) throws {
-        try readPayload(batch, into: &loaded.payload)
-        loaded.events.removeAll(keepingCapacity: true)
-        let decoded: Result<BatchDictionary, ByteReader.Malformed> = loaded.payload.withUnsafeBytes { bytes in
-            do throws(ByteReader.Malformed) {
-                return .success(try decoder.dictionary(of: bytes, expecting: Self.expected(batch)))
-            } catch {
-                return .failure(error)
-            }
+        switch decoded {
+        case .success(let dictionary): loaded.dictionary = dictionary
+        case .failure(let failure): throw BatchFailure(offset: batch.frameOffset, reason: "\(failure.reason) (payload byte \(failure.position))")
         }
-        loaded.dictionary = try Self.checked(decoded, batch)
     }
 
     /// Reads `batch`'s frame, checks it against its header and decompresses it into `payload`.
@@ -76,20 +72,6 @@ struct BatchLoader: ~Copyable {
             try decompressFrame(into: &payload, size: Int(header.payloadSize))
         } catch {
             throw BatchFailure(offset: batch.frameOffset, reason: "\(error)")
-        }
-    }
-
-    /// What the payload must agree with, from the batch's header.
-    private static func expected(_ batch: LogLayout.Batch) -> BatchDecoder.Expected {
-        let header = batch.header
-        return BatchDecoder.Expected(eventCount: Int(header.eventCount), minAt: header.minAt, maxAt: header.maxAt, firstSeq: header.firstSeq)
-    }
-
-    /// The dictionary, or the payload's damage as a ``BatchFailure`` at the batch's frame.
-    private static func checked(_ decoded: Result<BatchDictionary, ByteReader.Malformed>, _ batch: LogLayout.Batch) throws(BatchFailure) -> BatchDictionary {
-        switch decoded {
-        case .success(let dictionary): return dictionary
-        case .failure(let failure): throw BatchFailure(offset: batch.frameOffset, reason: "\(failure.reason) (payload byte \(failure.position))")
         }
     }
 

@@ -134,7 +134,7 @@ public final class LogReader: EventStream {
         var symbols = SymbolTable()
         for batch in batches {
             do {
-                try loader.loadDictionary(batch, into: &current)
+                try loader.load(batch, into: &current, decodingEvents: false)
                 try defineCurrent(batch, in: &symbols)
             } catch let failure as BatchFailure {
                 throw corrupt(batch, failure)
