@@ -54,15 +54,15 @@ public final class NDJSONReader: EventStream {
     public func next(symbols: inout SymbolTable, into events: inout [Event]) throws -> Int64? {
         if workers > 0 { return try nextInParallel(symbols: &symbols, into: &events) }
         while !ended {
-            let input: Input
+            let chunk: TextChunk?
             do {
-                input = try chunker.next().map { .text($0) } ?? .end
+                chunk = try chunker.next()
             } catch {
-                input = .failure(error)
-            }
-            guard case .text(let chunk) = input else {
                 ended = true
-                if case .failure(let error) = input { throw describe(error) }
+                throw describe(error)
+            }
+            guard let chunk else {
+                ended = true
                 break
             }
             let before = events.count
@@ -78,15 +78,13 @@ public final class NDJSONReader: EventStream {
         if !producing { startProducing() }
         while !ended {
             let parsed = pool.take()
-            switch parsed.input {
-            case .end:
-                ended = true
-                return nil
-            case .failure(let error):
+            if let error = parsed.inputFailure {
                 ended = true
                 throw describe(error)
-            case .text:
-                break
+            }
+            if parsed.inputEnded {
+                ended = true
+                return nil
             }
             if let (index, failure) = parsed.failure { throw describe(failure, at: line + index) }
             line += parsed.lines
@@ -145,20 +143,21 @@ private enum Input: Sendable {
 
 /// A chunk's events, their ids numbered in the chunk's own table.
 private struct ParsedChunk: Sendable {
-    var input: Input
     var events: [Event] = []
     var symbols = SymbolTable()
     var lines = 0
     /// The first line that failed, counted from the chunk's first line as 1.
     var failure: (line: Int, NDJSONParser.Failure)?
+    /// In place of a chunk: the input ended, or reading it failed.
+    var inputEnded = false
+    var inputFailure: (any Error)?
 
     init(_ input: Input, parser: inout NDJSONParser) {
-        guard case .text(let chunk) = input else {
-            self.input = input
-            return
+        switch input {
+        case .text(let chunk): (lines, failure) = chunk.parse(with: &parser, symbols: &symbols, into: &events)
+        case .end: inputEnded = true
+        case .failure(let error): inputFailure = error
         }
-        self.input = .text(TextChunk(text: [], lines: 0..<0, atStart: false))
-        (lines, failure) = chunk.parse(with: &parser, symbols: &symbols, into: &events)
     }
 }
 

@@ -114,7 +114,6 @@ final class OrderedWorkers<Job: Sendable, Output: Sendable>: @unchecked Sendable
 }
 
 /// Runs `body` on a new thread.
-@discardableResult
 func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t {
     final class Box: @unchecked Sendable {  // Handed to exactly one thread.
         let body: @Sendable () -> Void
