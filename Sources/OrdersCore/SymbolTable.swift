@@ -89,7 +89,9 @@ public struct SymbolTable: Sendable {
             }
             for i in start..<end { if let symbol = candidate(i) { touched &+= spans[symbol] } }
             for i in start..<end {
-                if let symbol = candidate(i) { touched &+= UInt64(storage[Int(spans[symbol] >> 16) % storage.count]) }
+                if let symbol = candidate(i), case let first = Int(spans[symbol] >> 16), first < storage.count {
+                    touched &+= UInt64(storage[first])
+                }
             }
             touchedSink = touched
             for i in start..<end {
