@@ -1,5 +1,5 @@
 /// One product in a cart: how many, at what unit price.
-public struct CartLine: Hashable, Sendable {
+public struct CartLine: Hashable, Sendable, BitwiseCopyable {
     public var product: Symbol
     public var qty: Int64
     /// Unit price in the cart currency's minor units.

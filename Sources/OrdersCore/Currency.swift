@@ -1,5 +1,5 @@
 /// An ISO 4217 currency code: three upper-case ASCII letters, packed in a word.
-public struct Currency: PackedKey, Comparable, CustomStringConvertible {
+public struct Currency: PackedKey, Comparable, CustomStringConvertible, BitwiseCopyable {
     /// The three letters, first letter in the lowest byte.
     public var rawValue: UInt32
 

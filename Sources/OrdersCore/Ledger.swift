@@ -11,7 +11,7 @@
 public struct Ledger: Sendable {
     /// One cart. A closed cart drops its lines and keeps only its totals.
     @usableFromInline
-    struct Cart: Sendable {
+    struct Cart: Sendable, BitwiseCopyable {
         @usableFromInline var isClosed = false
         /// The currency of the lines; meaningless while there are none.
         @usableFromInline var currency = Currency(rawValue: 0x41_41_41)!
@@ -24,16 +24,16 @@ public struct Ledger: Sendable {
     }
 
     /// `cartSlot[symbol]` is the cart's index in `carts` plus one; 0 for none.
-    @usableFromInline var cartSlot: [UInt32] = []
-    @usableFromInline var carts: [Cart] = []
+    @usableFromInline var cartSlot = GrowableArray<UInt32>()
+    @usableFromInline var carts = GrowableArray<Cart>()
     /// The lines of the open carts.
     @usableFromInline var pool = LinePool()
     /// A bit per symbol: used as the id of an applied order.
-    @usableFromInline var usedOrders: [UInt64] = []
+    @usableFromInline var usedOrders = GrowableArray<UInt64>()
     /// The first vote counted from each voter (by symbol), `poll << 32 | candidate`;
     /// `UInt64.max` for none. Most voters vote once, and a voter's votes come
     /// close together, so this array is read where it was just written.
-    @usableFromInline var firstVote: [UInt64] = []
+    @usableFromInline var firstVote = GrowableArray<UInt64>()
     /// Every (poll, voter, candidate) counted after a voter's first.
     @usableFromInline var laterVotes = DenseMap<VoteKey, Void>()
     /// Carts that are open now, empty or not.
@@ -198,9 +198,9 @@ public struct Ledger: Sendable {
     /// Grows an array indexed by symbol so that it has an element at `index`,
     /// at least doubling it, so that growing costs amortised constant time.
     @inlinable
-    static func extend<T>(_ array: inout [T], toCover index: Int, with filler: T) {
+    static func extend<T>(_ array: inout GrowableArray<T>, toCover index: Int, with filler: T) {
         guard index >= array.count else { return }
-        array.append(contentsOf: repeatElement(filler, count: max(index + 1, array.count * 2) - array.count))
+        array.append(repeating: filler, count: max(index + 1, array.count * 2) - array.count)
     }
 }
 

@@ -7,7 +7,7 @@
 struct LinePool: Sendable {
     /// Where one cart's lines are: `count` lines from `start`, in a block of `capacity`.
     @usableFromInline
-    struct Block: Sendable {
+    struct Block: Sendable, BitwiseCopyable {
         @usableFromInline var start: UInt32 = 0
         @usableFromInline var count: UInt32 = 0
         /// The block holds `4 << sizeClass` lines; `.max` for no block yet.
@@ -22,7 +22,7 @@ struct LinePool: Sendable {
         @inlinable var isEmpty: Bool { count == 0 }
     }
 
-    @usableFromInline var lines: [CartLine] = []
+    @usableFromInline var lines = GrowableArray<CartLine>()
     /// The starts of blocks given back, by size class.
     @usableFromInline var free: [[UInt32]] = []
 
@@ -67,7 +67,7 @@ struct LinePool: Sendable {
             start = Int(reused)
         } else {
             start = lines.count
-            lines.append(contentsOf: repeatElement(CartLine(product: Symbol(rawValue: 0), qty: 0, price: 0), count: 4 << sizeClass))
+            lines.append(repeating: CartLine(product: Symbol(rawValue: 0), qty: 0, price: 0), count: 4 << sizeClass)
             precondition(lines.count <= Int(UInt32.max), "more cart lines open at once than the ledger can number")
         }
         for i in 0..<Int(block.count) { lines[start + i] = lines[Int(block.start) + i] }

@@ -4,14 +4,14 @@ public struct PlacedOrder: Sendable {
     public var cart: Symbol
     public var at: Timestamp
     public var currency: Currency
-    public var lines: ArraySlice<CartLine>
+    public var lines: Slice<GrowableArray<CartLine>>
     /// Σ qty, known to fit.
     public var units: Int64
     /// Σ qty × unit price, known to fit.
     public var total: Int64
 
     @inlinable
-    public init(id: Symbol, cart: Symbol, at: Timestamp, currency: Currency, lines: ArraySlice<CartLine>, units: Int64, total: Int64) {
+    public init(id: Symbol, cart: Symbol, at: Timestamp, currency: Currency, lines: Slice<GrowableArray<CartLine>>, units: Int64, total: Int64) {
         self.id = id
         self.cart = cart
         self.at = at

@@ -4,7 +4,7 @@
 /// on the outside; inside the fold they are `Symbol`s, so that a lookup is an
 /// array index rather than a string hash. Two identifiers are the same symbol
 /// exactly when their bytes are equal.
-public struct Symbol: Hashable, Comparable, Sendable {
+public struct Symbol: Hashable, Comparable, Sendable, BitwiseCopyable {
     public var rawValue: UInt32
 
     @inlinable

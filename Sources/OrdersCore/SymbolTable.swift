@@ -13,10 +13,10 @@
 /// live in one buffer and the index is an open-addressing table.
 public struct SymbolTable: Sendable {
     /// Every symbol's bytes, one after another (a placeholder's later filling at the end).
-    @usableFromInline var storage: [UInt8] = []
+    @usableFromInline var storage = GrowableArray<UInt8>()
     /// `spans[i]` is `start << 16 | length` of symbol `i`'s bytes; length 0 marks
     /// a placeholder, a number defined before its bytes are known.
-    @usableFromInline var spans: [UInt64] = []
+    @usableFromInline var spans = GrowableArray<UInt64>()
     /// Open addressing, linear probing: `0` is empty, otherwise `hash32 << 32 | (symbol + 1)`,
     /// where the low 32 bits of the hash both place the entry and filter probes.
     @usableFromInline var slots: [UInt64] = Array(repeating: 0, count: 1024)
@@ -135,7 +135,7 @@ public struct SymbolTable: Sendable {
             if symbol < indexed { insertIntoIndex(symbol, hash: Self.hash32(bytes)) }
             return .added
         }
-        spans.append(contentsOf: repeatElement(0, count: symbol - spans.count))
+        spans.append(repeating: 0, count: symbol - spans.count)
         return define(symbol, bytes)
     }
 
@@ -173,16 +173,16 @@ public struct SymbolTable: Sendable {
     /// Forgets every symbol numbered `count` or more.
     public mutating func removeSymbols(from count: Int) {
         guard count < spans.count else { return }
-        spans.removeSubrange(count...)
-        storage.removeSubrange((spans.map { Int($0 >> 16) + Int($0 & 0xFFFF) }.max() ?? 0)...)
+        spans.removeLast(from: count)
+        storage.removeLast(from: spans.map { Int($0 >> 16) + Int($0 & 0xFFFF) }.max() ?? 0)
         slots = Array(repeating: 0, count: 1024)
         indexed = 0
     }
 
-    /// The bytes of `symbol` (empty for a placeholder).
+    /// A copy of the bytes of `symbol` (empty for a placeholder); `withBytes` reads them in place.
     @inlinable
     public subscript(symbol: Symbol) -> ArraySlice<UInt8> {
-        storage[range(of: symbol.index)]
+        ArraySlice(storage[range(of: symbol.index)])
     }
 
     /// Calls `body` with the bytes of `symbol`.
@@ -194,7 +194,7 @@ public struct SymbolTable: Sendable {
 
     /// Whether `symbol` is spelled `bytes`.
     public func spells(_ symbol: Symbol, _ bytes: some Collection<UInt8>) -> Bool {
-        self[symbol].elementsEqual(bytes)
+        storage[range(of: symbol.index)].elementsEqual(bytes)
     }
 
     @inlinable

@@ -126,8 +126,8 @@ struct BatchEncoder {
         payload.write(varint: UInt64(dictionary.count))
         payload.write(varint: UInt64(firstNew))
         for number in numbers { payload.write(varint: number.index >= firstNew ? 0 : UInt64(number.index + 1)) }
-        for symbol in dictionary { payload.write(varint: UInt64(symbols[symbol].count)) }
-        for symbol in dictionary { payload.write(contentsOf: symbols[symbol]) }
+        for symbol in dictionary { payload.write(varint: UInt64(symbols.withBytes(of: symbol) { $0.count })) }
+        for symbol in dictionary { symbols.withBytes(of: symbol) { payload.write(contentsOf: $0) } }
         payload.write(varint: UInt64(currencies.count))
         for currency in currencies { payload.write(contentsOf: currency.code) }
         let written = [kinds, times, firsts, seconds, thirds, quantities, prices, currencyColumn]
