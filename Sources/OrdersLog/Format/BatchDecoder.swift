@@ -59,86 +59,46 @@ struct BatchDecoder {
         let dictionary = try readDictionary(&reader, expected: expected)
         let currencies = try readCurrencies(&reader)
 
-        var lengths: [Int] = []
-        for _ in 0..<8 { lengths.append(try reader.readCount(atMost: reader.remaining, "a column's length")) }
-        guard lengths.reduce(0, +) == reader.remaining else {
+        var bounds: [Range<Int>] = []
+        var columnStart = 0
+        for _ in 0..<8 {
+            let length = try reader.readCount(atMost: reader.remaining, "a column's length")
+            bounds.append(columnStart..<columnStart + length)
+            columnStart += length
+        }
+        guard columnStart == reader.remaining else {
             throw ByteReader.Malformed(position: reader.position, reason: "column lengths do not add up to the payload")
         }
-        var columns: [ByteReader] = []
-        for length in lengths { columns.append(ByteReader(try reader.readBytes(length))) }
-        var kinds = columns[0], times = columns[1], firsts = columns[2], seconds = columns[3], thirds = columns[4]
-        var quantities = columns[5], prices = columns[6], currencyColumn = columns[7]
+        guard bounds[0].count == count else {
+            throw ByteReader.Malformed(position: 0, reason: "the kinds column has \(bounds[0].count) bytes for \(count) events")
+        }
+        let offset = reader.position
+        let at = bounds.map { $0.lowerBound + offset..<$0.upperBound + offset }
+        let columns = EventColumns(kinds: at[0], times: at[1], firsts: at[2], seconds: at[3], thirds: at[4],
+                                   quantities: at[5], prices: at[6], currencies: at[7])
         lastPrice.removeAll(keepingCapacity: true)
         lastPrice.append(contentsOf: repeatElement(0, count: dictionary.numbers.count))
-        guard lengths[0] == count else {
-            throw ByteReader.Malformed(position: 0, reason: "the kinds column has \(lengths[0]) bytes for \(count) events")
-        }
 
         // Written in place rather than appended: one capacity check per batch, not per event.
         let base = events.count
         events.append(contentsOf: repeatElement(Event(at: Timestamp(milliseconds: 0), .itemRemoved(cart: Symbol(rawValue: 0), product: Symbol(rawValue: 0))), count: count))
-        let earliest = Timestamp.earliest.milliseconds, latest = Timestamp.latest.milliseconds
-        var minAt = Int64.max
-        var maxAt = Int64.min
-        let failure: ByteReader.Malformed? = dictionary.numbers.withUnsafeBufferPointer { ids in
+        let decoded = dictionary.numbers.withUnsafeBufferPointer { ids in
             lastPrice.withUnsafeMutableBufferPointer { lastPrice in
                 events.withUnsafeMutableBufferPointer { out in
-                    var refs = References(ids: ids)
-                    do throws(ByteReader.Malformed) {
-                        var at: Int64 = 0
-                        for i in 0..<count {
-                            let (next, overflow) = at.addingReportingOverflow(try times.readZigzag())
-                            guard !overflow, next >= earliest, next <= latest else {
-                                throw ByteReader.Malformed(position: times.position, reason: "an event time is out of range")
-                            }
-                            at = next
-                            minAt = min(minAt, at)
-                            maxAt = max(maxAt, at)
-                            let kind: Event.Kind
-                            switch LogFormat.Kind(rawValue: try kinds.readByte()) {
-                            case .itemAdded:
-                                let cart = try refs.recent(&firsts)
-                                let product = try refs.stable(&seconds)
-                                let qty = try Self.quantity(&quantities)
-                                let (price, overflow) = lastPrice[product].addingReportingOverflow(try prices.readZigzag())
-                                guard !overflow, price >= 0 else {
-                                    throw ByteReader.Malformed(position: prices.position, reason: "a price is outside 0…Int64.max")
-                                }
-                                lastPrice[product] = price
-                                let currency = try currencyColumn.readCount(atMost: currencies.count - 1, "a currency index")
-                                kind = .itemAdded(cart: cart, product: ids[product], qty: qty, price: price, currency: currencies[currency])
-                            case .quantityChanged:
-                                let cart = try refs.recent(&firsts), product = ids[try refs.stable(&seconds)]
-                                kind = .quantityChanged(cart: cart, product: product, qty: try Self.quantity(&quantities))
-                            case .itemRemoved:
-                                let cart = try refs.recent(&firsts), product = ids[try refs.stable(&seconds)]
-                                kind = .itemRemoved(cart: cart, product: product)
-                            case .checkedOut:
-                                let cart = try refs.recent(&firsts), order = try refs.recent(&seconds)
-                                kind = .checkedOut(cart: cart, order: order)
-                            case .voteCast:
-                                let poll = ids[try refs.stable(&firsts)], voter = try refs.recent(&seconds), candidate = ids[try refs.stable(&thirds)]
-                                kind = .voteCast(poll: poll, voter: voter, candidate: candidate)
-                            case nil:
-                                throw ByteReader.Malformed(position: kinds.position - 1, reason: "unknown event kind")
-                            }
-                            out[base + i] = Event(at: Timestamp(milliseconds: at), kind)
-                        }
-                        return nil
-                    } catch {
-                        return error
-                    }
+                    columns.decode(payload, count: count, ids: ids, lastPrice: lastPrice.baseAddress!,
+                                   currencyCodes: currencies, into: out.baseAddress! + base)
                 }
             }
         }
-        if let failure {
+        let range: EventColumns.TimeRange
+        switch decoded {
+        case .success(let decodedRange):
+            range = decodedRange
+        case .failure(let failure):
             events.removeSubrange(base...)
             throw failure
         }
-        guard times.isAtEnd, firsts.isAtEnd, seconds.isAtEnd, thirds.isAtEnd, quantities.isAtEnd, prices.isAtEnd, currencyColumn.isAtEnd else {
-            throw ByteReader.Malformed(position: payload.count, reason: "a column has bytes left over")
-        }
-        guard count == 0 || (expected.minAt == .min && expected.maxAt == .max) || (minAt == expected.minAt && maxAt == expected.maxAt) else {
+        guard count == 0 || (expected.minAt == .min && expected.maxAt == .max) || (range.minAt == expected.minAt && range.maxAt == expected.maxAt) else {
             throw ByteReader.Malformed(position: 0, reason: "event times do not match the header's time range")
         }
         return dictionary
@@ -196,49 +156,6 @@ struct BatchDecoder {
         return currencies
     }
 
-    @inline(__always)
-    private static func quantity(_ column: inout ByteReader) throws(ByteReader.Malformed) -> Int64 {
-        let qty = try column.readVarint()
-        guard qty >= 1, qty <= UInt64(Int64.max) else {
-            throw ByteReader.Malformed(position: column.position, reason: "a quantity is \(qty), outside 1…Int64.max")
-        }
-        return Int64(qty)
-    }
-}
-
-/// Reads id references against a batch's dictionary, keeping the frontier
-/// that recent references count back from (see `BatchEncoder`).
-private struct References {
-    let ids: UnsafeBufferPointer<Symbol>
-    /// The highest dictionary index referenced so far.
-    var highest = -1
-
-    init(ids: UnsafeBufferPointer<Symbol>) { self.ids = ids }
-
-    /// An id written as its distance back from the frontier.
-    @inline(__always)
-    mutating func recent(_ column: inout ByteReader) throws(ByteReader.Malformed) -> Symbol {
-        let start = column.position
-        let distance = try column.readVarint()
-        guard distance <= UInt64(highest + 1), highest + 1 - Int(distance) < ids.count else {
-            throw ByteReader.Malformed(position: start, reason: "an id's distance back, \(distance), lies outside the batch's dictionary")
-        }
-        let index = highest + 1 - Int(distance)
-        highest = max(highest, index)
-        return ids[index]
-    }
-
-    /// An id written as its dictionary index: the index.
-    @inline(__always)
-    mutating func stable(_ column: inout ByteReader) throws(ByteReader.Malformed) -> Int {
-        let start = column.position
-        let index = try column.readVarint()
-        guard index < UInt64(ids.count) else {
-            throw ByteReader.Malformed(position: start, reason: "a symbol index, \(index), lies outside the batch's dictionary")
-        }
-        highest = max(highest, Int(index))
-        return Int(index)
-    }
 }
 
 /// A decoded batch's ids: their numbers in the log, and where their bytes lie in its payload.

@@ -22,13 +22,6 @@ struct ByteReader {
 
     var isAtEnd: Bool { position == bytes.count }
 
-    @inline(__always)
-    mutating func readByte() throws(Malformed) -> UInt8 {
-        guard position < bytes.count else { throw Malformed(position: position, reason: "unexpected end") }
-        defer { position += 1 }
-        return bytes[position]
-    }
-
     mutating func read<T: FixedWidthInteger>(littleEndian type: T.Type) throws(Malformed) -> T {
         let size = MemoryLayout<T>.size
         guard remaining >= size else { throw Malformed(position: position, reason: "unexpected end") }
@@ -75,13 +68,6 @@ struct ByteReader {
             if byte < 0x80 { return value }
             shift += 7
         }
-    }
-
-    /// A zigzag-encoded signed varint.
-    @inline(__always)
-    mutating func readZigzag() throws(Malformed) -> Int64 {
-        let raw = try readVarint()
-        return Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)
     }
 
     /// A varint that must be at most `limit`, as an `Int`.
