@@ -22,13 +22,15 @@ let package = Package(
             pkgConfig: "libzstd",
             providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]
         ),
+        // CRC-32C with the CPU's instruction, which Swift cannot reach; OrdersLog falls back to software.
+        .target(name: "CCRC32C"),
         // The domain: events, the fold rules, report values. No I/O, no Foundation.
         .target(name: "OrdersCore"),
         // Bytes, files and zstd: the binary log format and NDJSON.
         .target(
             name: "OrdersLog",
             dependencies: [
-                "OrdersCore", "CZstd",
+                "OrdersCore", "CZstd", "CCRC32C",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             exclude: ["FORMAT.md"]

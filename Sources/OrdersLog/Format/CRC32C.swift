@@ -1,8 +1,15 @@
+import CCRC32C
+
 /// CRC-32C (Castagnoli), the checksum of the log's headers and frames.
 ///
-/// Slicing-by-8 in software: the toolchain gives Swift no portable access to
-/// the SSE4.2 `crc32` instruction, and no package on this machine offers it.
+/// With the CPU's instruction where there is one (SSE4.2, Arm's CRC
+/// extension), through a few lines of C: Swift cannot reach the instruction,
+/// and no package on this machine offers it. Elsewhere, slicing-by-8 in
+/// software, about a third as fast.
 public enum CRC32C {
+    /// Whether `checksum` uses the CPU's instruction.
+    static let hasHardware = crc32c_hardware_available() != 0
+
     /// Eight tables of 256 entries: `tables[k][b]` is the CRC of byte `b` followed by `k` zero bytes.
     static let tables: [UInt32] = {
         var tables = [UInt32](repeating: 0, count: 8 * 256)
@@ -22,6 +29,12 @@ public enum CRC32C {
 
     /// The CRC-32C of `bytes`.
     public static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        guard hasHardware, let start = bytes.baseAddress else { return softwareChecksum(bytes) }
+        return ~crc32c_hardware_update(0xFFFF_FFFF, start, bytes.count)
+    }
+
+    /// The CRC-32C of `bytes`, from tables.
+    static func softwareChecksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         var offset = 0
         tables.withUnsafeBufferPointer { t in
