@@ -52,6 +52,78 @@ struct ParallelReadTests {
         }
     }
 
+    /// What `LogReader.fold(into:)` makes of `path`: the reports and every id's bytes, or the error.
+    private func foldDirectly(_ path: String) -> Result<(Reports, [[UInt8]]), InputError> {
+        do {
+            let reader = try LogReader(path: path)
+            var projector = Projector()
+            var symbols = SymbolTable()
+            try reader.fold(into: &projector, symbols: &symbols)
+            return .success((projector.reports, (0..<symbols.count).map { Array(symbols[Symbol(rawValue: UInt32($0))]) }))
+        } catch let error as InputError {
+            return .failure(error)
+        } catch {
+            Issue.record("not an InputError: \(error)")
+            return .failure(InputError(file: path, message: "\(error)"))
+        }
+    }
+
+    /// The same through `next`, which hands the events over in memory.
+    private func foldEvents(_ path: String) -> Result<(Reports, [[UInt8]]), InputError> {
+        do {
+            let reader = try LogReader(path: path)
+            var projector = Projector()
+            var symbols = SymbolTable()
+            var events: [Event] = []
+            while try reader.next(symbols: &symbols, into: &events) != nil {
+                for event in events { projector.fold(event) }
+                events.removeAll(keepingCapacity: true)
+            }
+            return .success((projector.reports, (0..<symbols.count).map { Array(symbols[Symbol(rawValue: UInt32($0))]) }))
+        } catch let error as InputError {
+            return .failure(error)
+        } catch {
+            Issue.record("not an InputError: \(error)")
+            return .failure(InputError(file: path, message: "\(error)"))
+        }
+    }
+
+    @Test(arguments: 1...8)
+    func foldingStraightFromTheColumnsEqualsFoldingTheEvents(seed: UInt64) throws {
+        let directory = temporaryDirectory()
+        let (path, count) = try randomLog(seed: seed, in: directory)
+        let direct = try foldDirectly(path).get(), viaEvents = try foldEvents(path).get()
+        #expect(direct.0.summary.events == Int64(count))
+        #expect(direct.0 == viaEvents.0)
+        #expect(direct.1 == viaEvents.1)
+    }
+
+    /// A damaged log fails the direct fold with the very error `next` gives.
+    @Test func aDamagedLogFailsTheDirectFoldAsItFailsNext() throws {
+        let directory = temporaryDirectory()
+        let (path, _) = try randomLog(seed: 5, in: directory)
+        let bytes = contents(path)
+        var state: UInt64 = 9
+        var failures = 0
+        for _ in 0..<300 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let offset = Int(state >> 33) % bytes.count
+            var damaged = bytes
+            damaged[offset] ^= UInt8(truncatingIfNeeded: state >> 20) | 1
+            write(damaged, to: path)
+            switch (foldDirectly(path), foldEvents(path)) {
+            case let (.failure(direct), .failure(viaEvents)):
+                #expect(direct == viaEvents, "byte \(offset)")
+                failures += 1
+            case let (.success(direct), .success(viaEvents)):
+                #expect(direct.0 == viaEvents.0 && direct.1 == viaEvents.1, "byte \(offset)")
+            default:
+                Issue.record("byte \(offset): one way failed and the other did not")
+            }
+        }
+        #expect(failures > 250)
+    }
+
     @Test(arguments: 1...6)
     func splittingAtAnyFrameBoundaryAndMergingEqualsOnePass(seed: UInt64) throws {
         let directory = temporaryDirectory()

@@ -37,20 +37,41 @@ struct BatchLoader: ~Copyable {
     mutating func load(_ batch: LogLayout.Batch, into loaded: inout LoadedBatch, decodingEvents: Bool = true) throws {
         try readPayload(batch, into: &loaded.payload)
         loaded.events.removeAll(keepingCapacity: true)
+        let expected = Self.expected(batch)
+        loaded.dictionary = try decoding(batch, loaded.payload) { (decoder, bytes) throws(ByteReader.Malformed) in
+            decodingEvents
+                ? try decoder.decode(bytes, expecting: expected, into: &loaded.events)
+                : try decoder.dictionary(of: bytes, expecting: expected)
+        }
+    }
+
+    /// Loads `batch` into `loaded` but hands its events to `sink` as they
+    /// decode, storing none. If this throws, `sink` may have taken some of them.
+    mutating func load<Sink: EventSink>(_ batch: LogLayout.Batch, into loaded: inout LoadedBatch, sending sink: inout Sink) throws {
+        try readPayload(batch, into: &loaded.payload)
+        loaded.events.removeAll(keepingCapacity: true)
+        let expected = Self.expected(batch)
+        loaded.dictionary = try decoding(batch, loaded.payload) { (decoder, bytes) throws(ByteReader.Malformed) in
+            try decoder.decode(bytes, expecting: expected, into: &sink)
+        }
+    }
+
+    private static func expected(_ batch: LogLayout.Batch) -> BatchDecoder.Expected {
         let header = batch.header
-        let expected = BatchDecoder.Expected(eventCount: Int(header.eventCount), minAt: header.minAt, maxAt: header.maxAt,
-                                             firstSeq: header.firstSeq)
-        let decoded: Result<BatchDictionary, ByteReader.Malformed> = loaded.payload.withUnsafeBytes { bytes in
-            do throws(ByteReader.Malformed) {
-                return .success(decodingEvents
-                    ? try decoder.decode(bytes, expecting: expected, into: &loaded.events)
-                    : try decoder.dictionary(of: bytes, expecting: expected))
-            } catch {
-                return .failure(error)
-            }
+        return BatchDecoder.Expected(eventCount: Int(header.eventCount), minAt: header.minAt, maxAt: header.maxAt,
+                                     firstSeq: header.firstSeq)
+    }
+
+    /// Runs `body` on the payload, turning what it throws into a ``BatchFailure``.
+    private mutating func decoding(
+        _ batch: LogLayout.Batch, _ payload: [UInt8],
+        _ body: (inout BatchDecoder, UnsafeRawBufferPointer) throws(ByteReader.Malformed) -> BatchDictionary
+    ) throws(BatchFailure) -> BatchDictionary {
+        let decoded: Result<BatchDictionary, ByteReader.Malformed> = payload.withUnsafeBytes { bytes in
+            Result { () throws(ByteReader.Malformed) in try body(&decoder, bytes) }
         }
         switch decoded {
-        case .success(let dictionary): loaded.dictionary = dictionary
+        case .success(let dictionary): return dictionary
         case .failure(let failure): throw BatchFailure(offset: batch.frameOffset, reason: "\(failure.reason) (payload byte \(failure.position))")
         }
     }

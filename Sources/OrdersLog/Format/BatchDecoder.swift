@@ -48,6 +48,43 @@ struct BatchDecoder {
     mutating func decode(
         _ payload: UnsafeRawBufferPointer, expecting expected: Expected, into events: inout [Event]
     ) throws(ByteReader.Malformed) -> BatchDictionary {
+        let batch = try layout(of: payload, expecting: expected)
+        // Written in place rather than appended: one capacity check per batch, not per event.
+        let base = events.count
+        events.append(contentsOf: repeatElement(Event(at: Timestamp(milliseconds: 0), .itemRemoved(cart: Symbol(rawValue: 0), product: Symbol(rawValue: 0))), count: batch.count))
+        let decoded = events[base...].withUnsafeMutableBufferPointer { out in
+            var sink = BufferSink(into: out)
+            return Result { () throws(ByteReader.Malformed) in try decodeColumns(of: batch, in: payload, expecting: expected, into: &sink) }
+        }
+        do {
+            try decoded.get()
+        } catch {
+            events.removeSubrange(base...)
+            throw error
+        }
+        return batch.dictionary
+    }
+
+    /// Hands the payload's events to `sink` as they are read: a fold that
+    /// takes them this way never stores them. If this throws, the sink may
+    /// have taken some of the batch's events.
+    mutating func decode<Sink: EventSink>(
+        _ payload: UnsafeRawBufferPointer, expecting expected: Expected, into sink: inout Sink
+    ) throws(ByteReader.Malformed) -> BatchDictionary {
+        let batch = try layout(of: payload, expecting: expected)
+        try decodeColumns(of: batch, in: payload, expecting: expected, into: &sink)
+        return batch.dictionary
+    }
+
+    /// What precedes a payload's columns, and where the columns are.
+    private struct Layout {
+        var count: Int
+        var dictionary: BatchDictionary
+        var currencies: [Currency]
+        var columns: EventColumns
+    }
+
+    private func layout(of payload: UnsafeRawBufferPointer, expecting expected: Expected) throws(ByteReader.Malformed) -> Layout {
         var reader = ByteReader(payload)
         let count = try reader.readCount(atMost: LogFormat.maxBatchEvents, "the event count")
         guard count <= payload.count else {
@@ -58,7 +95,6 @@ struct BatchDecoder {
         }
         let dictionary = try readDictionary(&reader, expected: expected)
         let currencies = try readCurrencies(&reader)
-
         var bounds: [Range<Int>] = []
         var columnStart = 0
         for _ in 0..<8 {
@@ -76,32 +112,25 @@ struct BatchDecoder {
         let at = bounds.map { $0.lowerBound + offset..<$0.upperBound + offset }
         let columns = EventColumns(kinds: at[0], times: at[1], firsts: at[2], seconds: at[3], thirds: at[4],
                                    quantities: at[5], prices: at[6], currencies: at[7])
-        lastPrice.removeAll(keepingCapacity: true)
-        lastPrice.append(contentsOf: repeatElement(0, count: dictionary.numbers.count))
+        return Layout(count: count, dictionary: dictionary, currencies: currencies, columns: columns)
+    }
 
-        // Written in place rather than appended: one capacity check per batch, not per event.
-        let base = events.count
-        events.append(contentsOf: repeatElement(Event(at: Timestamp(milliseconds: 0), .itemRemoved(cart: Symbol(rawValue: 0), product: Symbol(rawValue: 0))), count: count))
-        let decoded = dictionary.numbers.withUnsafeBufferPointer { ids in
+    /// Runs the column loop and checks the events' times against the header's range.
+    private mutating func decodeColumns<Sink: EventSink>(
+        of batch: Layout, in payload: UnsafeRawBufferPointer, expecting expected: Expected, into sink: inout Sink
+    ) throws(ByteReader.Malformed) {
+        lastPrice.removeAll(keepingCapacity: true)
+        lastPrice.append(contentsOf: repeatElement(0, count: batch.dictionary.numbers.count))
+        let decoded = batch.dictionary.numbers.withUnsafeBufferPointer { ids in
             lastPrice.withUnsafeMutableBufferPointer { lastPrice in
-                events.withUnsafeMutableBufferPointer { out in
-                    columns.decode(payload, count: count, ids: ids, lastPrice: lastPrice.baseAddress!,
-                                   currencyCodes: currencies, into: out.baseAddress! + base)
-                }
+                batch.columns.decode(payload, count: batch.count, ids: ids, lastPrice: lastPrice,
+                                     currencyCodes: batch.currencies, into: &sink)
             }
         }
-        let range: EventColumns.TimeRange
-        switch decoded {
-        case .success(let decodedRange):
-            range = decodedRange
-        case .failure(let failure):
-            events.removeSubrange(base...)
-            throw failure
-        }
-        guard count == 0 || (expected.minAt == .min && expected.maxAt == .max) || (range.minAt == expected.minAt && range.maxAt == expected.maxAt) else {
+        let range = try decoded.get()
+        guard batch.count == 0 || (expected.minAt == .min && expected.maxAt == .max) || (range.minAt == expected.minAt && range.maxAt == expected.maxAt) else {
             throw ByteReader.Malformed(position: 0, reason: "event times do not match the header's time range")
         }
-        return dictionary
     }
 
     /// Reads the batch's symbol dictionary: each entry's number in the log and where its bytes are.

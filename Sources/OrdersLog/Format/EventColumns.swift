@@ -20,15 +20,17 @@ struct EventColumns {
         var maxAt = Int64.min
     }
 
-    /// Writes `count` events to `out`, which must have room for them.
+    /// Hands `count` events to `sink`, in order.
     /// - Parameters:
     ///   - ids: the batch dictionary's entries, as the log numbers them.
-    ///   - lastPrice: one per dictionary entry, zero; the last price read for it as a product.
-    func decode(
+    ///   - lastPrice: one per dictionary entry (as `ids`), zero; the last price read for it as a product.
+    /// - Returns: the events' time range, or where the payload broke; the
+    ///   sink may have taken the events before the break.
+    func decode<Sink: EventSink>(
         _ payload: UnsafeRawBufferPointer, count: Int, ids: UnsafeBufferPointer<Symbol>,
-        lastPrice: UnsafeMutablePointer<Int64>, currencyCodes: [Currency], into out: UnsafeMutablePointer<Event>
+        lastPrice: UnsafeMutableBufferPointer<Int64>, currencyCodes: [Currency], into sink: inout Sink
     ) -> Result<TimeRange, ByteReader.Malformed> {
-        guard count > 0, let start = payload.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return .success(TimeRange()) }
+        guard let start = payload.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return .success(TimeRange()) }
         let end = start + payload.count
         let kindBytes = start + kinds.lowerBound
         var times = start + times.lowerBound, firsts = start + firsts.lowerBound, seconds = start + seconds.lowerBound
@@ -109,7 +111,7 @@ struct EventColumns {
             case nil:
                 return failure(kindBytes + i, "unknown event kind")
             }
-            (out + i).initialize(to: Event(at: Timestamp(milliseconds: at), kind))
+            sink.take(Event(at: Timestamp(milliseconds: at), kind))
         }
         guard times == start + self.times.upperBound, firsts == start + self.firsts.upperBound,
               seconds == start + self.seconds.upperBound, thirds == start + self.thirds.upperBound,
@@ -117,6 +119,25 @@ struct EventColumns {
               currencies == start + self.currencies.upperBound
         else { return failure(end, "a column's values do not end where the column does") }
         return .success(range)
+    }
+}
+
+/// Where decoded events go: into a buffer, or straight into a fold.
+protocol EventSink {
+    mutating func take(_ event: Event)
+}
+
+/// Writes events one after another into a buffer, which must have room for them.
+struct BufferSink: EventSink {
+    let buffer: UnsafeMutableBufferPointer<Event>
+    var count = 0
+
+    init(into buffer: UnsafeMutableBufferPointer<Event>) { self.buffer = buffer }
+
+    @inline(__always)
+    mutating func take(_ event: Event) {
+        buffer[count] = event
+        count += 1
     }
 }
 

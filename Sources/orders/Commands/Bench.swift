@@ -13,11 +13,13 @@ extension Orders {
             Replaying a log cannot be faster than decompressing it, so `zstd -dc LOG` is
             the floor. bench times that, then replay built up one phase at a time, each
             a full pass over the log: decompression alone (libzstd, in this process), then
-            decoding the events, then the fold's rules, then every report's aggregates,
-            which together are a whole replay; then the whole replay on --threads threads.
-            Each row gives its time, the time of its own phase (its time less the row
-            above), events/s and MB/s of decompressed payload, and its ratio to the floor.
-            Each is the best of --runs runs. Progress goes to standard error.
+            decoding the events into memory, then the fold's rules, then every report's
+            aggregates. Then the whole replay as `orders replay` runs it: on one thread,
+            folding each event as it is decoded (so it can beat the phases' sum), and on
+            --threads threads. Each row gives its time, the time of its own phase (its
+            time less the row above), events/s and MB/s of decompressed payload, and its
+            ratio to the floor. Each is the best of --runs runs. Progress goes to
+            standard error.
 
             With --events, bench first writes a generated log of that many events (as
             `orders generate` would) to a temporary file, and removes it afterwards.
@@ -46,7 +48,7 @@ extension Orders {
         @Flag(help: "Print one JSON object.")
         var json = false
 
-        @Option(help: ArgumentHelp("Run only this phase (zstd, decompress, decode, fold, replay, threads), for profiling.", visibility: .hidden))
+        @Option(help: ArgumentHelp("Run only this phase (zstd, decompress, decode, fold, report, replay), for profiling.", visibility: .hidden))
         var only: String?
 
         func validate() throws {
@@ -113,8 +115,16 @@ extension Orders {
                     try readAll(path, threads: threads) { events in for event in events { projector.fold(event) } }
                 }
             }
-            let sequential = try best(label: "replaying", events: events) { try replay(threads: 1) }!
-            result.add("+ reports = replay", sequential, phase: true)
+            let reports = try best(label: "reporting", events: events) { try replay(threads: 1) }!
+            result.add("+ reports", reports, phase: true)
+            let sequential = try best(label: "replaying", events: events) {
+                try time {
+                    var projector = Projector()
+                    var symbols = SymbolTable()
+                    try LogReader(path: path).fold(into: &projector, symbols: &symbols)
+                }
+            }!
+            result.add("replay, 1 thread", sequential)
             if threads > 1 {
                 let parallel = try best(label: "replaying on \(threads) threads", events: events) { try replay(threads: threads) }!
                 result.add("replay, \(threads) threads", parallel)

@@ -10,8 +10,22 @@ func readEvents(
     _ path: String, skippingCorrupt: Bool = false, threads: Int = 1, progress label: String,
     _ body: (_ firstSeq: Int64, _ events: [Event], _ symbols: SymbolTable) throws -> Void
 ) throws -> SymbolTable {
+    try readEvents(openStream(path, skippingCorrupt: skippingCorrupt, threads: threads), progress: label, body)
+}
+
+/// Opens `path` as `openEvents` does, telling standard error its notices.
+func openStream(_ path: String, skippingCorrupt: Bool, threads: Int) throws -> any EventStream {
     let stream = try openEvents(path, skippingCorrupt: skippingCorrupt, threads: threads)
     for notice in stream.notices { Console.note("orders: warning: \(notice)") }
+    return stream
+}
+
+/// `readEvents` on a stream already open.
+func readEvents(
+    _ stream: any EventStream, progress label: String,
+    _ body: (_ firstSeq: Int64, _ events: [Event], _ symbols: SymbolTable) throws -> Void
+) throws -> SymbolTable {
+    let path = stream.name
     let progress = Progress(label)
     defer { progress.finish() }
     var symbols = SymbolTable()
@@ -31,10 +45,19 @@ func readEvents(
     return symbols
 }
 
-/// Folds every event of `path` and gathers every report.
+/// Folds every event of `path` and gathers every report. A log read on one
+/// thread is folded straight from its columns.
 func replay(_ input: InputArgument, zone: ZoneRules) throws -> (reports: Reports, symbols: SymbolTable) {
     var projector = Projector(zone: zone)
-    let symbols = try readEvents(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads, progress: "replaying") { _, events, _ in
+    let stream = try openStream(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads)
+    if let log = stream as? LogReader, log.foldsDirectly {
+        let progress = Progress("replaying")
+        defer { progress.finish() }
+        var symbols = SymbolTable()
+        try log.fold(into: &projector, symbols: &symbols) { progress.advance($0, position: log.progress) }
+        return (projector.reports, symbols)
+    }
+    let symbols = try readEvents(stream, progress: "replaying") { _, events, _ in
         for event in events { projector.fold(event) }
     }
     return (projector.reports, symbols)
