@@ -106,15 +106,13 @@ struct BatchLoader: ~Copyable {
 
     /// Reads `batch`'s zstd frame into `frame`.
     private mutating func readFrame(_ batch: LogLayout.Batch) throws {
-        frame.removeAll(keepingCapacity: true)
-        frame.append(contentsOf: repeatElement(0, count: Int(batch.header.frameSize)))
+        Self.resize(&frame, to: Int(batch.header.frameSize))
         try frame.withUnsafeMutableBytes { try file.readAll(at: batch.frameOffset, into: $0, path: name) }
     }
 
     /// Decompresses `frame` into `payload`, which it must fill exactly.
     private mutating func decompressFrame(into payload: inout [UInt8], size: Int) throws(ZstdError) {
-        payload.removeAll(keepingCapacity: true)
-        payload.append(contentsOf: repeatElement(0, count: size))
+        Self.resize(&payload, to: size)
         let failure: ZstdError? = frame.withUnsafeBytes { source in
             payload.withUnsafeMutableBytes { target -> ZstdError? in
                 do throws(ZstdError) {
@@ -126,5 +124,15 @@ struct BatchLoader: ~Copyable {
             }
         }
         if let failure { throw failure }
+    }
+
+    /// Makes `buffer` `count` bytes long, zeroing only bytes it did not have:
+    /// what it holds is overwritten whole before it is read.
+    private static func resize(_ buffer: inout [UInt8], to count: Int) {
+        if buffer.count > count {
+            buffer.removeLast(buffer.count - count)
+        } else {
+            buffer.append(contentsOf: repeatElement(0, count: count - buffer.count))
+        }
     }
 }
