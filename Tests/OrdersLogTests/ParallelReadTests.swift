@@ -53,9 +53,9 @@ struct ParallelReadTests {
     }
 
     /// What `LogReader.fold(into:)` makes of `path`: the reports and every id's bytes, or the error.
-    private func foldDirectly(_ path: String) -> Result<(Reports, [[UInt8]]), InputError> {
+    private func foldDirectly(_ path: String, threads: Int = 1) -> Result<(Reports, [[UInt8]]), InputError> {
         do {
-            let reader = try LogReader(path: path)
+            let reader = try LogReader(path: path, threads: threads)
             var projector = Projector()
             var symbols = SymbolTable()
             try reader.fold(into: &projector, symbols: &symbols)
@@ -92,10 +92,13 @@ struct ParallelReadTests {
     func foldingStraightFromTheColumnsEqualsFoldingTheEvents(seed: UInt64) throws {
         let directory = temporaryDirectory()
         let (path, count) = try randomLog(seed: seed, in: directory)
-        let direct = try foldDirectly(path).get(), viaEvents = try foldEvents(path).get()
-        #expect(direct.0.summary.events == Int64(count))
-        #expect(direct.0 == viaEvents.0)
-        #expect(direct.1 == viaEvents.1)
+        let viaEvents = try foldEvents(path).get()
+        #expect(viaEvents.0.summary.events == Int64(count))
+        for threads in [1, 2, 3] {
+            let direct = try foldDirectly(path, threads: threads).get()
+            #expect(direct.0 == viaEvents.0, "threads: \(threads)")
+            #expect(direct.1 == viaEvents.1, "threads: \(threads)")
+        }
     }
 
     /// A damaged log fails the direct fold with the very error `next` gives.
@@ -111,7 +114,7 @@ struct ParallelReadTests {
             var damaged = bytes
             damaged[offset] ^= UInt8(truncatingIfNeeded: state >> 20) | 1
             write(damaged, to: path)
-            switch (foldDirectly(path), foldEvents(path)) {
+            switch (foldDirectly(path, threads: 1 + offset % 2), foldEvents(path)) {
             case let (.failure(direct), .failure(viaEvents)):
                 #expect(direct == viaEvents, "byte \(offset)")
                 failures += 1

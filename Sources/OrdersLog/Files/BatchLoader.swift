@@ -45,11 +45,17 @@ struct BatchLoader: ~Copyable {
         }
     }
 
-    /// Loads `batch` into `loaded` but hands its events to `sink` as they
-    /// decode, storing none. If this throws, `sink` may have taken some of them.
-    mutating func load<Sink: EventSink>(_ batch: LogLayout.Batch, into loaded: inout LoadedBatch, sending sink: inout Sink) throws {
+    /// Reads, checks and decompresses `batch` into `loaded.payload`, decoding
+    /// nothing: for `decode(_:_:sending:)`, on this thread or another.
+    mutating func loadPayload(_ batch: LogLayout.Batch, into loaded: inout LoadedBatch) throws {
         try readPayload(batch, into: &loaded.payload)
         loaded.events.removeAll(keepingCapacity: true)
+    }
+
+    /// Decodes the payload `loadPayload` left in `loaded`, handing its events
+    /// to `sink` as they decode and storing none. If this throws, `sink` may
+    /// have taken some of them.
+    mutating func decode<Sink: EventSink>(_ batch: LogLayout.Batch, _ loaded: inout LoadedBatch, sending sink: inout Sink) throws {
         let expected = Self.expected(batch)
         loaded.dictionary = try decoding(batch, loaded.payload) { (decoder, bytes) throws(ByteReader.Malformed) in
             try decoder.decode(bytes, expecting: expected, into: &sink)

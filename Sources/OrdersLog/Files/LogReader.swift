@@ -39,7 +39,8 @@ public final class LogReader: EventStream {
     private let workers: Int
     private var loader: BatchLoader
     private var current = LoadedBatch()
-    private lazy var parallel = OrderedWorkers<(LogLayout.Batch, LoadedBatch), Result<LoadedBatch, any Error>>(count: workers) {
+    /// Jobs: a batch, buffers to load it into, and whether to decode its events or only its payload.
+    private lazy var parallel = OrderedWorkers<(LogLayout.Batch, LoadedBatch, Bool), Result<LoadedBatch, any Error>>(count: workers) {
         [file, name] in LoaderBox.worker(file: file, name: name)
     }
     /// Batches handed to the workers so far.
@@ -126,19 +127,20 @@ public final class LogReader: EventStream {
         return nil
     }
 
-    /// Whether `fold(into:symbols:)` reads this log: one thread, and not
-    /// skipping damage (a damaged batch must be dropped whole, and a fold
-    /// that took its first events could not give them back).
-    public var foldsDirectly: Bool { workers == 0 && !skippingCorrupt }
+    /// Whether `fold(into:symbols:)` reads this log: not when skipping
+    /// damage, since a damaged batch must be dropped whole, and a fold that
+    /// took its first events could not give them back.
+    public var foldsDirectly: Bool { !skippingCorrupt }
 
     /// Folds every remaining batch into `projector` straight from its columns,
     /// never storing the events: the same outcome as folding what `next`
-    /// hands out, with less work. For readers that ``foldsDirectly``.
+    /// hands out, with less work. Other threads, if any, read and decompress
+    /// batches ahead; this one decodes and folds. For readers that ``foldsDirectly``.
     /// - Parameter batchDone: called after each batch with its event count.
     /// - Throws: like `next`. A batch that fails may have been folded in
     ///   part, so after a throw `projector` holds no meaningful outcome.
     public func fold(into projector: inout Projector, symbols: inout SymbolTable, batchDone: (Int) -> Void = { _ in }) throws {
-        precondition(foldsDirectly, "fold(into:) reads one thread's batches, strictly")
+        precondition(foldsDirectly, "fold(into:) reads strictly")
         var sink = ProjectorSink()
         swap(&sink.projector, &projector)
         defer { swap(&sink.projector, &projector) }
@@ -146,7 +148,12 @@ public final class LogReader: EventStream {
             let batch = batches[nextBatch]
             nextBatch += 1
             do {
-                try loader.load(batch, into: &current, sending: &sink)
+                if workers > 0 {
+                    try load(batch, decodingEvents: false)
+                } else {
+                    try loader.loadPayload(batch, into: &current)
+                }
+                try loader.decode(batch, &current, sending: &sink)
                 try defineCurrent(batch, in: &symbols)
             } catch let failure as BatchFailure {
                 throw corrupt(batch, failure)
@@ -196,12 +203,13 @@ public final class LogReader: EventStream {
 
     /// Loads `batch` into `current`, on this thread or from the workers,
     /// which are kept a few batches ahead.
-    private func load(_ batch: LogLayout.Batch) throws {
+    /// - Parameter decodingEvents: false for its payload alone (workers only).
+    private func load(_ batch: LogLayout.Batch, decodingEvents: Bool = true) throws {
         guard workers > 0 else { return try loader.load(batch, into: &current) }
         spare.append(current)
         current = LoadedBatch()
         while submitted < batches.count && parallel.pending < 2 * workers + 2 {
-            parallel.submit((batches[submitted], spare.popLast() ?? LoadedBatch()))
+            parallel.submit((batches[submitted], spare.popLast() ?? LoadedBatch(), decodingEvents))
             submitted += 1
         }
         current = try parallel.take().get()
@@ -257,8 +265,8 @@ private final class LoaderBox: @unchecked Sendable {  // Used by the one thread 
         loader = try BatchLoader(file: file, name: name)
     }
 
-    /// A worker's function: loads a batch into the buffers it comes with.
-    static func worker(file: FileDescriptor, name: String) -> ((LogLayout.Batch, LoadedBatch)) -> Result<LoadedBatch, any Error> {
+    /// A worker's function: loads a batch (or only its payload) into the buffers it comes with.
+    static func worker(file: FileDescriptor, name: String) -> ((LogLayout.Batch, LoadedBatch, Bool)) -> Result<LoadedBatch, any Error> {
         let own: LoaderBox
         do {
             own = try LoaderBox(file: file, name: name)
@@ -268,7 +276,11 @@ private final class LoaderBox: @unchecked Sendable {  // Used by the one thread 
         return { job in
             var loaded = job.1
             do {
-                try own.loader.load(job.0, into: &loaded)
+                if job.2 {
+                    try own.loader.load(job.0, into: &loaded)
+                } else {
+                    try own.loader.loadPayload(job.0, into: &loaded)
+                }
                 return .success(loaded)
             } catch {
                 return .failure(error)

@@ -39,7 +39,7 @@ extension Orders {
         @Option(help: "The seed of the generated log.")
         var seed: UInt64 = 1
 
-        @Option(help: ArgumentHelp("Decoding threads for the last row's replay, as replay's --threads; 1 leaves the row out. Defaults to the number of cores.", valueName: "n"))
+        @Option(help: ArgumentHelp("Threads for the last row's replay, as replay's --threads; 1 leaves the row out. Defaults to the number of cores.", valueName: "n"))
         var threads: Int = InputArgument.cores
 
         @Option(help: "Runs of each phase; the best counts.")
@@ -109,21 +109,22 @@ extension Orders {
                 }
             }!
             result.add("+ fold", fold, phase: true)
+            let reports = try best(label: "reporting", events: events) {
+                try time {
+                    var projector = Projector()
+                    try readAll(path, threads: 1) { events in for event in events { projector.fold(event) } }
+                }
+            }!
+            result.add("+ reports", reports, phase: true)
+            /// The whole replay as `orders replay --threads threads` runs it.
             func replay(threads: Int) throws -> Duration {
                 try time {
                     var projector = Projector()
-                    try readAll(path, threads: threads) { events in for event in events { projector.fold(event) } }
+                    var symbols = SymbolTable()
+                    try LogReader(path: path, threads: threads).fold(into: &projector, symbols: &symbols)
                 }
             }
-            let reports = try best(label: "reporting", events: events) { try replay(threads: 1) }!
-            result.add("+ reports", reports, phase: true)
-            let sequential = try best(label: "replaying", events: events) {
-                try time {
-                    var projector = Projector()
-                    var symbols = SymbolTable()
-                    try LogReader(path: path).fold(into: &projector, symbols: &symbols)
-                }
-            }!
+            let sequential = try best(label: "replaying", events: events) { try replay(threads: 1) }!
             result.add("replay, 1 thread", sequential)
             if threads > 1 {
                 let parallel = try best(label: "replaying on \(threads) threads", events: events) { try replay(threads: threads) }!
