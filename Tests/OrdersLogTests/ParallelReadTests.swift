@@ -54,31 +54,27 @@ struct ParallelReadTests {
 
     /// What `LogReader.fold(into:)` makes of `path`: the reports and every id's bytes, or the error.
     private func foldDirectly(_ path: String, threads: Int = 1) -> Result<(Reports, [[UInt8]]), InputError> {
-        do {
-            let reader = try LogReader(path: path, threads: threads)
-            var projector = Projector()
-            var symbols = SymbolTable()
-            try reader.fold(into: &projector, symbols: &symbols)
-            return .success((projector.reports, (0..<symbols.count).map { Array(symbols[Symbol(rawValue: UInt32($0))]) }))
-        } catch let error as InputError {
-            return .failure(error)
-        } catch {
-            Issue.record("not an InputError: \(error)")
-            return .failure(InputError(file: path, message: "\(error)"))
-        }
+        outcome(path, threads: threads) { reader, projector, symbols in try reader.fold(into: &projector, symbols: &symbols) }
     }
 
     /// The same through `next`, which hands the events over in memory.
     private func foldEvents(_ path: String) -> Result<(Reports, [[UInt8]]), InputError> {
-        do {
-            let reader = try LogReader(path: path)
-            var projector = Projector()
-            var symbols = SymbolTable()
+        outcome(path, threads: 1) { reader, projector, symbols in
             var events: [Event] = []
             while try reader.next(symbols: &symbols, into: &events) != nil {
                 for event in events { projector.fold(event) }
                 events.removeAll(keepingCapacity: true)
             }
+        }
+    }
+
+    private func outcome(
+        _ path: String, threads: Int, _ fold: (LogReader, inout Projector, inout SymbolTable) throws -> Void
+    ) -> Result<(Reports, [[UInt8]]), InputError> {
+        do {
+            var projector = Projector()
+            var symbols = SymbolTable()
+            try fold(try LogReader(path: path, threads: threads), &projector, &symbols)
             return .success((projector.reports, (0..<symbols.count).map { Array(symbols[Symbol(rawValue: UInt32($0))]) }))
         } catch let error as InputError {
             return .failure(error)
