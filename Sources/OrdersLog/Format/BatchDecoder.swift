@@ -52,8 +52,8 @@ struct BatchDecoder {
         // Written in place rather than appended: one capacity check per batch, not per event.
         let base = events.count
         events.append(contentsOf: repeatElement(Event(at: Timestamp(milliseconds: 0), .itemRemoved(cart: Symbol(rawValue: 0), product: Symbol(rawValue: 0))), count: batch.count))
-        let decoded = events[base...].withUnsafeMutableBufferPointer { out in
-            var sink = BufferSink(into: out)
+        let decoded = events.withUnsafeMutableBufferPointer { all in
+            var sink = BufferSink(into: UnsafeMutableBufferPointer(rebasing: all[base...]))
             return Result { () throws(ByteReader.Malformed) in try decodeColumns(of: batch, in: payload, expecting: expected, into: &sink) }
         }
         do {
