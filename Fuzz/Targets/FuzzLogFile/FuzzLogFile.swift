@@ -15,8 +15,27 @@ public func fuzzLogFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard let stream = try? openEvents(path) else { return 0 }
     var symbols = SymbolTable()
     var events: [Event] = []
-    while (try? stream.next(symbols: &symbols, into: &events)) ?? nil != nil {
-        events.removeAll(keepingCapacity: true)
+    var projector = Projector()
+    var failed = false
+    do {
+        while try stream.next(symbols: &symbols, into: &events) != nil {
+            for event in events { projector.fold(event) }
+            events.removeAll(keepingCapacity: true)
+        }
+    } catch {
+        failed = true
+    }
+    // A log folded straight from its columns must come out the same, or fail as well.
+    guard stream is LogReader, let reader = try? LogReader(path: path) else { return 0 }
+    var direct = Projector()
+    var directSymbols = SymbolTable()
+    do {
+        try reader.fold(into: &direct, symbols: &directSymbols)
+        if failed || direct.reports != projector.reports || directSymbols.count != symbols.count {
+            fatalError("the direct fold and the fold of next's events differ")
+        }
+    } catch {
+        if !failed { fatalError("the direct fold failed where next did not: \(error)") }
     }
     return 0
 }
