@@ -130,11 +130,7 @@ public struct Ledger: Sendable {
 
     @inlinable
     mutating func changeQuantity(cart: Symbol, product: Symbol, qty: Int64) -> Status {
-        switch state(of: cart) {
-        case .none: return .anomaly(.noSuchLine)
-        case .closed: return .anomaly(.cartClosed)
-        case .open: break
-        }
+        if let anomaly = refusesLineChange(cart) { return .anomaly(anomaly) }
         guard let line = pool.index(of: product, in: carts[cart.index].lines) else { return .anomaly(.noSuchLine) }
         pool.lines[line].qty = qty
         return .applied
@@ -142,11 +138,7 @@ public struct Ledger: Sendable {
 
     @inlinable
     mutating func removeItem(cart: Symbol, product: Symbol) -> Status {
-        switch state(of: cart) {
-        case .none: return .anomaly(.noSuchLine)
-        case .closed: return .anomaly(.cartClosed)
-        case .open: break
-        }
+        if let anomaly = refusesLineChange(cart) { return .anomaly(anomaly) }
         guard let line = pool.index(of: product, in: carts[cart.index].lines) else { return .anomaly(.noSuchLine) }
         pool.remove(at: line, from: &carts[cart.index].lines)
         return .applied
@@ -205,6 +197,17 @@ public struct Ledger: Sendable {
     @inlinable
     func state(of cart: Symbol) -> Cart.State {
         cart.index < carts.count ? carts[cart.index].state : .none
+    }
+
+    /// Why a change to one of `cart`'s lines is refused before its lines are
+    /// looked at (no such cart, or a closed one); nil if it is open.
+    @inlinable
+    func refusesLineChange(_ cart: Symbol) -> Anomaly? {
+        switch state(of: cart) {
+        case .none: .noSuchLine
+        case .closed: .cartClosed
+        case .open: nil
+        }
     }
 
     @inlinable

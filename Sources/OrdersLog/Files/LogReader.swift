@@ -39,7 +39,7 @@ public final class LogReader: EventStream {
     private let workers: Int
     private var loader: BatchLoader
     private var current = LoadedBatch()
-    /// Jobs: a batch, buffers to load it into, and whether to decode its events or only its payload.
+    /// Jobs: a batch, buffers to load it into, and whether to load its payload alone.
     private lazy var parallel = OrderedWorkers<(LogLayout.Batch, LoadedBatch, Bool), Result<LoadedBatch, any Error>>(count: workers) {
         [file, name] in LoaderBox.worker(file: file, name: name)
     }
@@ -148,11 +148,7 @@ public final class LogReader: EventStream {
             let batch = batches[nextBatch]
             nextBatch += 1
             do {
-                if workers > 0 {
-                    try load(batch, decodingEvents: false)
-                } else {
-                    try loader.loadPayload(batch, into: &current)
-                }
+                try load(batch, payloadOnly: true)
                 try loader.decode(batch, &current, sending: &sink)
                 try defineCurrent(batch, in: &symbols)
             } catch let failure as BatchFailure {
@@ -203,13 +199,15 @@ public final class LogReader: EventStream {
 
     /// Loads `batch` into `current`, on this thread or from the workers,
     /// which are kept a few batches ahead.
-    /// - Parameter decodingEvents: false for its payload alone (workers only).
-    private func load(_ batch: LogLayout.Batch, decodingEvents: Bool = true) throws {
-        guard workers > 0 else { return try loader.load(batch, into: &current) }
+    /// - Parameter payloadOnly: read, check and decompress it, but decode nothing.
+    private func load(_ batch: LogLayout.Batch, payloadOnly: Bool = false) throws {
+        guard workers > 0 else {
+            return payloadOnly ? try loader.loadPayload(batch, into: &current) : try loader.load(batch, into: &current)
+        }
         spare.append(current)
         current = LoadedBatch()
         while submitted < batches.count && parallel.pending < 2 * workers + 2 {
-            parallel.submit((batches[submitted], spare.popLast() ?? LoadedBatch(), decodingEvents))
+            parallel.submit((batches[submitted], spare.popLast() ?? LoadedBatch(), payloadOnly))
             submitted += 1
         }
         current = try parallel.take().get()
@@ -277,9 +275,9 @@ private final class LoaderBox: @unchecked Sendable {  // Used by the one thread 
             var loaded = job.1
             do {
                 if job.2 {
-                    try own.loader.load(job.0, into: &loaded)
-                } else {
                     try own.loader.loadPayload(job.0, into: &loaded)
+                } else {
+                    try own.loader.load(job.0, into: &loaded)
                 }
                 return .success(loaded)
             } catch {

@@ -30,7 +30,9 @@ struct ByteReader {
     }
 
     /// An unsigned LEB128 varint of at most ten bytes that fits 64 bits.
-    /// Inlined for varints of up to three bytes, most of them; longer ones take a call.
+    /// Inlined for varints of up to three bytes (a dictionary's id numbers
+    /// run to three); the rest is `decodeLongVarint`'s, shared with the
+    /// event columns.
     @inline(__always)
     mutating func readVarint() throws(Malformed) -> UInt64 {
         if position + 3 <= bytes.count {
@@ -55,19 +57,16 @@ struct ByteReader {
 
     @inline(never)
     private mutating func readLongVarint() throws(Malformed) -> UInt64 {
-        guard position < bytes.count else { throw Malformed(position: position, reason: "unexpected end") }
-        var value: UInt64 = 0
-        var shift: UInt64 = 0
-        let start = position
-        while true {
-            guard position < bytes.count else { throw Malformed(position: start, reason: "unexpected end in a varint") }
-            let byte = bytes[position]
-            position += 1
-            if shift == 63 && byte > 1 { throw Malformed(position: start, reason: "varint does not fit 64 bits") }
-            value |= UInt64(byte & 0x7F) << shift
-            if byte < 0x80 { return value }
-            shift += 7
+        guard position < bytes.count, let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+            throw Malformed(position: position, reason: "unexpected end")
         }
+        let end = base + bytes.count
+        var cursor = base + position
+        guard let value = decodeLongVarint(&cursor, end) else {
+            throw Malformed(position: position, reason: cursor == end ? "unexpected end in a varint" : "varint does not fit 64 bits")
+        }
+        position = cursor - base
+        return value
     }
 
     /// A varint that must be at most `limit`, as an `Int`.
@@ -90,4 +89,49 @@ struct ByteReader {
         defer { position += count }
         return UnsafeRawBufferPointer(rebasing: bytes[position..<position + count])
     }
+}
+
+/// The unsigned LEB128 varint at `cursor`, of at most ten bytes and fitting
+/// 64 bits, read no further than `end`, moving `cursor` past it; nil if
+/// there is none (then `cursor` is at `end` if the bytes ran out there).
+/// Inlined for varints of one or two bytes, most of them in the event
+/// columns; longer ones take a call.
+@inline(__always)
+func decodeVarint(_ cursor: inout UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> UInt64? {
+    if end - cursor >= 2 {
+        let b0 = cursor[0]
+        if b0 < 0x80 {
+            cursor += 1
+            return UInt64(b0)
+        }
+        let b1 = cursor[1]
+        if b1 < 0x80 {
+            cursor += 2
+            return UInt64(b0 & 0x7F) | UInt64(b1) << 7
+        }
+    }
+    return decodeLongVarint(&cursor, end)
+}
+
+/// `decodeVarint` without a fast path: any length, every check.
+@inline(never)
+func decodeLongVarint(_ cursor: inout UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> UInt64? {
+    var value: UInt64 = 0
+    var p = cursor
+    // At most ten bytes: a bounded loop, which the compiler unrolls.
+    for shift in stride(from: UInt64(0), through: 63, by: 7) {
+        guard p < end else {
+            cursor = p
+            return nil
+        }
+        let byte = p[0]
+        p += 1
+        if shift == 63 && byte > 1 { return nil }
+        value |= UInt64(byte & 0x7F) << shift
+        if byte < 0x80 {
+            cursor = p
+            return value
+        }
+    }
+    return nil  // Not reached: a tenth byte of at most 1 ends the varint.
 }

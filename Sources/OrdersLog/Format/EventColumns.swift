@@ -49,7 +49,7 @@ struct EventColumns {
         }
 
         for i in 0..<count {
-            guard let delta = varint(&times, end) else { return failure(times, "a time delta runs past the payload") }
+            guard let delta = decodeVarint(&times, end) else { return failure(times, "a time delta runs past the payload") }
             let (next, overflow) = at.addingReportingOverflow(Int64(bitPattern: delta >> 1) ^ -Int64(bitPattern: delta & 1))
             guard !overflow, next >= earliest, next <= latest else { return failure(times, "an event time is out of range") }
             at = next
@@ -58,7 +58,7 @@ struct EventColumns {
 
             // An id written as its distance back from the frontier.
             func recent(_ cursor: inout UnsafePointer<UInt8>) -> Symbol? {
-                guard let distance = varint(&cursor, end), distance <= UInt64(highest + 1) else { return nil }
+                guard let distance = decodeVarint(&cursor, end), distance <= UInt64(highest + 1) else { return nil }
                 let index = highest + 1 - Int(distance)
                 guard index < idCount else { return nil }
                 if distance == 0 { highest = index }
@@ -66,12 +66,12 @@ struct EventColumns {
             }
             // An id written as its dictionary index.
             func stable(_ cursor: inout UnsafePointer<UInt8>) -> Int? {
-                guard let index = varint(&cursor, end), index < UInt64(idCount) else { return nil }
+                guard let index = decodeVarint(&cursor, end), index < UInt64(idCount) else { return nil }
                 highest = max(highest, Int(index))
                 return Int(index)
             }
             func quantity() -> Int64? {
-                guard let qty = varint(&quantities, end), qty >= 1, qty <= UInt64(Int64.max) else { return nil }
+                guard let qty = decodeVarint(&quantities, end), qty >= 1, qty <= UInt64(Int64.max) else { return nil }
                 return Int64(qty)
             }
             let outOfDictionary = "an id lies outside the batch's dictionary"
@@ -82,11 +82,11 @@ struct EventColumns {
                 guard let cart = recent(&firsts) else { return failure(firsts, outOfDictionary) }
                 guard let product = stable(&seconds) else { return failure(seconds, outOfDictionary) }
                 guard let qty = quantity() else { return failure(quantities, "a quantity is outside 1…Int64.max") }
-                guard let change = varint(&prices, end) else { return failure(prices, "a price runs past the payload") }
+                guard let change = decodeVarint(&prices, end) else { return failure(prices, "a price runs past the payload") }
                 let (price, overflow) = lastPrice[product].addingReportingOverflow(Int64(bitPattern: change >> 1) ^ -Int64(bitPattern: change & 1))
                 guard !overflow, price >= 0 else { return failure(prices, "a price is outside 0…Int64.max") }
                 lastPrice[product] = price
-                guard let currency = varint(&currencies, end), currency < UInt64(currencyCodes.count) else {
+                guard let currency = decodeVarint(&currencies, end), currency < UInt64(currencyCodes.count) else {
                     return failure(currencies, "a currency index lies outside the batch's currencies")
                 }
                 kind = .itemAdded(cart: cart, product: ids[product], qty: qty, price: price, currency: currencyCodes[Int(currency)])
@@ -139,44 +139,4 @@ struct BufferSink: EventSink {
         buffer[count] = event
         count += 1
     }
-}
-
-/// An unsigned LEB128 varint at `cursor`, of at most ten bytes and fitting
-/// 64 bits, read no further than `end`; nil if it does not.
-@inline(__always)
-private func varint(_ cursor: inout UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> UInt64? {
-    if end - cursor >= 2 {
-        let b0 = cursor[0]
-        if b0 < 0x80 {
-            cursor += 1
-            return UInt64(b0)
-        }
-        let b1 = cursor[1]
-        if b1 < 0x80 {
-            cursor += 2
-            return UInt64(b0 & 0x7F) | UInt64(b1) << 7
-        }
-    }
-    return longVarint(&cursor, end)
-}
-
-@inline(never)
-private func longVarint(_ cursor: inout UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> UInt64? {
-    var value: UInt64 = 0
-    var shift: UInt64 = 0
-    var p = cursor
-    while p < end {
-        let byte = p[0]
-        p += 1
-        if shift == 63 && byte > 1 { return nil }
-        value |= UInt64(byte & 0x7F) << shift
-        if byte < 0x80 {
-            cursor = p
-            return value
-        }
-        shift += 7
-        if shift > 63 { return nil }
-    }
-    cursor = p
-    return nil
 }

@@ -45,8 +45,8 @@ func readEvents(
     return symbols
 }
 
-/// Folds every event of `path` and gathers every report. A log read on one
-/// thread is folded straight from its columns.
+/// Folds every event of `path` and gathers every report. A log is folded
+/// straight from its columns, unless damaged batches are to be skipped.
 func replay(_ input: InputArgument, zone: ZoneRules) throws -> (reports: Reports, symbols: SymbolTable) {
     var projector = Projector(zone: zone)
     let stream = try openStream(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads)
