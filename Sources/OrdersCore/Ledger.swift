@@ -175,6 +175,14 @@ public struct Ledger: Sendable {
         return .applied
     }
 
+    /// Marks `order` as the id of an applied checkout that this ledger did not
+    /// fold: another part's, when a fold is split by ``Partitioning``. Later
+    /// checkouts of the same id are then duplicates here too.
+    @inlinable
+    public mutating func notePlacedElsewhere(order: Symbol) {
+        markUsed(order: order)
+    }
+
     // MARK: Storage
 
     /// Counts the vote unless the same voter already voted for the same candidate in the same poll.

@@ -123,6 +123,56 @@ struct ParallelReadTests {
         #expect(failures > 250)
     }
 
+    /// What `LogReader.foldPartitioned` makes of `path`: the merged reports and every id's bytes, or the error.
+    private func foldInParts(_ path: String, parts: Int, threads: Int) -> Result<(Reports, [[UInt8]]), InputError> {
+        var merged = Reports()
+        return outcome(path, threads: threads) { reader, _, symbols in
+            merged = try reader.foldPartitioned(parts: parts, zone: .utc, symbols: &symbols)
+        }.map { (merged, $0.1) }
+    }
+
+    /// The sample events reuse 500 order ids across 200 carts, so parts often
+    /// decide checkouts of ids that other parts used, in the same batch and across batches.
+    @Test(arguments: 1...10)
+    func aFoldSplitIntoPartsEqualsOnePass(seed: UInt64) throws {
+        let directory = temporaryDirectory()
+        let (path, count) = try randomLog(seed: seed, in: directory)
+        let onePass = try foldEvents(path).get()
+        #expect(onePass.0.summary.events == Int64(count))
+        #expect(count < 1_000 || onePass.0.summary.anomalies[.duplicateOrder] > 0, "a log this long reuses an order id")
+        for (parts, threads) in [(1, 1), (2, 1), (2, 2), (3, 2), (4, 3), (7, 2)] {
+            let split = try foldInParts(path, parts: parts, threads: threads).get()
+            #expect(split.0 == onePass.0, "parts: \(parts), threads: \(threads)")
+            #expect(split.1 == onePass.1, "parts: \(parts), threads: \(threads)")
+        }
+    }
+
+    /// A damaged log fails the partitioned fold with the error `next` gives, and never leaves a part waiting.
+    @Test func aDamagedLogFailsTheFoldInPartsAsItFailsNext() throws {
+        let directory = temporaryDirectory()
+        let (path, _) = try randomLog(seed: 6, in: directory)
+        let bytes = contents(path)
+        var state: UInt64 = 11
+        var failures = 0
+        for _ in 0..<150 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let offset = Int(state >> 33) % bytes.count
+            var damaged = bytes
+            damaged[offset] ^= UInt8(truncatingIfNeeded: state >> 20) | 1
+            write(damaged, to: path)
+            switch (foldInParts(path, parts: 2 + offset % 3, threads: 1 + offset % 2), foldEvents(path)) {
+            case let (.failure(split), .failure(viaEvents)):
+                #expect(split == viaEvents, "byte \(offset)")
+                failures += 1
+            case let (.success(split), .success(viaEvents)):
+                #expect(split.0 == viaEvents.0 && split.1 == viaEvents.1, "byte \(offset)")
+            default:
+                Issue.record("byte \(offset): one way failed and the other did not")
+            }
+        }
+        #expect(failures > 120)
+    }
+
     @Test(arguments: 1...6)
     func splittingAtAnyFrameBoundaryAndMergingEqualsOnePass(seed: UInt64) throws {
         let directory = temporaryDirectory()

@@ -7,6 +7,16 @@ struct LoadedBatch: Sendable {
     var payload: [UInt8] = []
     var events: [Event] = []
     var dictionary = BatchDictionary(firstNew: 0, numbers: [], spellings: [])
+    /// For a partitioned fold, each part's events by index: see ``sortByPart(_:)``.
+    var byPart: [[UInt32]] = []
+}
+
+/// How much of a batch to load: its payload alone (for a fold straight from
+/// the columns), its events, or its events and which part of a partitioned
+/// fold takes each.
+enum LoadWork: Sendable {
+    case payload, events
+    case eventsByPart(Partitioning)
 }
 
 /// A batch that would not read: where, and why.
@@ -42,6 +52,19 @@ struct BatchLoader: ~Copyable {
             decodingEvents
                 ? try decoder.decode(bytes, expecting: expected, into: &loaded.events)
                 : try decoder.dictionary(of: bytes, expecting: expected)
+        }
+    }
+
+    /// Loads `batch` into `loaded` as far as `work` asks.
+    mutating func load(_ batch: LogLayout.Batch, into loaded: inout LoadedBatch, doing work: LoadWork) throws {
+        switch work {
+        case .payload:
+            try loadPayload(batch, into: &loaded)
+        case .events:
+            try load(batch, into: &loaded)
+        case .eventsByPart(let partitioning):
+            try load(batch, into: &loaded)
+            loaded.sortByPart(partitioning)
         }
     }
 

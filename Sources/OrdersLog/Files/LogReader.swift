@@ -39,8 +39,8 @@ public final class LogReader: EventStream {
     private let workers: Int
     private var loader: BatchLoader
     private var current = LoadedBatch()
-    /// Jobs: a batch, buffers to load it into, and whether to load its payload alone.
-    private lazy var parallel = OrderedWorkers<(LogLayout.Batch, LoadedBatch, Bool), Result<LoadedBatch, any Error>>(count: workers) {
+    /// Jobs: a batch, buffers to load it into, and how much of it to load.
+    private lazy var parallel = OrderedWorkers<(LogLayout.Batch, LoadedBatch, LoadWork), Result<LoadedBatch, any Error>>(count: workers) {
         [file, name] in LoaderBox.worker(file: file, name: name)
     }
     /// Batches handed to the workers so far.
@@ -148,7 +148,7 @@ public final class LogReader: EventStream {
             let batch = batches[nextBatch]
             nextBatch += 1
             do {
-                try load(batch, payloadOnly: true)
+                try load(batch, .payload)
                 try loader.decode(batch, &current, sending: &sink)
                 try defineCurrent(batch, in: &symbols)
             } catch let failure as BatchFailure {
@@ -156,6 +156,67 @@ public final class LogReader: EventStream {
             }
             batchDone(Int(batch.header.eventCount))
         }
+    }
+
+    /// Folds every remaining batch in `parts` parts, split by ``Partitioning``,
+    /// each on a thread of its own, and merges their reports: the reports
+    /// `fold(into:)` gives, sooner on several cores. Other threads read,
+    /// decompress and decode batches ahead; this one gives their ids bytes in
+    /// `symbols` and hands each decoded batch to every part. For readers that
+    /// ``foldsDirectly``.
+    /// - Parameter batchDone: called after each batch is handed over, with its event count.
+    /// - Throws: like `next`.
+    public func foldPartitioned(
+        parts: Int, zone: ZoneRules, symbols: inout SymbolTable, batchDone: (Int) -> Void = { _ in }
+    ) throws -> Reports {
+        precondition(foldsDirectly, "foldPartitioned reads strictly")
+        let partitioning = Partitioning(parts: parts)
+        let progress = PartProgress(parts: parts)
+        // Each part is a single worker, so it folds the batches in order.
+        let folds = (0..<parts).map { part in
+            OrderedWorkers<SharedBatch?, Reports?>(count: 1) {
+                var fold = PartFold(part: part, of: partitioning, zone: zone, progress: progress)
+                return { batch in
+                    guard let batch else { return fold.finish() }
+                    _ = fold.fold(batch)  // false only once cancelled, when its output is not taken
+                    return nil
+                }
+            }
+        }
+        // After a throw, a part may wait for another that has stopped: end the waits before the threads are joined.
+        defer {
+            progress.cancel()
+            withExtendedLifetime(folds) {}
+        }
+        var handedOut: [SharedBatch] = []
+        while nextBatch < batches.count {
+            let batch = batches[nextBatch]
+            nextBatch += 1
+            do {
+                try load(batch, .eventsByPart(partitioning))
+                try defineCurrent(batch, in: &symbols)
+            } catch let failure as BatchFailure {
+                throw corrupt(batch, failure)
+            }
+            let shared = SharedBatch(current, firstSeq: Int64(batch.header.firstSeq))
+            current = LoadedBatch()
+            // The buffers of batches every part is done with go back to the workers.
+            while !handedOut.isEmpty && isKnownUniquelyReferenced(&handedOut[0]) { spare.append(handedOut.removeFirst().loaded) }
+            handedOut.append(shared)
+            for fold in folds {
+                fold.submit(shared)
+                while fold.pending > 2 { _ = fold.take() }
+            }
+            batchDone(Int(batch.header.eventCount))
+        }
+        var reports = Reports(zone: zone)
+        for fold in folds {
+            fold.submit(nil)
+            var last: Reports?
+            while fold.pending > 0 { last = fold.take() }
+            reports.merge(last!)
+        }
+        return reports
     }
 
     /// The ids of every committed batch, read from their dictionaries without
@@ -199,15 +260,15 @@ public final class LogReader: EventStream {
 
     /// Loads `batch` into `current`, on this thread or from the workers,
     /// which are kept a few batches ahead.
-    /// - Parameter payloadOnly: read, check and decompress it, but decode nothing.
-    private func load(_ batch: LogLayout.Batch, payloadOnly: Bool = false) throws {
+    private func load(_ batch: LogLayout.Batch, _ work: LoadWork = .events) throws {
         guard workers > 0 else {
-            return payloadOnly ? try loader.loadPayload(batch, into: &current) : try loader.load(batch, into: &current)
+            return try loader.load(batch, into: &current, doing: work)
         }
-        spare.append(current)
+        // Empty when its buffers went to the parts of a partitioned fold.
+        if current.payload.capacity > 0 { spare.append(current) }
         current = LoadedBatch()
         while submitted < batches.count && parallel.pending < 2 * workers + 2 {
-            parallel.submit((batches[submitted], spare.popLast() ?? LoadedBatch(), payloadOnly))
+            parallel.submit((batches[submitted], spare.popLast() ?? LoadedBatch(), work))
             submitted += 1
         }
         current = try parallel.take().get()
@@ -263,8 +324,8 @@ private final class LoaderBox: @unchecked Sendable {  // Used by the one thread 
         loader = try BatchLoader(file: file, name: name)
     }
 
-    /// A worker's function: loads a batch (or only its payload) into the buffers it comes with.
-    static func worker(file: FileDescriptor, name: String) -> ((LogLayout.Batch, LoadedBatch, Bool)) -> Result<LoadedBatch, any Error> {
+    /// A worker's function: loads a batch, as far as asked, into the buffers it comes with.
+    static func worker(file: FileDescriptor, name: String) -> ((LogLayout.Batch, LoadedBatch, LoadWork)) -> Result<LoadedBatch, any Error> {
         let own: LoaderBox
         do {
             own = try LoaderBox(file: file, name: name)
@@ -274,11 +335,7 @@ private final class LoaderBox: @unchecked Sendable {  // Used by the one thread 
         return { job in
             var loaded = job.1
             do {
-                if job.2 {
-                    try own.loader.loadPayload(job.0, into: &loaded)
-                } else {
-                    try own.loader.load(job.0, into: &loaded)
-                }
+                try own.loader.load(job.0, into: &loaded, doing: job.2)
                 return .success(loaded)
             } catch {
                 return .failure(error)

@@ -119,9 +119,8 @@ extension Orders {
             /// The whole replay as `orders replay --threads threads` runs it.
             func replay(threads: Int) throws -> Duration {
                 try time {
-                    var projector = Projector()
                     var symbols = SymbolTable()
-                    try LogReader(path: path, threads: threads).fold(into: &projector, symbols: &symbols)
+                    _ = try foldLog(LogReader(path: path, threads: threads), threads: threads, zone: .utc, symbols: &symbols)
                 }
             }
             let sequential = try best(label: "replaying", events: events) { try replay(threads: 1) }!

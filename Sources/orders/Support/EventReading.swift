@@ -48,17 +48,32 @@ func readEvents(
 /// Folds every event of `path` and gathers every report. A log is folded
 /// straight from its columns, unless damaged batches are to be skipped.
 func replay(_ input: InputArgument, zone: ZoneRules) throws -> (reports: Reports, symbols: SymbolTable) {
-    var projector = Projector(zone: zone)
     let stream = try openStream(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads)
     if let log = stream as? LogReader, log.foldsDirectly {
         let progress = Progress("replaying")
         defer { progress.finish() }
         var symbols = SymbolTable()
-        try log.fold(into: &projector, symbols: &symbols) { progress.advance($0, position: log.progress) }
-        return (projector.reports, symbols)
+        let reports = try foldLog(log, threads: input.threads, zone: zone, symbols: &symbols) {
+            progress.advance($0, position: log.progress)
+        }
+        return (reports, symbols)
     }
+    var projector = Projector(zone: zone)
     let symbols = try readEvents(stream, progress: "replaying") { _, events, _ in
         for event in events { projector.fold(event) }
     }
     return (projector.reports, symbols)
+}
+
+/// Folds a log that reads strictly, as `replay` does: on one thread, each
+/// event as it is decoded; on more, in as many parts (see `Partitioning`).
+func foldLog(
+    _ log: LogReader, threads: Int, zone: ZoneRules, symbols: inout SymbolTable, batchDone: (Int) -> Void = { _ in }
+) throws -> Reports {
+    if threads > 1 {
+        return try log.foldPartitioned(parts: threads, zone: zone, symbols: &symbols, batchDone: batchDone)
+    }
+    var projector = Projector(zone: zone)
+    try log.fold(into: &projector, symbols: &symbols, batchDone: batchDone)
+    return projector.reports
 }
