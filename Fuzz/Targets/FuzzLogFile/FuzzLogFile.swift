@@ -3,7 +3,8 @@ import OrdersCore
 import OrdersLog
 
 /// A whole file through format detection and every reader (log, NDJSON,
-/// zstd): it is written to a file in /dev/shm and read to the end.
+/// zstd): it is written to a file in /dev/shm and read to the end, and a
+/// log is folded three ways that must agree.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzLogFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let path = "/dev/shm/orders-fuzz-\(getpid())"
@@ -36,6 +37,17 @@ public func fuzzLogFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
     } catch {
         if !failed { fatalError("the direct fold failed where next did not: \(error)") }
+    }
+    // And so must a fold split into parts, each on its own thread.
+    guard let split = try? LogReader(path: path) else { return 0 }
+    var splitSymbols = SymbolTable()
+    do {
+        let reports = try split.foldPartitioned(parts: 1 + size % 3, zone: .utc, symbols: &splitSymbols)
+        if failed || reports != projector.reports || splitSymbols.count != symbols.count {
+            fatalError("the fold in parts and the fold of next's events differ")
+        }
+    } catch {
+        if !failed { fatalError("the fold in parts failed where next did not: \(error)") }
     }
     return 0
 }
