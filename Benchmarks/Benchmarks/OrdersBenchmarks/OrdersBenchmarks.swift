@@ -148,4 +148,12 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("replay-2M-event-log-2-threads") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try replay(largeLog, threads: 2)) }
     }
+
+    // The fold split into three parts, as `orders replay --threads 3` runs it.
+    Benchmark("replay-2M-event-log-3-parts") { benchmark in
+        for _ in benchmark.scaledIterations {
+            var symbols = SymbolTable()
+            blackHole(try LogReader(path: largeLog, threads: 3).foldPartitioned(parts: 3, zone: .utc, symbols: &symbols).summary.events)
+        }
+    }
 }
