@@ -97,32 +97,6 @@ struct ParallelReadTests {
         }
     }
 
-    /// A damaged log fails the direct fold with the very error `next` gives.
-    @Test func aDamagedLogFailsTheDirectFoldAsItFailsNext() throws {
-        let directory = temporaryDirectory()
-        let (path, _) = try randomLog(seed: 5, in: directory)
-        let bytes = contents(path)
-        var state: UInt64 = 9
-        var failures = 0
-        for _ in 0..<300 {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            let offset = Int(state >> 33) % bytes.count
-            var damaged = bytes
-            damaged[offset] ^= UInt8(truncatingIfNeeded: state >> 20) | 1
-            write(damaged, to: path)
-            switch (foldDirectly(path, threads: 1 + offset % 2), foldEvents(path)) {
-            case let (.failure(direct), .failure(viaEvents)):
-                #expect(direct == viaEvents, "byte \(offset)")
-                failures += 1
-            case let (.success(direct), .success(viaEvents)):
-                #expect(direct.0 == viaEvents.0 && direct.1 == viaEvents.1, "byte \(offset)")
-            default:
-                Issue.record("byte \(offset): one way failed and the other did not")
-            }
-        }
-        #expect(failures > 250)
-    }
-
     /// What `LogReader.foldPartitioned` makes of `path`: the merged reports and every id's bytes, or the error.
     private func foldInParts(_ path: String, parts: Int, threads: Int) -> Result<(Reports, [[UInt8]]), InputError> {
         var merged = Reports()
@@ -147,28 +121,46 @@ struct ParallelReadTests {
         }
     }
 
-    /// A damaged log fails the partitioned fold with the error `next` gives, and never leaves a part waiting.
-    @Test func aDamagedLogFailsTheFoldInPartsAsItFailsNext() throws {
+    /// Folds `copies` copies of a random log, each with one byte changed, by
+    /// `fold` and through `next`: both must fail with the same error, or
+    /// agree. - Returns: how many failed.
+    private func foldDamagedCopies(
+        seed: UInt64, copies: Int, _ fold: (_ path: String, _ offset: Int) -> Result<(Reports, [[UInt8]]), InputError>
+    ) throws -> Int {
         let directory = temporaryDirectory()
-        let (path, _) = try randomLog(seed: 6, in: directory)
+        let (path, _) = try randomLog(seed: seed, in: directory)
         let bytes = contents(path)
-        var state: UInt64 = 11
+        var state = seed &+ 4
         var failures = 0
-        for _ in 0..<150 {
+        for _ in 0..<copies {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             let offset = Int(state >> 33) % bytes.count
             var damaged = bytes
             damaged[offset] ^= UInt8(truncatingIfNeeded: state >> 20) | 1
             write(damaged, to: path)
-            switch (foldInParts(path, parts: 2 + offset % 3, threads: 1 + offset % 2), foldEvents(path)) {
-            case let (.failure(split), .failure(viaEvents)):
-                #expect(split == viaEvents, "byte \(offset)")
+            switch (fold(path, offset), foldEvents(path)) {
+            case let (.failure(other), .failure(viaEvents)):
+                #expect(other == viaEvents, "byte \(offset)")
                 failures += 1
-            case let (.success(split), .success(viaEvents)):
-                #expect(split.0 == viaEvents.0 && split.1 == viaEvents.1, "byte \(offset)")
+            case let (.success(other), .success(viaEvents)):
+                #expect(other.0 == viaEvents.0 && other.1 == viaEvents.1, "byte \(offset)")
             default:
                 Issue.record("byte \(offset): one way failed and the other did not")
             }
+        }
+        return failures
+    }
+
+    /// A damaged log fails the direct fold with the very error `next` gives.
+    @Test func aDamagedLogFailsTheDirectFoldAsItFailsNext() throws {
+        let failures = try foldDamagedCopies(seed: 5, copies: 300) { path, offset in foldDirectly(path, threads: 1 + offset % 2) }
+        #expect(failures > 250)
+    }
+
+    /// A damaged log fails the fold in parts with the error `next` gives, and never leaves a part waiting.
+    @Test func aDamagedLogFailsTheFoldInPartsAsItFailsNext() throws {
+        let failures = try foldDamagedCopies(seed: 6, copies: 150) { path, offset in
+            foldInParts(path, parts: 2 + offset % 3, threads: 1 + offset % 2)
         }
         #expect(failures > 120)
     }

@@ -104,7 +104,13 @@ struct PartFold {
         }
         guard folded else { return false }
         progress.publish(part, foldedBelow: batch.endSeq)
-        return readForeign(waitingFor: nil)
+        guard readForeign(waitingFor: nil) else { return false }
+        // Let go of the batches that no unread checkout points into. Only
+        // here, between batches: the batch being folded is held until then.
+        let oldestUnread = nextForeign < foreign.count ? foreign[nextForeign].seq : .max
+        let done = held.prefix { $0.endSeq <= oldestUnread }.count
+        if done > 0 { held.removeFirst(done) }
+        return true
     }
 
     /// Says that this part has folded all its events; its reports.
@@ -156,14 +162,10 @@ struct PartFold {
             unread[checkout.order.index] -= 1
         }
         nextForeign = end
-        // Let go of what has been read.
         if nextForeign > 1024 && nextForeign * 2 > foreign.count {
             foreign.removeFirst(nextForeign)
             nextForeign = 0
         }
-        let oldestUnread = nextForeign < foreign.count ? foreign[nextForeign].seq : .max
-        let done = held.prefix { $0.endSeq <= oldestUnread }.count
-        if done > 0 { held.removeFirst(done) }
         return true
     }
 }
