@@ -99,6 +99,15 @@ public struct GrowableArray<Element: BitwiseCopyable>: @unchecked Sendable {  //
         stored += added
     }
 
+    /// Grows the array so that it has an element at `index`, the new ones
+    /// `filler`, at least doubling it: a table indexed by id grows by one id
+    /// at a time in amortised constant time.
+    @inlinable
+    public mutating func extend(toCover index: Int, with filler: Element) {
+        guard index >= count else { return }
+        append(repeating: filler, count: Swift.max(index + 1, count * 2) - count)
+    }
+
     @inlinable
     public mutating func append(contentsOf elements: UnsafeBufferPointer<Element>) {
         guard let source = elements.baseAddress else { return }

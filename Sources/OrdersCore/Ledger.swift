@@ -107,7 +107,7 @@ public struct Ledger: Sendable {
     @inlinable
     mutating func addItem(cart: Symbol, product: Symbol, qty: Int64, price: Int64, currency: Currency) -> Status {
         let slot = cart.index
-        Self.extend(&carts, toCover: slot, with: Cart())
+        carts.extend(toCover: slot, with: Cart())
         switch carts[slot].state {
         case .closed: return .anomaly(.cartClosed)
         case .none:
@@ -190,7 +190,7 @@ public struct Ledger: Sendable {
     @inlinable
     mutating func countVote(poll: Symbol, voter: Symbol, candidate: Symbol) -> Bool {
         let key = UInt64(poll.rawValue) << 32 | UInt64(candidate.rawValue)
-        Self.extend(&firstVote, toCover: voter.index, with: .max)
+        firstVote.extend(toCover: voter.index, with: .max)
         if key != .max {  // .max is the empty mark; such a vote (2³² symbols in) goes to `laterVotes`
             let first = firstVote[voter.index]
             if first == .max {
@@ -227,16 +227,8 @@ public struct Ledger: Sendable {
     @inlinable
     mutating func markUsed(order: Symbol) {
         let word = order.index >> 6
-        Self.extend(&usedOrders, toCover: word, with: 0)
+        usedOrders.extend(toCover: word, with: 0)
         usedOrders[word] |= 1 << UInt64(order.index & 63)
-    }
-
-    /// Grows an array indexed by symbol so that it has an element at `index`,
-    /// at least doubling it, so that growing costs amortised constant time.
-    @inlinable
-    static func extend<T>(_ array: inout GrowableArray<T>, toCover index: Int, with filler: T) {
-        guard index >= array.count else { return }
-        array.append(repeating: filler, count: max(index + 1, array.count * 2) - array.count)
     }
 }
 
