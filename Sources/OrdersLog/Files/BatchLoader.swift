@@ -7,8 +7,13 @@ struct LoadedBatch: Sendable {
     var payload: [UInt8] = []
     var events: [Event] = []
     var dictionary = BatchDictionary(firstNew: 0, numbers: [], spellings: [])
-    /// For a partitioned fold, each part's events by index: see ``sortByPart(_:)``.
+    /// For a partitioned fold, each part's events by index, and the
+    /// checkouts: see ``sortByPart(_:)``.
     var byPart: [[UInt32]] = []
+    var checkouts: [UInt32] = []
+    /// For a partitioned fold, by event index, the checkout before each
+    /// checkout with the same order id: see ``CheckoutChain``.
+    var previousCheckout: [Int64] = []
 }
 
 /// How much of a batch to load: its payload alone (for a fold straight from

@@ -172,10 +172,11 @@ public final class LogReader: EventStream {
         precondition(foldsDirectly, "foldPartitioned reads strictly")
         let partitioning = Partitioning(parts: parts)
         let progress = PartProgress(parts: parts)
+        var chain = CheckoutChain(partitioning)
         // Each part is a single worker, so it folds the batches in order.
-        let folds = (0..<parts).map { part in
+        let folds = (0..<parts).map { [placed = chain.placed] part in
             OrderedWorkers<SharedBatch?, Reports?>(count: 1) {
-                var fold = PartFold(part: part, of: partitioning, zone: zone, progress: progress)
+                var fold = PartFold(part: part, of: partitioning, zone: zone, progress: progress, placed: placed)
                 return { batch in
                     guard let batch else { return fold.finish() }
                     _ = fold.fold(batch)  // false only once cancelled, when its output is not taken
@@ -198,6 +199,7 @@ public final class LogReader: EventStream {
             } catch let failure as BatchFailure {
                 throw corrupt(batch, failure)
             }
+            chain.link(&current, firstSeq: Int64(batch.header.firstSeq))
             let shared = SharedBatch(current, firstSeq: Int64(batch.header.firstSeq))
             current = LoadedBatch()
             // The buffers of batches every part is done with go back to the workers.

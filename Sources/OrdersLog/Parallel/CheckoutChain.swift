@@ -1,0 +1,78 @@
+import OrdersCore
+
+/// Links each checkout to the one before it with the same order id, in log
+/// order, on the caller's thread of a partitioned fold: the one rule that
+/// crosses parts, `duplicate_order`, then needs a part to wait only for the
+/// part that decides that earlier checkout (see ``PartFold``).
+struct CheckoutChain {
+    /// The last checkout of each order id so far, by symbol, as ``link(_:)`` writes it; -1 for none.
+    private var last = GrowableArray<Int64>()
+    private let partitioning: Partitioning
+    /// Whether an applied checkout used each order id; the parts write it.
+    let placed = OrderFlags()
+
+    init(_ partitioning: Partitioning) {
+        precondition(partitioning.parts <= 256, "a part's number must fit a byte")
+        self.partitioning = partitioning
+    }
+
+    /// A checkout's seq and the part that decides it, in one word.
+    static func pack(seq: Int64, part: Int) -> Int64 { seq << 8 | Int64(part) }
+    static func unpack(_ word: Int64) -> (seq: Int64, part: Int) { (word >> 8, Int(word & 0xFF)) }
+
+    /// Writes, for each checkout of `loaded` (sorted by part), the checkout
+    /// before it with the same order id, or -1, into `previousCheckout`, and
+    /// makes room in `placed` for its order id.
+    mutating func link(_ loaded: inout LoadedBatch, firstSeq: Int64) {
+        let count = loaded.events.count
+        if loaded.previousCheckout.count < count {
+            loaded.previousCheckout.append(contentsOf: repeatElement(-1, count: count - loaded.previousCheckout.count))
+        }
+        for index in loaded.checkouts {
+            guard case let .checkedOut(cart, order) = loaded.events[Int(index)].kind else { continue }
+            let seq = firstSeq + Int64(index)
+            precondition(seq < 1 << 55, "a seq beyond what a checkout link holds")
+            last.extend(toCover: order.index, with: -1)
+            loaded.previousCheckout[Int(index)] = last[order.index]
+            last[order.index] = Self.pack(seq: seq, part: partitioning.part(of: cart))
+            placed.reserve(order)
+        }
+    }
+}
+
+/// One byte per order id, set once a checkout of it applies: shared by the
+/// parts of a fold. It is kept in chunks that never move, so that parts
+/// read and write it while the caller's thread adds chunks for new ids.
+///
+/// The checkouts of one id are decided one after another, each by a part
+/// that has waited for the one before (``CheckoutChain``), so no two threads
+/// touch an id's byte at once; different bytes are different memory.
+final class OrderFlags: @unchecked Sendable {  // See above: each byte is ordered by the chain of its id's checkouts.
+    private static let chunkShift = 16
+    private let directory: UnsafeMutablePointer<UnsafeMutablePointer<Bool>?>
+    private static let chunks = (Int(UInt32.max) >> chunkShift) + 1
+
+    init() {
+        directory = .allocate(capacity: Self.chunks)
+        directory.initialize(repeating: nil, count: Self.chunks)
+    }
+
+    deinit {
+        for chunk in 0..<Self.chunks { directory[chunk]?.deallocate() }
+        directory.deallocate()
+    }
+
+    /// Makes room for `order`: by the caller's thread, before it hands over a batch that names it.
+    func reserve(_ order: Symbol) {
+        let chunk = order.index >> Self.chunkShift
+        guard directory[chunk] == nil else { return }
+        let bytes = UnsafeMutablePointer<Bool>.allocate(capacity: 1 << Self.chunkShift)
+        bytes.initialize(repeating: false, count: 1 << Self.chunkShift)
+        directory[chunk] = bytes
+    }
+
+    subscript(order: Symbol) -> Bool {
+        get { directory[order.index >> Self.chunkShift]![order.index & (1 << Self.chunkShift - 1)] }
+        set { directory[order.index >> Self.chunkShift]![order.index & (1 << Self.chunkShift - 1)] = newValue }
+    }
+}
