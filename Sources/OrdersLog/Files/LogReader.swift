@@ -162,8 +162,8 @@ public final class LogReader: EventStream {
     /// each on a thread of its own, and merges their reports: the reports
     /// `fold(into:)` gives, sooner on several cores. Other threads read,
     /// decompress and decode batches ahead; this one gives their ids bytes in
-    /// `symbols` and hands each decoded batch to every part. For readers that
-    /// ``foldsDirectly``.
+    /// `symbols`, links their checkouts (``CheckoutChain``) and hands each
+    /// decoded batch to every part. For readers that ``foldsDirectly``.
     /// - Parameter batchDone: called after each batch is handed over, with its event count.
     /// - Throws: like `next`.
     public func foldPartitioned(
