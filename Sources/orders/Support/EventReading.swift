@@ -65,19 +65,12 @@ func replay(_ input: InputArgument, zone: ZoneRules) throws -> (reports: Reports
     return (projector.reports, symbols)
 }
 
-/// Folds a log that reads strictly, as `replay` does. On one or two threads
-/// one fold decodes each event as it folds it (with two, a worker reads and
-/// decompresses ahead); on three or more, the fold is split into as many
-/// parts (see `Partitioning`).
-///
-/// Two parts are no faster than one fold with a worker ahead: decoding into
-/// memory for the parts costs about what the second part saves, and each
-/// part keeps tables of its own. From three threads on, parts shorten the
-/// longest thread's work (README, Performance).
+/// Folds a log that reads strictly, as `replay` does: on one thread, each
+/// event as it is decoded; on more, in as many parts (see `Partitioning`).
 func foldLog(
     _ log: LogReader, threads: Int, zone: ZoneRules, symbols: inout SymbolTable, batchDone: (Int) -> Void = { _ in }
 ) throws -> Reports {
-    if threads > 2 {
+    if threads > 1 {
         // A part's number is kept in a byte (`CheckoutChain`); more parts than that would not pay anyway.
         return try log.foldPartitioned(parts: min(threads, 256), zone: zone, symbols: &symbols, batchDone: batchDone)
     }
