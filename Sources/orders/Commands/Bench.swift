@@ -16,7 +16,7 @@ extension Orders {
             decoding the events into memory, then the fold's rules, then every report's
             aggregates. Then the whole replay as `orders replay` runs it: on one thread,
             folding each event as it is decoded (so it can beat the phases' sum), and on
-            --threads threads. Each row gives its time, the time of its own phase (its
+            --threads threads, folded in parts. Each row gives its time, the time of its own phase (its
             time less the row above), events/s and MB/s of decompressed payload, and its
             ratio to the floor. Each is the best of --runs runs. Progress goes to
             standard error.
