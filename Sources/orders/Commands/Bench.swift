@@ -16,10 +16,10 @@ extension Orders {
             decoding the events into memory, then the fold's rules, then every report's
             aggregates. Then the whole replay as `orders replay` runs it: on one thread,
             folding each event as it is decoded (so it can beat the phases' sum), and on
-            --threads threads, folded in parts. Each row gives its time, the time of its own phase (its
-            time less the row above), events/s and MB/s of decompressed payload, and its
-            ratio to the floor. Each is the best of --runs runs. Progress goes to
-            standard error.
+            --threads threads, folded in parts. Each row gives its time, the time of its
+            own phase (its time less the row above), events/s and MB/s of decompressed
+            payload, and its ratio to the floor. Each is the best of --runs runs.
+            Progress goes to standard error.
 
             With --events, bench first writes a generated log of that many events (as
             `orders generate` would) to a temporary file, and removes it afterwards.
