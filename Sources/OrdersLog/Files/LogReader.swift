@@ -158,6 +158,9 @@ public final class LogReader: EventStream {
         }
     }
 
+    /// The most parts `foldPartitioned` takes.
+    public static let maxParts = CheckoutChain.maxParts
+
     /// Folds every remaining batch in `parts` parts, split by ``Partitioning``,
     /// each on a thread of its own, and merges their reports: the reports
     /// `fold(into:)` gives, sooner on several cores. Other threads read,

@@ -11,14 +11,19 @@ struct CheckoutChain {
     /// Whether an applied checkout used each order id; the parts write it.
     let placed = OrderFlags()
 
+    /// The bits of a link that hold the part; the rest hold the seq.
+    private static let partBits: Int64 = 8
+    /// The most parts a link can name.
+    static let maxParts = 1 << partBits
+
     init(_ partitioning: Partitioning) {
-        precondition(partitioning.parts <= 256, "a part's number must fit a byte")
+        precondition(partitioning.parts <= Self.maxParts, "more parts than a checkout link can name")
         self.partitioning = partitioning
     }
 
     /// A checkout's seq and the part that decides it, in one word.
-    static func pack(seq: Int64, part: Int) -> Int64 { seq << 8 | Int64(part) }
-    static func unpack(_ word: Int64) -> (seq: Int64, part: Int) { (word >> 8, Int(word & 0xFF)) }
+    static func pack(seq: Int64, part: Int) -> Int64 { seq << partBits | Int64(part) }
+    static func unpack(_ word: Int64) -> (seq: Int64, part: Int) { (word >> partBits, Int(word & (1 << partBits - 1))) }
 
     /// Writes, for each checkout of `loaded` (sorted by part), the checkout
     /// before it with the same order id, or -1, into `previousCheckout`, and
@@ -31,7 +36,7 @@ struct CheckoutChain {
         for index in loaded.checkouts {
             guard case let .checkedOut(cart, order) = loaded.events[Int(index)].kind else { continue }
             let seq = firstSeq + Int64(index)
-            precondition(seq < 1 << 55, "a seq beyond what a checkout link holds")
+            precondition(seq < 1 << (63 - Self.partBits), "a seq beyond what a checkout link holds")
             last.extend(toCover: order.index, with: -1)
             loaded.previousCheckout[Int(index)] = last[order.index]
             last[order.index] = Self.pack(seq: seq, part: partitioning.part(of: cart))

@@ -6,7 +6,8 @@ import Synchronization
 ///
 /// A part publishes its mark after each checkout it folds and after each
 /// batch, with release ordering; a part that reads a mark with acquire
-/// ordering then sees the outcome flags written before it.
+/// ordering then sees what was written before it, such as an order id's
+/// flag in ``OrderFlags``.
 final class PartProgress: @unchecked Sendable {  // The mutex and condition are used only through pthreads.
     final class Mark: Sendable {
         /// Every event this part owns with a seq below this is folded, its outcome written.

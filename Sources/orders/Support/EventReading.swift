@@ -71,8 +71,8 @@ func foldLog(
     _ log: LogReader, threads: Int, zone: ZoneRules, symbols: inout SymbolTable, batchDone: (Int) -> Void = { _ in }
 ) throws -> Reports {
     if threads > 1 {
-        // A part's number is kept in a byte (`CheckoutChain`); more parts than that would not pay anyway.
-        return try log.foldPartitioned(parts: min(threads, 256), zone: zone, symbols: &symbols, batchDone: batchDone)
+        // More parts than that would not pay anyway.
+        return try log.foldPartitioned(parts: min(threads, LogReader.maxParts), zone: zone, symbols: &symbols, batchDone: batchDone)
     }
     var projector = Projector(zone: zone)
     try log.fold(into: &projector, symbols: &symbols, batchDone: batchDone)
