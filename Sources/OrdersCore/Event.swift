@@ -1,4 +1,5 @@
-/// One thing that happened in a store, as the fold sees it.
+/// One thing that happened in a store, as the fold sees it. Each id is a
+/// number in its role's table (``Identifiers``).
 public struct Event: Hashable, Sendable {
     /// When it happened.
     public var at: Timestamp
@@ -21,6 +22,29 @@ public struct Event: Hashable, Sendable {
         case voteCast(poll: Symbol, voter: Symbol, candidate: Symbol)
     }
 
+    /// The event's id of `role`, if it names one: an event names at most one id of each role.
+    @inlinable
+    public func id(_ role: Role) -> Symbol? {
+        switch (kind, role) {
+        case (.itemAdded(let cart, _, _, _, _), .cart), (.quantityChanged(let cart, _, _), .cart),
+             (.itemRemoved(let cart, _), .cart), (.checkedOut(let cart, _), .cart):
+            return cart
+        case (.itemAdded(_, let product, _, _, _), .product), (.quantityChanged(_, let product, _), .product),
+             (.itemRemoved(_, let product), .product):
+            return product
+        case (.checkedOut(_, let order), .order):
+            return order
+        case (.voteCast(let poll, _, _), .poll):
+            return poll
+        case (.voteCast(_, let voter, _), .voter):
+            return voter
+        case (.voteCast(_, _, let candidate), .candidate):
+            return candidate
+        default:
+            return nil
+        }
+    }
+
     /// The cart this event is about, if any.
     @inlinable
     public var cart: Symbol? {
@@ -35,22 +59,21 @@ public struct Event: Hashable, Sendable {
 }
 
 extension Event {
-    /// The event with every id `s` replaced by `renumber[s]`: its ids moved
-    /// from one symbol table into another.
+    /// The event with each id replaced by `renumber(role, id)`: its ids moved
+    /// from one set of tables into another.
     @inlinable
-    public func renumbered(_ renumber: UnsafeBufferPointer<Symbol>) -> Event {
-        func r(_ symbol: Symbol) -> Symbol { renumber[symbol.index] }
+    public func renumbered(_ renumber: (Role, Symbol) -> Symbol) -> Event {
         switch kind {
         case let .itemAdded(cart, product, qty, price, currency):
-            return Event(at: at, .itemAdded(cart: r(cart), product: r(product), qty: qty, price: price, currency: currency))
+            return Event(at: at, .itemAdded(cart: renumber(.cart, cart), product: renumber(.product, product), qty: qty, price: price, currency: currency))
         case let .quantityChanged(cart, product, qty):
-            return Event(at: at, .quantityChanged(cart: r(cart), product: r(product), qty: qty))
+            return Event(at: at, .quantityChanged(cart: renumber(.cart, cart), product: renumber(.product, product), qty: qty))
         case let .itemRemoved(cart, product):
-            return Event(at: at, .itemRemoved(cart: r(cart), product: r(product)))
+            return Event(at: at, .itemRemoved(cart: renumber(.cart, cart), product: renumber(.product, product)))
         case let .checkedOut(cart, order):
-            return Event(at: at, .checkedOut(cart: r(cart), order: r(order)))
+            return Event(at: at, .checkedOut(cart: renumber(.cart, cart), order: renumber(.order, order)))
         case let .voteCast(poll, voter, candidate):
-            return Event(at: at, .voteCast(poll: r(poll), voter: r(voter), candidate: r(candidate)))
+            return Event(at: at, .voteCast(poll: renumber(.poll, poll), voter: renumber(.voter, voter), candidate: renumber(.candidate, candidate)))
         }
     }
 }

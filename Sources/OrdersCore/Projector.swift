@@ -29,3 +29,30 @@ public struct Projector: Sendable {
         return reports
     }
 }
+
+extension Projector: EventSink {
+    @inlinable
+    public mutating func itemAdded(at: Timestamp, cart: Symbol, product: Symbol, qty: Int64, price: Int64, currency: Currency) {
+        fold(Event(at: at, .itemAdded(cart: cart, product: product, qty: qty, price: price, currency: currency)))
+    }
+
+    @inlinable
+    public mutating func quantityChanged(at: Timestamp, cart: Symbol, product: Symbol, qty: Int64) {
+        fold(Event(at: at, .quantityChanged(cart: cart, product: product, qty: qty)))
+    }
+
+    @inlinable
+    public mutating func itemRemoved(at: Timestamp, cart: Symbol, product: Symbol) {
+        fold(Event(at: at, .itemRemoved(cart: cart, product: product)))
+    }
+
+    @inlinable
+    public mutating func checkedOut(at: Timestamp, cart: Symbol, order: Symbol) {
+        fold(Event(at: at, .checkedOut(cart: cart, order: order)))
+    }
+
+    @inlinable
+    public mutating func voteCast(at: Timestamp, poll: Symbol, voter: Symbol, candidate: Symbol) {
+        fold(Event(at: at, .voteCast(poll: poll, voter: voter, candidate: candidate)))
+    }
+}

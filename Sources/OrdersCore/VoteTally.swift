@@ -34,8 +34,8 @@ public struct VoteTally: Hashable, Sendable {
     }
 
     /// Rows sorted by poll bytes, then votes descending, then candidate bytes.
-    public func rows(symbols: SymbolTable) -> [Row] {
-        votes.entries.map { Row(poll: Array(symbols[$0.poll]), candidate: Array(symbols[$0.candidate]), votes: $1) }
+    public func rows(ids: Identifiers) -> [Row] {
+        votes.entries.map { Row(poll: Array(ids.polls[$0.poll]), candidate: Array(ids.candidates[$0.candidate]), votes: $1) }
             .sorted { a, b in
                 if a.poll != b.poll { return a.poll.lexicographicallyPrecedes(b.poll) }
                 if a.votes != b.votes { return a.votes > b.votes }

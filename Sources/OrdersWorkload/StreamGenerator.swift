@@ -5,8 +5,8 @@ import OrdersCore
 /// skewed by popularity, abandoned carts, about 10% votes (some repeated),
 /// and a few events the fold will call anomalies.
 ///
-/// Identifiers are interned into whatever ``SymbolTable`` the caller passes
-/// to each `generate` call, so a writer can start a new table per batch and
+/// Identifiers are interned into whatever ``Identifiers`` the caller passes
+/// to each `generate` call, so a writer can start new tables per batch and
 /// memory stays flat however long the stream.
 public struct StreamGenerator: Sendable {
     /// One shopper's cart, from first add to checkout or abandonment.
@@ -55,28 +55,28 @@ public struct StreamGenerator: Sendable {
         clock = start
     }
 
-    /// Appends `count` events to `events`, interning their ids in `symbols`.
-    public mutating func generate(_ count: Int, symbols: inout SymbolTable, into events: inout [Event]) {
+    /// Appends `count` events to `events`, interning their ids in `ids`.
+    public mutating func generate(_ count: Int, ids: inout Identifiers, into events: inout [Event]) {
         events.reserveCapacity(events.count + count)
         for _ in 0..<count {
             clock += Int64(random.below(40))  // ~20 ms apart on average
             let at = Timestamp(milliseconds: clock)
             if random.chance(0.10) {
-                events.append(Event(at: at, vote(&symbols)))
+                events.append(Event(at: at, vote(&ids)))
             } else {
-                events.append(Event(at: at, shop(&symbols)))
+                events.append(Event(at: at, shop(&ids)))
             }
         }
     }
 
     // MARK: Shopping
 
-    private mutating func shop(_ symbols: inout SymbolTable) -> Event.Kind {
+    private mutating func shop(_ ids: inout Identifiers) -> Event.Kind {
         if sessions.count < Self.concurrentSessions || random.chance(0.02) { startSession() }
         let index = random.below(sessions.count)
         var session = sessions[index]
         let store = catalog.stores[session.store]
-        let cart = cartID(session, &symbols)
+        let cart = cartID(session, &ids.carts)
         defer {
             if session.closed || (session.addsLeft == 0 && !session.willCheckOut) {
                 sessions.swapAt(index, sessions.count - 1)  // checked out, or abandoned with its lines
@@ -88,7 +88,7 @@ public struct StreamGenerator: Sendable {
         if session.closed {
             // A late add to a cart already checked out: cart_closed.
             let product = popularity[session.store].pick(&random)
-            return .itemAdded(cart: cart, product: productID(session.store, product, &symbols), qty: 1,
+            return .itemAdded(cart: cart, product: productID(session.store, product, &ids.products), qty: 1,
                               price: store.products[product].price, currency: store.currency)
         }
         let roll = random.unit()
@@ -99,23 +99,23 @@ public struct StreamGenerator: Sendable {
             var currency = store.currency
             if random.chance(0.001) { currency = catalog.stores[(session.store + 1) % catalog.stores.count].currency }
             let qty = random.chance(0.85) ? 1 : Int64(2 + random.below(3))
-            return .itemAdded(cart: cart, product: productID(session.store, product, &symbols), qty: qty,
+            return .itemAdded(cart: cart, product: productID(session.store, product, &ids.products), qty: qty,
                               price: store.products[product].price, currency: currency)
         }
         if roll < 0.80 {
             // Usually a line of the cart; now and then one it does not have (no_such_line).
             let product = random.chance(0.97) ? session.lines[random.below(session.lines.count)] : popularity[session.store].pick(&random)
-            return .quantityChanged(cart: cart, product: productID(session.store, product, &symbols), qty: Int64(1 + random.below(4)))
+            return .quantityChanged(cart: cart, product: productID(session.store, product, &ids.products), qty: Int64(1 + random.below(4)))
         }
         if roll < 0.88 {
             let line = random.below(session.lines.count)
             let product = session.lines.remove(at: line)
-            return .itemRemoved(cart: cart, product: productID(session.store, product, &symbols))
+            return .itemRemoved(cart: cart, product: productID(session.store, product, &ids.products))
         }
         if session.addsLeft > 0 { session.addsLeft -= 1 }
         guard session.addsLeft == 0 && session.willCheckOut else {
             let product = session.lines[random.below(session.lines.count)]
-            return .quantityChanged(cart: cart, product: productID(session.store, product, &symbols), qty: Int64(1 + random.below(3)))
+            return .quantityChanged(cart: cart, product: productID(session.store, product, &ids.products), qty: Int64(1 + random.below(3)))
         }
         // Checkout; a few reuse an order id (duplicate_order) and a few carts come back (cart_closed).
         var order = nextOrder
@@ -123,7 +123,7 @@ public struct StreamGenerator: Sendable {
         session.closed = !random.chance(0.01)
         session.willCheckOut = false
         if !session.closed { session.closed = true; session.addsLeft = 0; session.lines = []; sessions.append(session) }
-        return .checkedOut(cart: cart, order: orderID(order, &symbols))
+        return .checkedOut(cart: cart, order: orderID(order, &ids.orders))
     }
 
     private mutating func startSession() {
@@ -143,7 +143,7 @@ public struct StreamGenerator: Sendable {
 
     // MARK: Votes
 
-    private mutating func vote(_ symbols: inout SymbolTable) -> Event.Kind {
+    private mutating func vote(_ ids: inout Identifiers) -> Event.Kind {
         let poll: Int, voter: UInt64, candidate: Int
         if !recentVotes.isEmpty && random.chance(0.05) {
             (poll, voter, candidate) = recentVotes[random.below(recentVotes.count)]  // duplicate_vote
@@ -154,8 +154,8 @@ public struct StreamGenerator: Sendable {
             candidate = min(random.below(candidates), random.below(candidates))  // skewed to the first
             if recentVotes.count < 1024 { recentVotes.append((poll, voter, candidate)) } else { recentVotes[random.below(1024)] = (poll, voter, candidate) }
         }
-        return .voteCast(poll: intern(Self.polls[poll].name, &symbols), voter: numbered("u-", voter, &symbols),
-                         candidate: intern(Self.polls[poll].candidates[candidate], &symbols))
+        return .voteCast(poll: intern(Self.polls[poll].name, &ids.polls), voter: numbered("u-", voter, &ids.voters),
+                         candidate: intern(Self.polls[poll].candidates[candidate], &ids.candidates))
     }
 
     // MARK: Identifiers

@@ -10,10 +10,10 @@ struct ReliabilityTests {
     private func committed(_ path: String) throws -> (count: Int64, tail: LogLayout.Tail?) {
         guard FileManager.default.fileExists(atPath: path) else { return (0, nil) }
         let reader = try LogReader(path: path)
-        var symbols = SymbolTable()
+        var ids = Identifiers()
         var events: [Event] = []
         var count: Int64 = 0
-        while try reader.next(symbols: &symbols, into: &events) != nil {
+        while try reader.next(ids: &ids, into: &events) != nil {
             count += Int64(events.count)
             events.removeAll()
         }

@@ -62,11 +62,11 @@ struct CartLinesTests {
             }
             projector.fold(event)
             model[cart] = expected
-            let (units, total) = projector.ledger.totals(of: given.id(cart))
+            let (units, total) = projector.ledger.totals(of: given.id(.cart, cart))
             #expect(units == expected.totals.0 && total == expected.totals.1, "cart \(cart)")
         }
         for (cart, expected) in model {
-            let (units, total) = projector.ledger.totals(of: given.id(cart))
+            let (units, total) = projector.ledger.totals(of: given.id(.cart, cart))
             #expect(units == expected.totals.0 && total == expected.totals.1, "cart \(cart)")
         }
         #expect(projector.ledger.openCarts == Int64(model.values.filter { $0.opened && !$0.closed }.count))

@@ -3,10 +3,10 @@ import OrdersCore
 /// Builds events for tests by name, interning ids as it goes:
 /// `given.add("c", "p", qty: 1, price: 100)`.
 struct Given {
-    var symbols = SymbolTable()
+    var ids = Identifiers()
     var clock: Int64 = 1_758_000_000_000
 
-    mutating func id(_ name: String) -> Symbol { symbols.intern(Array(name.utf8)) }
+    mutating func id(_ role: Role, _ name: String) -> Symbol { ids[role].intern(Array(name.utf8)) }
 
     mutating func next() -> Timestamp {
         clock += 1000
@@ -14,23 +14,23 @@ struct Given {
     }
 
     mutating func add(_ cart: String, _ product: String, qty: Int64 = 1, price: Int64 = 100, currency: String = "KRW") -> Event {
-        Event(at: next(), .itemAdded(cart: id(cart), product: id(product), qty: qty, price: price, currency: Currency(currency)!))
+        Event(at: next(), .itemAdded(cart: id(.cart, cart), product: id(.product, product), qty: qty, price: price, currency: Currency(currency)!))
     }
 
     mutating func change(_ cart: String, _ product: String, qty: Int64) -> Event {
-        Event(at: next(), .quantityChanged(cart: id(cart), product: id(product), qty: qty))
+        Event(at: next(), .quantityChanged(cart: id(.cart, cart), product: id(.product, product), qty: qty))
     }
 
     mutating func remove(_ cart: String, _ product: String) -> Event {
-        Event(at: next(), .itemRemoved(cart: id(cart), product: id(product)))
+        Event(at: next(), .itemRemoved(cart: id(.cart, cart), product: id(.product, product)))
     }
 
     mutating func checkout(_ cart: String, _ order: String) -> Event {
-        Event(at: next(), .checkedOut(cart: id(cart), order: id(order)))
+        Event(at: next(), .checkedOut(cart: id(.cart, cart), order: id(.order, order)))
     }
 
     mutating func vote(_ poll: String, _ voter: String, _ candidate: String) -> Event {
-        Event(at: next(), .voteCast(poll: id(poll), voter: id(voter), candidate: id(candidate)))
+        Event(at: next(), .voteCast(poll: id(.poll, poll), voter: id(.voter, voter), candidate: id(.candidate, candidate)))
     }
 }
 

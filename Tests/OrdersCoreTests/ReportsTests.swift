@@ -4,7 +4,7 @@ import Testing
 @Suite("Report aggregates")
 struct ReportsTests {
     /// A stream with a bit of everything, checkouts spread over several days.
-    static func stream(_ count: Int, seed: UInt64) -> (events: [Event], symbols: SymbolTable) {
+    static func stream(_ count: Int, seed: UInt64) -> (events: [Event], ids: Identifiers) {
         var given = Given()
         var state = seed
         func random(_ n: Int) -> Int {
@@ -23,7 +23,7 @@ struct ReportsTests {
             default: events.append(given.vote("poll\(random(2))", "v\(random(8))", "x\(random(3))"))
             }
         }
-        return (events, given.symbols)
+        return (events, given.ids)
     }
 
     @Test(arguments: [1, 7, 99, 250, 399])
@@ -75,7 +75,7 @@ struct ReportsTests {
                       given.vote("P", "1", "z")] {
             projector.fold(event)
         }
-        let rows = projector.reports.tally.rows(symbols: given.symbols)
+        let rows = projector.reports.tally.rows(ids: given.ids)
         #expect(rows.map { String(decoding: $0.poll + [0x3A] + $0.candidate, as: UTF8.self) } == ["P:z", "p:c", "p:a", "p:b"])
     }
 }

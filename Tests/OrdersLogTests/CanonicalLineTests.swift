@@ -25,14 +25,14 @@ struct CanonicalLineTests {
                                  0x5A, 0x5C, 0x61, 0x65, 0x7A, 0x7B, 0x7D, 0x7F, 0x80, 0xC3, 0xE2, 0xFF]
 
     /// What parsing `line` gives, into a table that already holds some ids.
-    private func outcome(_ line: [UInt8], fastPath: Bool) -> (Result<Event?, NDJSONParser.Failure>, [[UInt8]]) {
+    private func outcome(_ line: [UInt8], fastPath: Bool) -> (Result<Event?, NDJSONParser.Failure>, [[[UInt8]]]) {
         var parser = NDJSONParser(fastPath: fastPath)
-        var symbols = SymbolTable()
-        for id in ["p", "kiosk-1", "o-1"] { _ = symbols.intern(Array(id.utf8)) }
+        var ids = Identifiers()
+        for (role, id) in [(Role.product, "p"), (.cart, "kiosk-1"), (.order, "o-1")] { _ = ids[role].intern(Array(id.utf8)) }
         let result = line.withUnsafeBytes { buffer in
-            Result { () throws(NDJSONParser.Failure) in try parser.parse(buffer, symbols: &symbols) }
+            Result { () throws(NDJSONParser.Failure) in try parser.parse(buffer, ids: &ids) }
         }
-        return (result, (0..<symbols.count).map { Array(symbols[Symbol(rawValue: UInt32($0))]) })
+        return (result, spellings(ids))
     }
 
     private func expectAgreement(_ line: [UInt8]) {
@@ -70,13 +70,13 @@ struct CanonicalLineTests {
     /// path alone, and a line it declines still parses.
     @Test func canonicalLinesTakeTheFastPath() {
         for text in Self.lines where !text.contains("+09:00") {
-            var symbols = SymbolTable()
-            let event = Array(text.utf8).withUnsafeBytes { CanonicalLine.parse($0, symbols: &symbols) }
+            var ids = Identifiers()
+            let event = Array(text.utf8).withUnsafeBytes { CanonicalLine.parse($0, ids: &ids) }
             #expect(event != nil, "\(text)")
         }
-        var symbols = SymbolTable()
+        var ids = Identifiers()
         let spaced = #"{"type": "item_removed", "at": "2025-09-16T09:00:00Z", "cart": "c", "product": "p"}"#
-        #expect(Array(spaced.utf8).withUnsafeBytes { CanonicalLine.parse($0, symbols: &symbols) } == nil)
-        #expect(symbols.count == 0)
+        #expect(Array(spaced.utf8).withUnsafeBytes { CanonicalLine.parse($0, ids: &ids) } == nil)
+        #expect(ids.counts == [0, 0, 0, 0, 0, 0])
     }
 }

@@ -7,33 +7,33 @@ import Testing
 struct LogFileTests {
     @Test func writeThenReadGivesTheSameEvents() throws {
         let dir = temporaryDirectory()
-        var symbols = SymbolTable()
-        let events = sampleEvents(1234, symbols: &symbols)
-        try writeLog(dir + "/a.log", events, symbols: symbols)
-        #expect(try exported(dir + "/a.log") == lines(events, symbols: symbols))
+        var ids = Identifiers()
+        let events = sampleEvents(1234, ids: &ids)
+        try writeLog(dir + "/a.log", events, ids: ids)
+        #expect(try exported(dir + "/a.log") == lines(events, ids: ids))
     }
 
     @Test func exportImportExportGivesIdenticalBytes() throws {
         let dir = temporaryDirectory()
-        var symbols = SymbolTable()
-        try writeLog(dir + "/a.log", sampleEvents(2000, seed: 7, symbols: &symbols), symbols: symbols)
+        var ids = Identifiers()
+        try writeLog(dir + "/a.log", sampleEvents(2000, seed: 7, ids: &ids), ids: ids)
         let first = try exported(dir + "/a.log")
         write(first, to: dir + "/a.ndjson")
         let stream = try openEvents(dir + "/a.ndjson")
-        var imported = SymbolTable()
+        var imported = Identifiers()
         var events: [Event] = []
-        while try stream.next(symbols: &imported, into: &events) != nil {}
-        try writeLog(dir + "/b.log", events, symbols: imported, batchEvents: 333)
+        while try stream.next(ids: &imported, into: &events) != nil {}
+        try writeLog(dir + "/b.log", events, ids: imported, batchEvents: 333)
         #expect(try exported(dir + "/b.log") == first)
     }
 
     @Test func appendingContinuesTheSeqs() throws {
         let dir = temporaryDirectory(), path = dir + "/a.log"
-        var symbols = SymbolTable()
-        let events = sampleEvents(500, symbols: &symbols)
-        #expect(try writeLog(path, Array(events[..<120]), symbols: symbols) == 1..<121)
-        #expect(try writeLog(path, Array(events[120...]), symbols: symbols, batchEvents: 64) == 121..<501)
-        #expect(try exported(path) == lines(events, symbols: symbols))
+        var ids = Identifiers()
+        let events = sampleEvents(500, ids: &ids)
+        #expect(try writeLog(path, Array(events[..<120]), ids: ids) == 1..<121)
+        #expect(try writeLog(path, Array(events[120...]), ids: ids, batchEvents: 64) == 121..<501)
+        #expect(try exported(path) == lines(events, ids: ids))
         #expect(try LogReader(path: path).eventCount == 500)
     }
 
@@ -43,67 +43,77 @@ struct LogFileTests {
     @Test(arguments: [1, 3])
     func appendingNDJSONWritesWhatRenumberingWrites(threads: Int) throws {
         let dir = temporaryDirectory()
-        var first = SymbolTable(), second = SymbolTable()
-        let before = sampleEvents(700, seed: 3, symbols: &first)
-        let added = sampleEvents(900, seed: 4, symbols: &second)
-        write(lines(added, symbols: second), to: dir + "/added.ndjson")
-        for name in ["plain.log", "direct.log"] { try writeLog(dir + "/" + name, before, symbols: first) }
+        var first = Identifiers(), second = Identifiers()
+        let before = sampleEvents(700, seed: 3, ids: &first)
+        let added = sampleEvents(900, seed: 4, ids: &second)
+        write(lines(added, ids: second), to: dir + "/added.ndjson")
+        for name in ["plain.log", "direct.log"] { try writeLog(dir + "/" + name, before, ids: first) }
 
         let plain = try LogWriter(path: dir + "/plain.log", batchEvents: 64)
-        for event in added { try plain.append(event, symbols: second) }
-        try plain.commit(symbols: second)
+        for event in added { try plain.append(event, ids: second) }
+        try plain.commit(ids: second)
         let direct = try LogWriter(path: dir + "/direct.log", batchEvents: 64)
         try direct.append(contentsOf: openEvents(dir + "/added.ndjson", threads: threads), compressors: threads)
-        try direct.commit(symbols: SymbolTable())
+        try direct.commit(ids: Identifiers())
 
         #expect(contents(dir + "/direct.log") == contents(dir + "/plain.log"))
         #expect(try exported(dir + "/direct.log").count > 0)
     }
 
-    /// A batch of events numbered in the log's own table defines its new
-    /// ids as the numbers the events carry, and refers to older ones by theirs.
+    /// A batch of events numbered in the log's own tables defines its new
+    /// ids as the numbers the events carry, role by role, and refers to
+    /// older ones by theirs.
     @Test func aBatchOfNumberedEventsDefinesTheNumbersItUses() throws {
-        var symbols = SymbolTable()
-        let a = symbols.intern(Array("a".utf8)), b = symbols.intern(Array("b".utf8))  // defined by earlier batches
-        let c = symbols.intern(Array("c".utf8)), d = symbols.intern(Array("d".utf8))  // new here
+        var ids = Identifiers()
+        // Defined by earlier batches: carts a and b, poll a, candidate a.
+        _ = ids.carts.intern(Array("a".utf8))
+        let b = ids.carts.intern(Array("b".utf8))
+        let poll = ids.polls.intern(Array("a".utf8)), candidate = ids.candidates.intern(Array("a".utf8))
+        let earlier = ids
+        // New here: order c, voter d.
+        let c = ids.orders.intern(Array("c".utf8)), d = ids.voters.intern(Array("d".utf8))
         let at = Timestamp(milliseconds: 1_758_000_000_000)
-        let events = [Event(at: at, .checkedOut(cart: b, order: c)), Event(at: at, .voteCast(poll: a, voter: d, candidate: a))]
+        let events = [Event(at: at, .checkedOut(cart: b, order: c)), Event(at: at, .voteCast(poll: poll, voter: d, candidate: candidate))]
         var encoder = BatchEncoder()
-        let encoded = encoder.encode(numbered: events[...], log: symbols, defined: 2)
-        #expect(encoded.newIDs == 2)
+        let encoded = encoder.encode(numbered: events[...], log: ids, defined: earlier.counts)
+        #expect(encoded.newIDs == [0, 0, 1, 0, 1, 0])
         var decoded: [Event] = []
-        var log = SymbolTable()
-        _ = log.intern(Array("a".utf8))
-        _ = log.intern(Array("b".utf8))
-        try encoded.payload.withUnsafeBytes { try BatchPayload.decode($0, symbols: &log, into: &decoded) }
+        var log = earlier
+        try encoded.payload.withUnsafeBytes { try BatchPayload.decode($0, ids: &log, into: &decoded) }
         #expect(decoded == events)
-        for symbol in [a, b, c, d] { #expect(log[symbol] == symbols[symbol]) }
+        for role in Role.allCases {
+            #expect(log[role].count == ids[role].count)
+            for number in 0..<ids[role].count {
+                let symbol = Symbol(rawValue: UInt32(number))
+                #expect(log[role][symbol] == ids[role][symbol])
+            }
+        }
     }
 
     @Test func aRollbackLeavesTheLogAsItWas() throws {
         let dir = temporaryDirectory(), path = dir + "/a.log"
-        var symbols = SymbolTable()
-        let events = sampleEvents(300, symbols: &symbols)
-        try writeLog(path, Array(events[..<100]), symbols: symbols)
+        var ids = Identifiers()
+        let events = sampleEvents(300, ids: &ids)
+        try writeLog(path, Array(events[..<100]), ids: ids)
         let before = contents(path)
         let writer = try LogWriter(path: path, batchEvents: 10)
-        for event in events[100...] { try writer.append(event, symbols: symbols) }
+        for event in events[100...] { try writer.append(event, ids: ids) }
         writer.rollback()
         #expect(contents(path) == before)
     }
 
     @Test func aRollbackOfANewLogRemovesIt() throws {
         let dir = temporaryDirectory(), path = dir + "/new.log"
-        var symbols = SymbolTable()
+        var ids = Identifiers()
         let writer = try LogWriter(path: path, batchEvents: 10)
-        for event in sampleEvents(50, symbols: &symbols) { try writer.append(event, symbols: symbols) }
+        for event in sampleEvents(50, ids: &ids) { try writer.append(event, ids: ids) }
         writer.rollback()
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
     @Test func anEmptyImportStillCreatesAReadableLog() throws {
         let dir = temporaryDirectory(), path = dir + "/empty.log"
-        #expect(try writeLog(path, [], symbols: SymbolTable()) == 1..<1)
+        #expect(try writeLog(path, [], ids: Identifiers()) == 1..<1)
         #expect(try exported(path).isEmpty)
         #expect(try LogReader(path: path).eventCount == 0)
     }
@@ -111,11 +121,11 @@ struct LogFileTests {
     /// A log of three commits, and the event counts after each.
     private func threeCommits(_ dir: String) throws -> (path: String, bytes: [UInt8], ends: [(size: Int, events: Int)]) {
         let path = dir + "/a.log"
-        var symbols = SymbolTable()
-        let events = sampleEvents(90, symbols: &symbols)
+        var ids = Identifiers()
+        let events = sampleEvents(90, ids: &ids)
         var ends: [(Int, Int)] = [(FileHeader.size, 0)]
         for part in [0..<30, 30..<50, 50..<90] {
-            try writeLog(path, Array(events[part]), symbols: symbols, batchEvents: 8)
+            try writeLog(path, Array(events[part]), ids: ids, batchEvents: 8)
             ends.append((contents(path).count, part.upperBound))
         }
         return (path, contents(path), ends)
@@ -141,20 +151,20 @@ struct LogFileTests {
         let writer = try LogWriter(path: path)
         #expect(writer.recovery?.contains("removed 100 bytes after byte \(ends[2].size)") == true)
         #expect(writer.nextSeq == 51)
-        try writer.commit(symbols: SymbolTable())
+        try writer.commit(ids: Identifiers())
         #expect(try LogReader(path: path).eventCount == 50)
     }
 
     @Test func aTruncatedFileHeaderIsAnEmptyLogToRebuild() throws {
         let dir = temporaryDirectory(), path = dir + "/a.log"
         write(Array(FileHeader().encoded()[..<10]), to: path)
-        var symbols = SymbolTable()
-        let events = sampleEvents(5, symbols: &symbols)
+        var ids = Identifiers()
+        let events = sampleEvents(5, ids: &ids)
         let writer = try LogWriter(path: path)
         #expect(writer.recovery != nil)
-        for event in events { try writer.append(event, symbols: symbols) }
-        try writer.commit(symbols: symbols)
-        #expect(try exported(path) == lines(events, symbols: symbols))
+        for event in events { try writer.append(event, ids: ids) }
+        try writer.commit(ids: ids)
+        #expect(try exported(path) == lines(events, ids: ids))
     }
 
     @Test func everySingleByteCorruptionIsDetected() throws {
@@ -183,9 +193,9 @@ struct LogFileTests {
         let zstd = "/usr/bin/zstd"
         try #require(FileManager.default.fileExists(atPath: zstd), "the zstd command is not installed")
         let dir = temporaryDirectory(), path = dir + "/a.log"
-        var symbols = SymbolTable()
-        try writeLog(path, sampleEvents(5000, symbols: &symbols), symbols: symbols, batchEvents: 1000)
-        try writeLog(path, sampleEvents(10, seed: 3, symbols: &symbols), symbols: symbols)
+        var ids = Identifiers()
+        try writeLog(path, sampleEvents(5000, ids: &ids), ids: ids, batchEvents: 1000)
+        try writeLog(path, sampleEvents(10, seed: 3, ids: &ids), ids: ids)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: zstd)
         process.arguments = ["-q", "-t", path]
@@ -207,16 +217,16 @@ struct VerifyTests {
     /// Reads the whole log the way `orders verify` does.
     private func verify(_ path: String) throws -> (reader: LogReader, readable: Int) {
         let reader = try LogReader(path: path, skippingCorrupt: true)
-        var symbols = SymbolTable()
+        var ids = Identifiers()
         var events: [Event] = []
-        while try reader.next(symbols: &symbols, into: &events) != nil {}
+        while try reader.next(ids: &ids, into: &events) != nil {}
         return (reader, events.count)
     }
 
     @Test func aSoundLogVerifies() throws {
         let dir = temporaryDirectory(), path = dir + "/a.log"
-        var symbols = SymbolTable()
-        try writeLog(path, sampleEvents(700, symbols: &symbols), symbols: symbols, batchEvents: 50)
+        var ids = Identifiers()
+        try writeLog(path, sampleEvents(700, ids: &ids), ids: ids, batchEvents: 50)
         let (reader, readable) = try verify(path)
         #expect(!reader.foundDamage)
         #expect(reader.tail == nil)
@@ -225,9 +235,9 @@ struct VerifyTests {
 
     @Test func verifyDetectsAThousandRandomSingleByteCorruptions() throws {
         let dir = temporaryDirectory(), path = dir + "/a.log"
-        var symbols = SymbolTable()
-        let events = sampleEvents(900, symbols: &symbols)
-        for part in [0..<300, 300..<600, 600..<900] { try writeLog(path, Array(events[part]), symbols: symbols, batchEvents: 64) }
+        var ids = Identifiers()
+        let events = sampleEvents(900, ids: &ids)
+        for part in [0..<300, 300..<600, 600..<900] { try writeLog(path, Array(events[part]), ids: ids, batchEvents: 64) }
         let bytes = contents(path)
         var random = UInt64(2025)
         var detected = 0
@@ -249,9 +259,9 @@ struct VerifyTests {
 
     @Test func skippingCorruptNamesTheSeqsItSkipsAndReadsTheRest() throws {
         let dir = temporaryDirectory(), path = dir + "/a.log"
-        var symbols = SymbolTable()
-        let events = sampleEvents(300, symbols: &symbols)
-        try writeLog(path, events, symbols: symbols, batchEvents: 100)
+        var ids = Identifiers()
+        let events = sampleEvents(300, ids: &ids)
+        try writeLog(path, events, ids: ids, batchEvents: 100)
         var bytes = contents(path)
         // The second batch's header: its magic, then firstSeq 101.
         let secondHeader = bytes.indices.filter { i in
@@ -269,11 +279,19 @@ struct VerifyTests {
 
 @Suite("Format versions")
 struct FormatVersionTests {
-    @Test func aPreReleaseVersionOneLogIsRefusedWithAReason() throws {
-        let header = FileHeader(version: 1).encoded()
-        let failure = header.withUnsafeBytes { bytes -> ByteReader.Malformed? in
+    private func refusal(_ version: UInt16) -> ByteReader.Malformed? {
+        FileHeader(version: version).encoded().withUnsafeBytes { bytes -> ByteReader.Malformed? in
             do throws(ByteReader.Malformed) { _ = try FileHeader.decode(bytes); return nil } catch { return error }
         }
-        #expect(failure?.reason.contains("pre-release") == true)
+    }
+
+    @Test(arguments: [1, 2] as [UInt16])
+    func aPreReleaseLogIsRefusedWithAReason(version: UInt16) throws {
+        #expect(refusal(version)?.reason.contains("pre-release") == true)
+    }
+
+    @Test func aNewerLogIsRefusedAndTheCurrentOneRead() throws {
+        #expect(refusal(LogFormat.version + 1)?.reason.contains("newer") == true)
+        #expect(refusal(LogFormat.version) == nil)
     }
 }

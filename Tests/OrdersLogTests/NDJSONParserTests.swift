@@ -2,18 +2,18 @@ import OrdersCore
 import Testing
 @testable import OrdersLog
 
-/// Parses one line with a fresh symbol table.
-private func parse(_ line: String) -> (Result<Event?, NDJSONParser.Failure>, SymbolTable) {
+/// Parses one line with fresh tables of ids.
+private func parse(_ line: String) -> (Result<Event?, NDJSONParser.Failure>, Identifiers) {
     parse(Array(line.utf8))
 }
 
-private func parse(_ bytes: [UInt8]) -> (Result<Event?, NDJSONParser.Failure>, SymbolTable) {
+private func parse(_ bytes: [UInt8]) -> (Result<Event?, NDJSONParser.Failure>, Identifiers) {
     var parser = NDJSONParser()
-    var symbols = SymbolTable()
+    var ids = Identifiers()
     let result = bytes.withUnsafeBytes { buffer in
-        Result { () throws(NDJSONParser.Failure) in try parser.parse(buffer, symbols: &symbols) }
+        Result { () throws(NDJSONParser.Failure) in try parser.parse(buffer, ids: &ids) }
     }
-    return (result, symbols)
+    return (result, ids)
 }
 
 private let added = #"{"type":"item_added","at":"2025-09-16T09:00:00Z","cart":"c","product":"p","qty":1,"price":5,"currency":"KRW"}"#
@@ -135,28 +135,28 @@ struct NDJSONParserTests {
 
     @Test func identifiersMayBeAnyUTF8() throws {
         let line = added.replacingCharacters(in: try #require(added.range(of: "\"p\"")), with: "\"caf\u{E9}-\u{1F600}\"")
-        let (result, symbols) = parse(Array(line.utf8))
+        let (result, ids) = parse(Array(line.utf8))
         let event = try #require(try result.get())
         guard case let .itemAdded(_, product, _, _, _) = event.kind else { Issue.record("\(event)"); return }
-        #expect(Array(symbols[product]) == Array("caf\u{E9}-\u{1F600}".utf8))
+        #expect(Array(ids.products[product]) == Array("caf\u{E9}-\u{1F600}".utf8))
     }
 
     @Test func aWellFormedLineGivesItsEvent() throws {
-        let (result, symbols) = parse(added)
+        let (result, ids) = parse(added)
         let event = try #require(try result.get())
         guard case let .itemAdded(cart, product, qty, price, currency) = event.kind else { Issue.record("\(event)"); return }
-        #expect(Array(symbols[cart]) == Array("c".utf8))
-        #expect(Array(symbols[product]) == Array("p".utf8))
+        #expect(Array(ids.carts[cart]) == Array("c".utf8))
+        #expect(Array(ids.products[product]) == Array("p".utf8))
         #expect((qty, price, currency) == (1, 5, Currency("KRW")!))
         #expect(event.at == Timestamp(milliseconds: 1_758_013_200_000))
     }
 
     @Test func escapesDecodeToTheirBytes() throws {
         let line = addedWith("cart", #""a\u0000b\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00""#)
-        let (result, symbols) = parse(line)
+        let (result, ids) = parse(line)
         let event = try #require(try result.get())
         let cart = try #require(event.cart)
-        #expect(Array(symbols[cart]) == [0x61, 0x00, 0x62, 0x22, 0x5C, 0x2F, 0x08, 0x0C, 0x0A, 0x0D, 0x09, 0xC3, 0xA9, 0xF0, 0x9F, 0x98, 0x80])
+        #expect(Array(ids.carts[cart]) == [0x61, 0x00, 0x62, 0x22, 0x5C, 0x2F, 0x08, 0x0C, 0x0A, 0x0D, 0x09, 0xC3, 0xA9, 0xF0, 0x9F, 0x98, 0x80])
     }
 
     @Test func escapedFieldNamesAreTheFieldsTheySpell() throws {

@@ -14,9 +14,9 @@ struct NDJSONReaderTests {
         let dir = temporaryDirectory()
         write(bytes, to: dir + "/in")
         let stream = try openEvents(dir + "/in")
-        var symbols = SymbolTable()
+        var ids = Identifiers()
         var events: [Event] = []
-        while try stream.next(symbols: &symbols, into: &events) != nil {}
+        while try stream.next(ids: &ids, into: &events) != nil {}
         return events.count
     }
 
@@ -72,7 +72,7 @@ struct NDJSONReaderTests {
         }
         let bad = #"{"type":"vote_cast","at":"2025-09-16T09:00:00Z","poll":"p","voter":"a"}"# + "\n"
         let dir = temporaryDirectory()
-        func read(_ text: String, threads: Int) throws -> (events: [Event], symbols: [[UInt8]]) {
+        func read(_ text: String, threads: Int) throws -> (events: [Event], ids: [[[UInt8]]]) {
             var bytes = Array(text.utf8)
             if compressed {
                 var frames: [UInt8] = []
@@ -82,15 +82,15 @@ struct NDJSONReaderTests {
             }
             write(bytes, to: dir + "/in")
             let stream = try openEvents(dir + "/in", threads: threads)
-            var symbols = SymbolTable()
+            var ids = Identifiers()
             var events: [Event] = []
-            while try stream.next(symbols: &symbols, into: &events) != nil {}
-            return (events, (0..<symbols.count).map { Array(symbols[Symbol(rawValue: UInt32($0))]) })
+            while try stream.next(ids: &ids, into: &events) != nil {}
+            return (events, spellings(ids))
         }
         let one = try read(text, threads: 1), three = try read(text, threads: 3)
         #expect(one.events.count == 12_001)
         #expect(three.events == one.events)
-        #expect(three.symbols == one.symbols)
+        #expect(three.ids == one.ids)
         for threads in [1, 3] {
             #expect {
                 _ = try read(text + bad, threads: threads)
@@ -110,10 +110,10 @@ struct NDJSONReaderTests {
         let dir = temporaryDirectory()
         write(bytes, to: dir + "/in")
         let stream = try openEvents(dir + "/in", threads: threads)
-        var symbols = SymbolTable()
+        var ids = Identifiers()
         var events: [Event] = []
         #expect {
-            while try stream.next(symbols: &symbols, into: &events) != nil {}
+            while try stream.next(ids: &ids, into: &events) != nil {}
         } throws: { error in
             (error as? InputError)?.location == .line(4) && "\(error)".contains("longer than")
         }

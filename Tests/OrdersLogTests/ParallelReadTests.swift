@@ -14,9 +14,9 @@ struct ParallelReadTests {
         let path = directory + "/random-\(seed).log"
         var total = 0
         for append in 0..<(1 + random(4)) {
-            var symbols = SymbolTable()
-            let events = sampleEvents(1 + random(3_000), seed: seed &* 31 &+ UInt64(append), symbols: &symbols)
-            try writeLog(path, events, symbols: symbols, batchEvents: 1 + random(400))
+            var ids = Identifiers()
+            let events = sampleEvents(1 + random(3_000), seed: seed &* 31 &+ UInt64(append), ids: &ids)
+            try writeLog(path, events, ids: ids, batchEvents: 1 + random(400))
             total += events.count
         }
         return (path, total)
@@ -25,14 +25,14 @@ struct ParallelReadTests {
     /// The events of `path` as NDJSON, and the fold's reports, read with `threads`.
     private func replay(_ path: String, threads: Int) throws -> ([UInt8], Reports) {
         let reader = try LogReader(path: path, threads: threads)
-        var symbols = SymbolTable()
+        var ids = Identifiers()
         var events: [Event] = []
         var projector = Projector()
         var out: [UInt8] = []
-        while let first = try reader.next(symbols: &symbols, into: &events) {
+        while let first = try reader.next(ids: &ids, into: &events) {
             for (i, event) in events.enumerated() {
                 projector.fold(event)
-                EventJSON.appendLine(seq: first + Int64(i), event: event, symbols: symbols, to: &out)
+                EventJSON.appendLine(seq: first + Int64(i), event: event, ids: ids, to: &out)
             }
             events.removeAll(keepingCapacity: true)
         }
@@ -52,16 +52,17 @@ struct ParallelReadTests {
         }
     }
 
-    /// What `LogReader.fold(into:)` makes of `path`: the reports and every id's bytes, or the error.
-    private func foldDirectly(_ path: String, threads: Int = 1) -> Result<(Reports, [[UInt8]]), InputError> {
-        outcome(path, threads: threads) { reader, projector, symbols in try reader.fold(into: &projector, symbols: &symbols) }
+    /// What `LogReader.fold(into:)` makes of `path`: the reports and the
+    /// bytes of every id that reports name, or the error.
+    private func foldDirectly(_ path: String, threads: Int = 1) -> Result<(Reports, [[[UInt8]]]), InputError> {
+        outcome(path, threads: threads) { reader, projector, ids in try reader.fold(into: &projector, ids: &ids) }
     }
 
     /// The same through `next`, which hands the events over in memory.
-    private func foldEvents(_ path: String) -> Result<(Reports, [[UInt8]]), InputError> {
-        outcome(path, threads: 1) { reader, projector, symbols in
+    private func foldEvents(_ path: String) -> Result<(Reports, [[[UInt8]]]), InputError> {
+        outcome(path, threads: 1) { reader, projector, ids in
             var events: [Event] = []
-            while try reader.next(symbols: &symbols, into: &events) != nil {
+            while try reader.next(ids: &ids, into: &events) != nil {
                 for event in events { projector.fold(event) }
                 events.removeAll(keepingCapacity: true)
             }
@@ -69,13 +70,14 @@ struct ParallelReadTests {
     }
 
     private func outcome(
-        _ path: String, threads: Int, _ fold: (LogReader, inout Projector, inout SymbolTable) throws -> Void
-    ) -> Result<(Reports, [[UInt8]]), InputError> {
+        _ path: String, threads: Int, _ fold: (LogReader, inout Projector, inout Identifiers) throws -> Void
+    ) -> Result<(Reports, [[[UInt8]]]), InputError> {
         do {
             var projector = Projector()
-            var symbols = SymbolTable()
-            try fold(try LogReader(path: path, threads: threads), &projector, &symbols)
-            return .success((projector.reports, (0..<symbols.count).map { Array(symbols[Symbol(rawValue: UInt32($0))]) }))
+            var ids = Identifiers()
+            try fold(try LogReader(path: path, threads: threads), &projector, &ids)
+            let named = spellings(ids)
+            return .success((projector.reports, LogReader.reportedRoles.map { named[$0.rawValue] }))
         } catch let error as InputError {
             return .failure(error)
         } catch {
@@ -98,10 +100,10 @@ struct ParallelReadTests {
     }
 
     /// What `LogReader.foldPartitioned` makes of `path`: the merged reports and every id's bytes, or the error.
-    private func foldInParts(_ path: String, parts: Int, threads: Int) -> Result<(Reports, [[UInt8]]), InputError> {
+    private func foldInParts(_ path: String, parts: Int, threads: Int) -> Result<(Reports, [[[UInt8]]]), InputError> {
         var merged = Reports()
-        return outcome(path, threads: threads) { reader, _, symbols in
-            merged = try reader.foldPartitioned(parts: parts, zone: .utc, symbols: &symbols)
+        return outcome(path, threads: threads) { reader, _, ids in
+            merged = try reader.foldPartitioned(parts: parts, zone: .utc, ids: &ids)
         }.map { (merged, $0.1) }
     }
 
@@ -125,7 +127,7 @@ struct ParallelReadTests {
     /// `fold` and through `next`: both must fail with the same error, or
     /// agree. - Returns: how many failed.
     private func foldDamagedCopies(
-        seed: UInt64, copies: Int, _ fold: (_ path: String, _ offset: Int) -> Result<(Reports, [[UInt8]]), InputError>
+        seed: UInt64, copies: Int, _ fold: (_ path: String, _ offset: Int) -> Result<(Reports, [[[UInt8]]]), InputError>
     ) throws -> Int {
         let directory = temporaryDirectory()
         let (path, _) = try randomLog(seed: seed, in: directory)
@@ -171,9 +173,9 @@ struct ParallelReadTests {
         let (path, _) = try randomLog(seed: seed, in: directory)
         var batches: [[Event]] = []
         let reader = try LogReader(path: path, threads: 2)
-        var symbols = SymbolTable()
+        var ids = Identifiers()
         var events: [Event] = []
-        while try reader.next(symbols: &symbols, into: &events) != nil {
+        while try reader.next(ids: &ids, into: &events) != nil {
             batches.append(events)
             events.removeAll()
         }
@@ -204,9 +206,9 @@ struct ParallelReadTests {
         for threads in [1, 3] {
             #expect(throws: InputError.self, "threads: \(threads)") { _ = try replay(path, threads: threads) }
             let skipping = try LogReader(path: path, skippingCorrupt: true, threads: threads)
-            var symbols = SymbolTable()
+            var ids = Identifiers()
             var events: [Event] = []
-            while try skipping.next(symbols: &symbols, into: &events) != nil {}
+            while try skipping.next(ids: &ids, into: &events) != nil {}
             #expect(skipping.skipped.count == 1, "threads: \(threads)")
         }
     }

@@ -5,18 +5,18 @@ import OrdersReports
 import Testing
 
 /// Builds report values from a few events.
-private func reports(_ build: (inout SymbolTable) -> [Event], zone: ZoneRules = .utc) -> (Reports, SymbolTable) {
-    var symbols = SymbolTable()
-    let events = build(&symbols)
+private func reports(_ build: (inout Identifiers) -> [Event], zone: ZoneRules = .utc) -> (Reports, Identifiers) {
+    var ids = Identifiers()
+    let events = build(&ids)
     var projector = Projector(zone: zone)
     for event in events { projector.fold(event) }
-    return (projector.reports, symbols)
+    return (projector.reports, ids)
 }
 
-private func order(_ symbols: inout SymbolTable, cart: String, product: String, price: Int64, qty: Int64 = 1,
+private func order(_ ids: inout Identifiers, cart: String, product: String, price: Int64, qty: Int64 = 1,
                    currency: String = "KRW", at: String) -> [Event] {
     let time = RFC3339.parse(at)!
-    let c = symbols.intern(Array(cart.utf8)), p = symbols.intern(Array(product.utf8)), o = symbols.intern(Array(("o-" + cart).utf8))
+    let c = ids.carts.intern(Array(cart.utf8)), p = ids.products.intern(Array(product.utf8)), o = ids.orders.intern(Array(("o-" + cart).utf8))
     return [Event(at: time, .itemAdded(cart: c, product: p, qty: qty, price: price, currency: Currency(currency)!)),
             Event(at: time, .checkedOut(cart: c, order: o))]
 }
@@ -25,11 +25,11 @@ private func order(_ symbols: inout SymbolTable, cart: String, product: String, 
 @Suite("Rendering reports")
 struct ReportsRenderingTests {
     @Test func theDailyChartHasOneBarPerDateAndCurrency() throws {
-        let (gathered, _) = reports { symbols in
-            order(&symbols, cart: "a", product: "p", price: 100, at: "2025-09-16T01:00:00Z")
-                + order(&symbols, cart: "b", product: "p", price: 300, at: "2025-09-16T02:00:00Z")
-                + order(&symbols, cart: "c", product: "p", price: 200, at: "2025-09-18T02:00:00Z")
-                + order(&symbols, cart: "d", product: "p", price: 999, currency: "USD", at: "2025-09-17T02:00:00Z")
+        let (gathered, _) = reports { ids in
+            order(&ids, cart: "a", product: "p", price: 100, at: "2025-09-16T01:00:00Z")
+                + order(&ids, cart: "b", product: "p", price: 300, at: "2025-09-16T02:00:00Z")
+                + order(&ids, cart: "c", product: "p", price: 200, at: "2025-09-18T02:00:00Z")
+                + order(&ids, cart: "d", product: "p", price: 999, currency: "USD", at: "2025-09-17T02:00:00Z")
         }
         let svg = try DailyReport(gathered.daily, zone: "UTC").svg()
         let elements = SVGElements(svg)
@@ -46,10 +46,10 @@ struct ReportsRenderingTests {
     }
 
     @Test func dailyRowsCanBeLimitedToADateRange() throws {
-        let (gathered, _) = reports { symbols in
-            order(&symbols, cart: "a", product: "p", price: 1, at: "2025-09-15T01:00:00Z")
-                + order(&symbols, cart: "b", product: "p", price: 2, at: "2025-09-16T01:00:00Z")
-                + order(&symbols, cart: "c", product: "p", price: 4, at: "2025-09-17T01:00:00Z")
+        let (gathered, _) = reports { ids in
+            order(&ids, cart: "a", product: "p", price: 1, at: "2025-09-15T01:00:00Z")
+                + order(&ids, cart: "b", product: "p", price: 2, at: "2025-09-16T01:00:00Z")
+                + order(&ids, cart: "c", product: "p", price: 4, at: "2025-09-17T01:00:00Z")
         }
         let report = DailyReport(gathered.daily, zone: "UTC", from: CivilDate(year: 2025, month: 9, day: 16),
                                  to: CivilDate(year: 2025, month: 9, day: 16))
@@ -57,35 +57,35 @@ struct ReportsRenderingTests {
     }
 
     @Test func theDailyTableEndsWithTotalsAndAverages() throws {
-        let (gathered, _) = reports { symbols in
-            order(&symbols, cart: "a", product: "p", price: 1000, at: "2025-09-16T01:00:00Z")
-                + order(&symbols, cart: "b", product: "p", price: 2000, at: "2025-09-17T01:00:00Z")
+        let (gathered, _) = reports { ids in
+            order(&ids, cart: "a", product: "p", price: 1000, at: "2025-09-16T01:00:00Z")
+                + order(&ids, cart: "b", product: "p", price: 2000, at: "2025-09-17T01:00:00Z")
         }
         let table = try DailyReport(gathered.daily, zone: "UTC").table()
         #expect(table.contains("total       KRW            2      2   ₩3,000     ₩1,500\n"))
     }
 
     @Test func jsonShapesAreStable() throws {
-        let (gathered, symbols) = reports { symbols in
-            order(&symbols, cart: "a", product: "p,1", price: 5, qty: 2, at: "2025-09-16T01:00:00Z")
+        let (gathered, ids) = reports { ids in
+            order(&ids, cart: "a", product: "p,1", price: 5, qty: 2, at: "2025-09-16T01:00:00Z")
         }
         #expect(String(decoding: try DailyReport(gathered.daily, zone: "UTC").json(), as: UTF8.self)
             == #"{"zone": "UTC", "rows": [{"date": "2025-09-16", "currency": "KRW", "orders": 1, "units": 2, "revenue": 10}], "totals": [{"currency": "KRW", "orders": 1, "units": 2, "revenue": 10}]}"# + "\n")
         let catalog = Catalog([.init(id: Array("p,1".utf8), name: "Product One", category: Array("Things".utf8))])
-        #expect(String(decoding: try ProductReport(gathered.products, symbols: symbols, zone: "UTC", catalog: catalog).json(), as: UTF8.self)
+        #expect(String(decoding: try ProductReport(gathered.products, ids: ids, zone: "UTC", catalog: catalog).json(), as: UTF8.self)
             == #"{"zone": "UTC", "rows": [{"date": "2025-09-16", "product": "p,1", "name": "Product One", "currency": "KRW", "units": 2, "revenue": 10}]}"# + "\n")
         #expect(String(decoding: try SummaryReport.json(gathered.summary), as: UTF8.self).hasPrefix(#"{"events": 2, "applied": 2, "anomalies": {"cart_closed": 0, "#))
     }
 
     @Test func theTallyTableShowsShares() {
-        var symbols = SymbolTable()
+        var ids = Identifiers()
         var projector = Projector()
-        let poll = symbols.intern(Array("poll".utf8))
+        let poll = ids.polls.intern(Array("poll".utf8))
         for (voter, candidate) in [("1", "a"), ("2", "a"), ("3", "b")] {
             projector.fold(Event(at: Timestamp(milliseconds: 0), .voteCast(
-                poll: poll, voter: symbols.intern(Array(voter.utf8)), candidate: symbols.intern(Array(candidate.utf8)))))
+                poll: poll, voter: ids.voters.intern(Array(voter.utf8)), candidate: ids.candidates.intern(Array(candidate.utf8)))))
         }
-        let table = TallyReport(projector.reports.tally, symbols: symbols).table()
+        let table = TallyReport(projector.reports.tally, ids: ids).table()
         #expect(table.contains("1  a              2  66.7%"))
         #expect(table.contains("2  b              1  33.3%"))
     }
@@ -159,42 +159,42 @@ struct SVGElements {
 @Suite("Sums that do not fit")
 struct OverflowTests {
     /// Two orders of one product, each fitting, together not.
-    private func twoBigOrders(qty: Int64, price: Int64) -> (Reports, SymbolTable) {
-        var symbols = SymbolTable()
+    private func twoBigOrders(qty: Int64, price: Int64) -> (Reports, Identifiers) {
+        var ids = Identifiers()
         var projector = Projector()
-        let product = symbols.intern(Array("p".utf8))
+        let product = ids.products.intern(Array("p".utf8))
         for name in ["a", "b"] {
-            let cart = symbols.intern(Array(name.utf8)), order = symbols.intern(Array(("o" + name).utf8))
+            let cart = ids.carts.intern(Array(name.utf8)), order = ids.orders.intern(Array(("o" + name).utf8))
             projector.fold(Event(at: Timestamp(milliseconds: 0), .itemAdded(cart: cart, product: product, qty: qty, price: price, currency: Currency("KRW")!)))
             #expect(projector.fold(Event(at: Timestamp(milliseconds: 1), .checkedOut(cart: cart, order: order))) == .applied)
         }
-        return (projector.reports, symbols)
+        return (projector.reports, ids)
     }
 
     @Test func revenueSumsNameWhatOverflowed() {
-        let (reports, symbols) = twoBigOrders(qty: 1, price: .max / 2 + 1)
+        let (reports, ids) = twoBigOrders(qty: 1, price: .max / 2 + 1)
         #expect(throws: SumOverflow(name: "revenue in KRW")) { try SummaryReport.json(reports.summary) }
         #expect(throws: SumOverflow(name: "revenue of 1970-01-01 in KRW")) { try DailyReport(reports.daily, zone: "UTC").csv() }
         #expect(throws: SumOverflow(name: "revenue of product p on 1970-01-01 in KRW")) {
-            try ProductReport(reports.products, symbols: symbols, zone: "UTC").csv()
+            try ProductReport(reports.products, ids: ids, zone: "UTC").csv()
         }
         #expect(throws: SumOverflow.self) { try DailyReport(reports.daily, zone: "UTC").table() }
     }
 
     @Test func unitSumsNameWhatOverflowed() {
-        let (reports, symbols) = twoBigOrders(qty: .max / 2 + 1, price: 0)
+        let (reports, ids) = twoBigOrders(qty: .max / 2 + 1, price: 0)
         #expect(throws: SumOverflow(name: "units in KRW")) { try SummaryReport.json(reports.summary) }
         #expect(throws: SumOverflow(name: "units of 1970-01-01 in KRW")) { try DailyReport(reports.daily, zone: "UTC").json() }
         #expect(throws: SumOverflow(name: "units of product p on 1970-01-01 in KRW")) {
-            try ProductReport(reports.products, symbols: symbols, zone: "UTC").json()
+            try ProductReport(reports.products, ids: ids, zone: "UTC").json()
         }
     }
 
     @Test func anAuditTotalPastInt64FailsNamingTheCartAndSeq() {
         let entry = AuditEntry(seq: 9, event: Event(at: Timestamp(milliseconds: 0), .itemRemoved(cart: Symbol(rawValue: 0), product: Symbol(rawValue: 0))),
                                status: .applied, cartUnits: 2, cartTotal: Int128(Int64.max) + 1)
-        var symbols = SymbolTable()
-        _ = symbols.intern(Array("k".utf8))
-        #expect(throws: SumOverflow(name: "cart_total of cart k after seq 9")) { try AuditReport.line(entry, symbols: symbols, cart: "k") }
+        var ids = Identifiers()
+        _ = ids.carts.intern(Array("k".utf8))
+        #expect(throws: SumOverflow(name: "cart_total of cart k after seq 9")) { try AuditReport.line(entry, ids: ids, cart: "k") }
     }
 }

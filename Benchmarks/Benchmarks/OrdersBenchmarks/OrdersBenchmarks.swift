@@ -5,23 +5,23 @@ import OrdersLog
 import OrdersWorkload
 
 /// A generated stream, made once and shared by the benchmarks.
-private let stream: (events: [Event], symbols: SymbolTable) = {
+private let stream: (events: [Event], ids: Identifiers) = {
     var generator = StreamGenerator(seed: 7)
-    var symbols = SymbolTable()
+    var ids = Identifiers()
     var events: [Event] = []
-    generator.generate(200_000, symbols: &symbols, into: &events)
-    return (events, symbols)
+    generator.generate(200_000, ids: &ids, into: &events)
+    return (events, ids)
 }()
 
 /// The stream as batch payloads of 65,536 events, as a log stores them before zstd.
 private let payloads: [[UInt8]] = stride(from: 0, to: stream.events.count, by: LogWriter.defaultBatchEvents).map {
-    BatchPayload.encode(stream.events[$0..<min($0 + LogWriter.defaultBatchEvents, stream.events.count)], symbols: stream.symbols)
+    BatchPayload.encode(stream.events[$0..<min($0 + LogWriter.defaultBatchEvents, stream.events.count)], ids: stream.ids)
 }
 
 /// The stream as NDJSON lines.
 private let ndjson: [[UInt8]] = stream.events.map { event in
     var line: [UInt8] = []
-    EventJSON.appendLine(seq: nil, event: event, symbols: stream.symbols, compact: true, to: &line)
+    EventJSON.appendLine(seq: nil, event: event, ids: stream.ids, compact: true, to: &line)
     return Array(line.dropLast())
 }
 
@@ -34,14 +34,14 @@ private func generatedLog(_ count: Int, seed: UInt64) -> String {
     var remaining = count
     var batch: [Event] = []
     while remaining > 0 {
-        var symbols = SymbolTable()
-        generator.generate(min(remaining, LogWriter.defaultBatchEvents), symbols: &symbols, into: &batch)
-        for event in batch { try! writer.append(event, symbols: symbols) }
-        try! writer.flush(symbols: symbols)
+        var ids = Identifiers()
+        generator.generate(min(remaining, LogWriter.defaultBatchEvents), ids: &ids, into: &batch)
+        for event in batch { try! writer.append(event, ids: ids) }
+        try! writer.flush(ids: ids)
         remaining -= batch.count
         batch.removeAll(keepingCapacity: true)
     }
-    try! writer.commit(symbols: SymbolTable())
+    try! writer.commit(ids: Identifiers())
     return path
 }
 
@@ -51,10 +51,10 @@ private let largeLog = generatedLog(2_000_000, seed: 11)
 /// Reads and folds a whole log: a replay.
 private func replay(_ path: String, threads: Int) throws -> Int64 {
     let reader = try LogReader(path: path, threads: threads)
-    var symbols = SymbolTable()
+    var ids = Identifiers()
     var events: [Event] = []
     var projector = Projector()
-    while try reader.next(symbols: &symbols, into: &events) != nil {
+    while try reader.next(ids: &ids, into: &events) != nil {
         for event in events { projector.fold(event) }
         events.removeAll(keepingCapacity: true)
     }
@@ -83,7 +83,7 @@ let benchmarks: @Sendable () -> Void = {
         for _ in benchmark.scaledIterations {
             var bytes = 0
             for start in stride(from: 0, to: stream.events.count, by: LogWriter.defaultBatchEvents) {
-                bytes += BatchPayload.encode(stream.events[start..<min(start + LogWriter.defaultBatchEvents, stream.events.count)], symbols: stream.symbols).count
+                bytes += BatchPayload.encode(stream.events[start..<min(start + LogWriter.defaultBatchEvents, stream.events.count)], ids: stream.ids).count
             }
             blackHole(bytes)
         }
@@ -94,8 +94,8 @@ let benchmarks: @Sendable () -> Void = {
             var events: [Event] = []
             events.reserveCapacity(LogWriter.defaultBatchEvents)
             for payload in payloads {
-                var symbols = SymbolTable()
-                try payload.withUnsafeBytes { try BatchPayload.decode($0, symbols: &symbols, into: &events) }
+                var ids = Identifiers()
+                try payload.withUnsafeBytes { try BatchPayload.decode($0, ids: &ids, into: &events) }
                 events.removeAll(keepingCapacity: true)
             }
             blackHole(events.count)
@@ -105,10 +105,10 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("parse-200k-ndjson-lines") { benchmark in
         for _ in benchmark.scaledIterations {
             var parser = NDJSONParser()
-            var symbols = SymbolTable()
+            var ids = Identifiers()
             var count = 0
             for line in ndjson {
-                if try line.withUnsafeBytes({ try parser.parse($0, symbols: &symbols) }) != nil { count += 1 }
+                if try line.withUnsafeBytes({ try parser.parse($0, ids: &ids) }) != nil { count += 1 }
             }
             blackHole(count)
         }
@@ -129,8 +129,8 @@ let benchmarks: @Sendable () -> Void = {
         for _ in benchmark.scaledIterations {
             unlink(path)
             let writer = try LogWriter(path: path)
-            for event in stream.events { try writer.append(event, symbols: stream.symbols) }
-            try writer.commit(symbols: stream.symbols)
+            for event in stream.events { try writer.append(event, ids: stream.ids) }
+            try writer.commit(ids: stream.ids)
         }
         unlink(path)
     }
@@ -152,8 +152,8 @@ let benchmarks: @Sendable () -> Void = {
     // The fold split into three parts, as `orders replay --threads 3` runs it.
     Benchmark("replay-2M-event-log-3-parts") { benchmark in
         for _ in benchmark.scaledIterations {
-            var symbols = SymbolTable()
-            blackHole(try LogReader(path: largeLog, threads: 3).foldPartitioned(parts: 3, zone: .utc, symbols: &symbols).summary.events)
+            var ids = Identifiers()
+            blackHole(try LogReader(path: largeLog, threads: 3).foldPartitioned(parts: 3, zone: .utc, ids: &ids).summary.events)
         }
     }
 }

@@ -6,7 +6,7 @@ struct LoadedBatch: Sendable {
     /// The decompressed payload, which the dictionary's spellings point into.
     var payload: [UInt8] = []
     var events: [Event] = []
-    var dictionary = BatchDictionary(firstNew: 0, numbers: [], spellings: [])
+    var dictionary = BatchDictionary(entries: [])
     /// For a partitioned fold, each part's events by index, and the
     /// checkouts: see ``sortByPart(_:)``.
     var byPart: [[UInt32]] = []
@@ -83,7 +83,7 @@ struct BatchLoader: ~Copyable {
     /// Decodes the payload `loadPayload` left in `loaded`, handing its events
     /// to `sink` as they decode and storing none. If this throws, `sink` may
     /// have taken some of them.
-    mutating func decode<Sink: EventSink>(_ batch: LogLayout.Batch, _ loaded: inout LoadedBatch, sending sink: inout Sink) throws {
+    mutating func decode<Sink: EventSink & ~Copyable>(_ batch: LogLayout.Batch, _ loaded: inout LoadedBatch, sending sink: inout Sink) throws {
         let expected = Self.expected(batch)
         loaded.dictionary = try decoding(batch, loaded.payload) { (decoder, bytes) throws(ByteReader.Malformed) in
             try decoder.decode(bytes, expecting: expected, into: &sink)

@@ -10,10 +10,10 @@ public protocol EventStream: AnyObject {
     /// Bytes of the input read so far and in all, when the size is known.
     var progress: (done: Int64, total: Int64)? { get }
     /// Appends the next chunk of events to `events`, adding their identifiers
-    /// to `symbols`, which must be the table every earlier chunk went into.
+    /// to `ids`, which must be the tables every earlier chunk went into.
     /// - Returns: the seq of the chunk's first event, or `nil` at the end.
     /// - Throws: ``InputError`` for malformed or corrupt input, ``FileError`` if reading fails.
-    func next(symbols: inout SymbolTable, into events: inout [Event]) throws -> Int64?
+    func next(ids: inout Identifiers, into events: inout [Event]) throws -> Int64?
 }
 
 /// What a file holds, told from its first bytes.

@@ -34,7 +34,11 @@ public final class LogReader: EventStream {
     /// Damaged stretches that cost no events (a damaged commit record between sound batches).
     public private(set) var harmlessDamage: [LogSurvey.Damage] = []
     private let skippingCorrupt: Bool
+    /// Whether each batch's ids spelled again are checked against the ids its events use.
+    private let checkingSpellings: Bool
     private var nextBatch = 0
+    /// The ids of each role in the batches read so far, spelled out or not.
+    private var idCounts = [Int](repeating: 0, count: Role.allCases.count)
     /// Threads that load batches ahead of `next`; 0 loads on the caller's thread.
     private let workers: Int
     private var loader: BatchLoader
@@ -54,11 +58,14 @@ public final class LogReader: EventStream {
     ///     which seqs could not be read, instead of failing.
     ///   - threads: with more than one, batches are decompressed and decoded
     ///     on that many other threads, ahead of `next`.
+    ///   - checkingSpellings: have `next` also check, as `orders verify` does,
+    ///     that each batch spells again exactly the earlier ids it uses.
     /// - Throws: ``FileError``, or ``InputError`` if it is not a log or (unless
     ///   skipping) is corrupt before its last commit.
-    public init(path: String, skippingCorrupt: Bool = false, threads: Int = 1) throws {
+    public init(path: String, skippingCorrupt: Bool = false, threads: Int = 1, checkingSpellings: Bool = false) throws {
         name = path
         self.skippingCorrupt = skippingCorrupt
+        self.checkingSpellings = checkingSpellings
         workers = threads > 1 ? threads : 0
         do {
             file = try FileDescriptor.open(FilePath(path), .readOnly)
@@ -108,24 +115,31 @@ public final class LogReader: EventStream {
     /// Where each committed batch's zstd frame starts.
     var batchOffsets: [Int64] { batches.map(\.frameOffset) }
 
-    public func next(symbols: inout SymbolTable, into events: inout [Event]) throws -> Int64? {
+    public func next(ids: inout Identifiers, into events: inout [Event]) throws -> Int64? {
         while nextBatch < batches.count {
             let batch = batches[nextBatch]
             nextBatch += 1
-            let symbolsBefore = symbols.count
+            let before = (ids: ids.counts, counts: idCounts)
             do {
                 try load(batch)
-                try defineCurrent(batch, in: &symbols)
+                if checkingSpellings { try checkSpellings(batch) }
+                try defineCurrent(batch, in: &ids, roles: Role.allCases)
                 if events.isEmpty { swap(&events, &current.events) } else { events.append(contentsOf: current.events) }
                 return Int64(batch.header.firstSeq)
             } catch let failure as BatchFailure {
                 guard skippingCorrupt else { throw corrupt(batch, failure) }
-                symbols.removeSymbols(from: symbolsBefore)
+                ids.removeIDs(from: before.ids)
+                idCounts = before.counts
                 skipped.append(Skip(offset: failure.offset, seqs: batch.header.firstSeq..<batch.header.endSeq, reason: failure.reason))
             }
         }
         return nil
     }
+
+    /// The roles whose ids a fold spells out: those the reports name. A
+    /// fold needs no cart's, order's or voter's bytes, and not spelling
+    /// them keeps memory to the fold's own tables.
+    public static let reportedRoles: [Role] = [.product, .poll, .candidate]
 
     /// Whether `fold(into:symbols:)` reads this log: not when skipping
     /// damage, since a damaged batch must be dropped whole, and a fold that
@@ -134,23 +148,21 @@ public final class LogReader: EventStream {
 
     /// Folds every remaining batch into `projector` straight from its columns,
     /// never storing the events: the same outcome as folding what `next`
-    /// hands out, with less work. Other threads, if any, read and decompress
+    /// hands out, with less work. Only the ids of ``reportedRoles`` are
+    /// spelled out in `ids`. Other threads, if any, read and decompress
     /// batches ahead; this one decodes and folds. For readers that ``foldsDirectly``.
     /// - Parameter batchDone: called after each batch with its event count.
     /// - Throws: like `next`. A batch that fails may have been folded in
     ///   part, so after a throw `projector` holds no meaningful outcome.
-    public func fold(into projector: inout Projector, symbols: inout SymbolTable, batchDone: (Int) -> Void = { _ in }) throws {
+    public func fold(into projector: inout Projector, ids: inout Identifiers, batchDone: (Int) -> Void = { _ in }) throws {
         precondition(foldsDirectly, "fold(into:) reads strictly")
-        var sink = ProjectorSink()
-        swap(&sink.projector, &projector)
-        defer { swap(&sink.projector, &projector) }
         while nextBatch < batches.count {
             let batch = batches[nextBatch]
             nextBatch += 1
             do {
                 try load(batch, .payload)
-                try loader.decode(batch, &current, sending: &sink)
-                try defineCurrent(batch, in: &symbols)
+                try loader.decode(batch, &current, sending: &projector)
+                try defineCurrent(batch, in: &ids, roles: Self.reportedRoles)
             } catch let failure as BatchFailure {
                 throw corrupt(batch, failure)
             }
@@ -170,7 +182,7 @@ public final class LogReader: EventStream {
     /// - Parameter batchDone: called after each batch is handed over, with its event count.
     /// - Throws: like `next`.
     public func foldPartitioned(
-        parts: Int, zone: ZoneRules, symbols: inout SymbolTable, batchDone: (Int) -> Void = { _ in }
+        parts: Int, zone: ZoneRules, ids: inout Identifiers, batchDone: (Int) -> Void = { _ in }
     ) throws -> Reports {
         precondition(foldsDirectly, "foldPartitioned reads strictly")
         let partitioning = Partitioning(parts: parts)
@@ -198,7 +210,7 @@ public final class LogReader: EventStream {
             nextBatch += 1
             do {
                 try load(batch, .eventsByPart(partitioning))
-                try defineCurrent(batch, in: &symbols)
+                try defineCurrent(batch, in: &ids, roles: Self.reportedRoles)
             } catch let failure as BatchFailure {
                 throw corrupt(batch, failure)
             }
@@ -227,26 +239,36 @@ public final class LogReader: EventStream {
     /// The ids of every committed batch, read from their dictionaries without
     /// decoding any event: what a writer needs to number the ids it adds.
     /// - Throws: like `next`, if a batch is corrupt.
-    func readSymbols() throws -> SymbolTable {
-        precondition(!skippingCorrupt && nextBatch == 0, "readSymbols reads a whole log, strictly, from its start")
-        var symbols = SymbolTable()
+    func readIdentifiers() throws -> Identifiers {
+        precondition(!skippingCorrupt && nextBatch == 0, "readIdentifiers reads a whole log, strictly, from its start")
+        var ids = Identifiers()
         for batch in batches {
             do {
                 try loader.load(batch, into: &current, decodingEvents: false)
-                try defineCurrent(batch, in: &symbols)
+                try defineCurrent(batch, in: &ids, roles: Role.allCases)
             } catch let failure as BatchFailure {
                 throw corrupt(batch, failure)
             }
         }
         nextBatch = batches.count
-        return symbols
+        return ids
     }
 
-    /// Gives the ids of the batch in `current` their bytes in `symbols`.
-    private func defineCurrent(_ batch: LogLayout.Batch, in symbols: inout SymbolTable) throws(BatchFailure) {
+    /// Gives the ids of `roles` in the batch in `current` their bytes in
+    /// `ids`, and checks that every role's numbering follows on from the
+    /// batches before.
+    private func defineCurrent(_ batch: LogLayout.Batch, in ids: inout Identifiers, roles: [Role]) throws(BatchFailure) {
         let defined: ByteReader.Malformed? = current.payload.withUnsafeBytes { payload in
             do throws(ByteReader.Malformed) {
-                try current.dictionary.define(payload, in: &symbols, skipping: skippingCorrupt)
+                for role in Role.allCases {
+                    let entry = current.dictionary[role]
+                    if roles.contains(role) {
+                        try current.dictionary.define(role, payload, in: &ids[role], skipping: skippingCorrupt)
+                    } else if entry.firstNew < idCounts[role.rawValue] || (!skippingCorrupt && entry.firstNew != idCounts[role.rawValue]) {
+                        throw ByteReader.Malformed(position: entry.section.lowerBound, reason: "the batch numbers its new \(role.field) ids from \(entry.firstNew), but the log before it holds \(idCounts[role.rawValue])")
+                    }
+                    idCounts[role.rawValue] = max(idCounts[role.rawValue], entry.end)
+                }
                 return nil
             } catch {
                 return error
@@ -254,6 +276,21 @@ public final class LogReader: EventStream {
         }
         if let defined {
             throw BatchFailure(offset: batch.frameOffset, reason: "\(defined.reason) (payload byte \(defined.position))")
+        }
+    }
+
+    /// Checks that the batch in `current` spells again exactly the earlier ids its events use.
+    private func checkSpellings(_ batch: LogLayout.Batch) throws(BatchFailure) {
+        let checked: ByteReader.Malformed? = current.payload.withUnsafeBytes { payload in
+            do throws(ByteReader.Malformed) {
+                try current.dictionary.checkSpelledAgain(current.events, in: payload)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let checked {
+            throw BatchFailure(offset: batch.frameOffset, reason: "\(checked.reason) (payload byte \(checked.position))")
         }
     }
 
@@ -347,12 +384,4 @@ private final class LoaderBox: @unchecked Sendable {  // Used by the one thread 
             }
         }
     }
-}
-
-/// Folds decoded events as they come.
-private struct ProjectorSink: EventSink {
-    var projector = Projector()
-
-    @inline(__always)
-    mutating func take(_ event: Event) { projector.fold(event) }
 }

@@ -29,14 +29,14 @@ public final class LogWriter {
     private var pending: [Event] = []
     private let batchEvents: Int
     private var encoder = BatchEncoder()
-    /// Every id in the log, numbered as the log numbers them; the writer
-    /// numbers new ids on from here, so that readers need no hashing.
-    private var logSymbols = SymbolTable()
-    /// How many of `logSymbols` the batches written so far define; any
-    /// after them were read ahead by `append(contentsOf:)`.
-    private var definedSymbols = 0
-    /// How many of `logSymbols` are committed; a rollback forgets the rest.
-    private var committedSymbols = 0
+    /// Every id in the log, numbered as the log numbers them, role by role;
+    /// the writer numbers new ids on from here, so that readers need no hashing.
+    private var logIDs = Identifiers()
+    /// How many of each role's ids in `logIDs` the batches written so far
+    /// add; any after them were read ahead by `append(contentsOf:)`.
+    private var defined = [Int](repeating: 0, count: Role.allCases.count)
+    /// How many of each role's ids are committed; a rollback forgets the rest.
+    private var committed = [Int](repeating: 0, count: Role.allCases.count)
     private var compressor: ZstdCompressor
     private let level: Int32
     /// What opening had to repair, for the caller to report: a torn tail removed.
@@ -91,9 +91,9 @@ public final class LogWriter {
                 end = Int64(FileHeader.size)
             }
             if !layout.batches.isEmpty {
-                logSymbols = try Self.readSymbols(path)
-                committedSymbols = logSymbols.count
-                definedSymbols = logSymbols.count
+                logIDs = try LogReader(path: path).readIdentifiers()
+                committed = logIDs.counts
+                defined = logIDs.counts
             }
             committedEnd = end
             offset = end
@@ -106,12 +106,6 @@ public final class LogWriter {
         }
     }
 
-    /// The ids of the committed log, numbered: every batch's dictionary is
-    /// read (at zstd's speed), none of its events decoded.
-    private static func readSymbols(_ path: String) throws -> SymbolTable {
-        try LogReader(path: path).readSymbols()
-    }
-
     private static func reopen(_ path: String) throws -> FileDescriptor {
         do {
             return try FileDescriptor.open(FilePath(path), .readWrite)
@@ -122,17 +116,17 @@ public final class LogWriter {
 
     deinit { try? file.close() }
 
-    /// Adds an event to the transaction. Its identifiers must be in `symbols`.
-    public func append(_ event: Event, symbols: SymbolTable) throws {
+    /// Adds an event to the transaction. Its identifiers must be in `ids`.
+    public func append(_ event: Event, ids: Identifiers) throws {
         pending.append(event)
         nextSeq += 1
-        if pending.count >= batchEvents { try writeBatch(symbols: symbols) }
+        if pending.count >= batchEvents { try writeBatch(ids: ids) }
     }
 
     /// Writes the pending events as a batch now, so that the caller may start
-    /// a new symbol table for the events that follow. Not a commit.
-    public func flush(symbols: SymbolTable) throws {
-        try writeBatch(symbols: symbols)
+    /// new tables of ids for the events that follow. Not a commit.
+    public func flush(ids: Identifiers) throws {
+        try writeBatch(ids: ids)
     }
 
     /// Appends every event of `stream` and writes them out, reading NDJSON's
@@ -148,13 +142,13 @@ public final class LogWriter {
         precondition(pending.isEmpty, "flush events appended with their own symbol table first")
         var events: [Event] = []
         guard stream is NDJSONReader else {
-            var symbols = SymbolTable()
-            while try stream.next(symbols: &symbols, into: &events) != nil {
-                for event in events { try append(event, symbols: symbols) }
+            var ids = Identifiers()
+            while try stream.next(ids: &ids, into: &events) != nil {
+                for event in events { try append(event, ids: ids) }
                 progress(events.count)
                 events.removeAll(keepingCapacity: true)
             }
-            return try flush(symbols: symbols)
+            return try flush(ids: ids)
         }
         let level = self.level
         let pool = compressors > 1 ? OrderedWorkers<UnsealedBatch, Result<[UInt8], any Error>>(count: compressors) {
@@ -168,16 +162,16 @@ public final class LogWriter {
             pool.submit(batch)
             while pool.pending > 2 * compressors { try write(sealed: pool.take().get()) }
         }
-        while try stream.next(symbols: &logSymbols, into: &events) != nil {
+        while try stream.next(ids: &logIDs, into: &events) != nil {
             for event in events {
                 pending.append(event)
                 nextSeq += 1
-                if pending.count >= batchEvents { try emit(encodeBatch(symbols: nil)) }
+                if pending.count >= batchEvents { try emit(encodeBatch(ids: nil)) }
             }
             progress(events.count)
             events.removeAll(keepingCapacity: true)
         }
-        if !pending.isEmpty { try emit(encodeBatch(symbols: nil)) }
+        if !pending.isEmpty { try emit(encodeBatch(ids: nil)) }
         while let pool, pool.pending > 0 { try write(sealed: pool.take().get()) }
     }
 
@@ -185,8 +179,8 @@ public final class LogWriter {
     /// is on disk and visible to readers; before, none is.
     /// - Returns: the seqs of the events this transaction appended.
     @discardableResult
-    public func commit(symbols: SymbolTable) throws -> Range<UInt64> {
-        try writeBatch(symbols: symbols)
+    public func commit(ids: Identifiers) throws -> Range<UInt64> {
+        try writeBatch(ids: ids)
         if nextSeq > firstSeq || created {
             try sync()
             let record = CommitRecord(endSeq: nextSeq, offset: UInt64(offset))
@@ -196,7 +190,7 @@ public final class LogWriter {
             if created { try syncDirectory() }
         }
         committedEnd = offset
-        committedSymbols = definedSymbols
+        committed = defined
         defer { firstSeq = nextSeq }
         return firstSeq..<nextSeq
     }
@@ -206,8 +200,8 @@ public final class LogWriter {
     public func rollback() {
         pending.removeAll()
         nextSeq = firstSeq
-        logSymbols.removeSymbols(from: committedSymbols)
-        definedSymbols = committedSymbols
+        logIDs.removeIDs(from: committed)
+        defined = committed
         if created && committedEnd <= Int64(FileHeader.size) && firstSeq == 1 {
             _ = unlink(path)
         } else {
@@ -217,21 +211,21 @@ public final class LogWriter {
     }
 
     /// Encodes, compresses and writes the pending events as one batch.
-    /// - Parameter symbols: the table their ids are in; `nil` for the log's own.
-    private func writeBatch(symbols: SymbolTable?) throws {
+    /// - Parameter ids: the tables their ids are in; `nil` for the log's own.
+    private func writeBatch(ids: Identifiers?) throws {
         guard !pending.isEmpty else { return }
-        try write(sealed: encodeBatch(symbols: symbols).sealed(with: &compressor))
+        try write(sealed: encodeBatch(ids: ids).sealed(with: &compressor))
     }
 
     /// Encodes the pending events as the next batch, numbering their new ids.
-    private func encodeBatch(symbols: SymbolTable?) -> UnsealedBatch {
-        precondition(symbols == nil || logSymbols.count == definedSymbols, "ids read ahead into the log's table were never written")
-        let encoded = if let symbols {
-            encoder.encode(pending[...], symbols: symbols, log: &logSymbols)
+    private func encodeBatch(ids: Identifiers?) -> UnsealedBatch {
+        precondition(ids == nil || logIDs.counts == defined, "ids read ahead into the log's tables were never written")
+        let encoded = if let ids {
+            encoder.encode(pending[...], ids: ids, log: &logIDs)
         } else {
-            encoder.encode(numbered: pending[...], log: logSymbols, defined: definedSymbols)
+            encoder.encode(numbered: pending[...], log: logIDs, defined: defined)
         }
-        definedSymbols += encoded.newIDs
+        for role in Role.allCases.indices { defined[role] += encoded.newIDs[role] }
         defer { pending.removeAll(keepingCapacity: true) }
         return UnsealedBatch(encoded: encoded, firstSeq: nextSeq - UInt64(pending.count), eventCount: UInt32(pending.count))
     }

@@ -1,72 +1,69 @@
 import OrdersCore
 
-/// Turns a batch of events into the payload of one zstd frame: a symbol
-/// dictionary of the batch's own, with each entry's number in the log, then
-/// one column per field (see FORMAT.md).
+/// Turns a batch of events into the payload of one zstd frame (FORMAT.md):
+/// a dictionary per role, with the ids the batch adds to the log and those
+/// it spells again, then one column per field.
 ///
 /// Columns rather than rows: like values sit together, which zstd compresses
 /// far better, and each column decodes in a tight loop.
 struct BatchEncoder {
-    /// The batch's dictionary index of each global symbol, or -1.
-    private var localIndex: [Int32] = []
-    /// The global symbols of this batch, in dictionary order.
-    private var dictionary: [Symbol] = []
+    /// Per role, by an id's number in the log: the batch that last used it,
+    /// so that each earlier id a batch uses is listed once.
+    private var lastUse: [[UInt32]] = Array(repeating: [], count: Role.allCases.count)
+    /// This batch's serial, for `lastUse` and `priceBatch`; 0 is none.
+    private var batch: UInt32 = 0
+    /// Per role: the ids this batch uses that earlier batches added.
+    private var again: [[UInt32]] = Array(repeating: [], count: Role.allCases.count)
+    /// Per role: the number of the ids earlier batches added, and of the next new one.
+    private var firstNew = [Int](repeating: 0, count: Role.allCases.count)
+    private var next = [Int](repeating: 0, count: Role.allCases.count)
     private var currencies: [Currency] = []
     private var kinds = ByteWriter()
     private var times = ByteWriter()
-    /// Identifiers by role: the cart or poll; the product, order or voter; the candidate.
-    private var firsts = ByteWriter()
-    private var seconds = ByteWriter()
-    private var thirds = ByteWriter()
+    private var carts = ByteWriter()
+    private var products = ByteWriter()
+    private var orders = ByteWriter()
+    private var polls = ByteWriter()
+    private var voters = ByteWriter()
+    private var candidates = ByteWriter()
     private var quantities = ByteWriter()
     private var prices = ByteWriter()
     private var currencyColumn = ByteWriter()
-    /// The last price written for each dictionary entry (as a product) in this batch.
+    /// By product number: the last price written in this batch, where `priceBatch` is this batch.
     private var lastPrice: [Int64] = []
-    /// The highest dictionary index referenced so far: the frontier that
-    /// recent references count back from.
-    private var highest = -1
+    private var priceBatch: [UInt32] = []
 
     /// The encoded batch and its time range.
     struct Encoded: Sendable {
         var payload: [UInt8]
         var minAt: Int64
         var maxAt: Int64
-        /// How many ids the batch defines that no batch before it did.
-        var newIDs: Int
+        /// How many ids of each role (in ``Role`` order) the batch adds to the log.
+        var newIDs: [Int]
     }
 
-    /// Encodes `events`, whose ids are in `symbols`, numbering ids new to the
-    /// log in `log` (the table of every id the log holds so far).
-    mutating func encode(_ events: ArraySlice<Event>, symbols: SymbolTable, log: inout SymbolTable) -> Encoded {
-        reset()
-        let columns = encodeColumns(events)
-        let firstNew = log.count
-        let numbers = dictionary.map { symbol in symbols.withBytes(of: symbol) { log.intern($0) } }
-        return payload(events.count, columns, firstNew: firstNew, numbers: numbers, spelledIn: symbols)
+    /// Encodes `events`, whose ids are numbers in `ids`, giving each id its
+    /// number in `log` (the tables of every id the log holds so far),
+    /// adding those that are new.
+    mutating func encode(_ events: ArraySlice<Event>, ids: Identifiers, log: inout Identifiers) -> Encoded {
+        let defined = log.counts
+        // Interned in event order, so that new ids are numbered in order of first use.
+        let numbered = events.map { event in
+            event.renumbered { role, id in ids[role].withBytes(of: id) { log[role].intern($0) } }
+        }
+        return encode(numbered: numbered[...], log: log, defined: defined)
     }
 
-    /// Encodes `events` whose ids are numbered in the log's own table `log`
-    /// already; the first `defined` of them are the ids earlier batches defined.
-    /// No id is hashed: this is how a writer takes events read straight into its table.
+    /// Encodes `events` whose ids are numbered in the log's own tables `log`
+    /// already; the first `defined[role]` ids of each role are those earlier
+    /// batches added. No id is hashed: this is how a writer takes events
+    /// read straight into its tables.
     ///
     /// The format numbers a batch's new ids in the order its columns first
-    /// use them, so the reader must have numbered them in that order too:
-    /// as `NDJSONParser` does, interning each event's ids in column order.
-    mutating func encode(numbered events: ArraySlice<Event>, log: SymbolTable, defined: Int) -> Encoded {
-        reset()
-        let columns = encodeColumns(events)
-        var next = defined
-        for symbol in dictionary where symbol.index >= defined {
-            precondition(symbol.index == next, "ids must be numbered in the order the events first use them")
-            next += 1
-        }
-        return payload(events.count, columns, firstNew: defined, numbers: dictionary, spelledIn: log)
-    }
-
-    /// Writes the columns of `events`, building the batch's dictionary as ids come.
-    private mutating func encodeColumns(_ events: ArraySlice<Event>) -> Columns {
-        highest = -1
+    /// use them, so they must have been numbered in that order: as
+    /// `NDJSONParser` does, interning each event's ids as it reads them.
+    mutating func encode(numbered events: ArraySlice<Event>, log: Identifiers, defined: [Int]) -> Encoded {
+        start(defined: defined)
         var previousAt: Int64 = 0
         var minAt = Int64.max
         var maxAt = Int64.min
@@ -78,121 +75,135 @@ struct BatchEncoder {
             maxAt = max(maxAt, at)
             switch event.kind {
             case let .itemAdded(cart, product, qty, price, currency):
-                kinds.write(LogFormat.Kind.itemAdded.rawValue)
-                write(recent: cart, to: .first)
-                write(stable: product, to: .second)
-                quantities.write(varint: UInt64(qty))
+                write(kind: .itemAdded, qty: qty)
+                write(cart, .cart)
+                write(product, .product)
                 // A product's price rarely changes within a batch: the delta is mostly zero.
-                let slot = Int(localIndex[product.index])
-                prices.write(zigzag: price &- lastPrice[slot])
-                lastPrice[slot] = price
+                prices.write(zigzag: price &- swapLastPrice(of: product, price))
                 currencyColumn.write(varint: UInt64(index(of: currency)))
             case let .quantityChanged(cart, product, qty):
-                kinds.write(LogFormat.Kind.quantityChanged.rawValue)
-                write(recent: cart, to: .first)
-                write(stable: product, to: .second)
-                quantities.write(varint: UInt64(qty))
+                write(kind: .quantityChanged, qty: qty)
+                write(cart, .cart)
+                write(product, .product)
             case let .itemRemoved(cart, product):
                 kinds.write(LogFormat.Kind.itemRemoved.rawValue)
-                write(recent: cart, to: .first)
-                write(stable: product, to: .second)
+                write(cart, .cart)
+                write(product, .product)
             case let .checkedOut(cart, order):
                 kinds.write(LogFormat.Kind.checkedOut.rawValue)
-                write(recent: cart, to: .first)
-                write(recent: order, to: .second)
+                write(cart, .cart)
+                write(order, .order)
             case let .voteCast(poll, voter, candidate):
                 kinds.write(LogFormat.Kind.voteCast.rawValue)
-                write(stable: poll, to: .first)
-                write(recent: voter, to: .second)
-                write(stable: candidate, to: .third)
+                write(poll, .poll)
+                write(voter, .voter)
+                write(candidate, .candidate)
             }
         }
-        return Columns(minAt: minAt, maxAt: maxAt)
+        return Encoded(payload: payload(count: events.count, log: log), minAt: minAt, maxAt: maxAt,
+                       newIDs: Role.allCases.map { next[$0.rawValue] - firstNew[$0.rawValue] })
     }
 
-    /// What `encodeColumns` found besides the columns themselves.
-    private struct Columns {
-        var minAt: Int64
-        var maxAt: Int64
-    }
-
-    /// The whole payload: the dictionary with each id's number in the log
-    /// (`numbers`, new ones numbered on from `firstNew` in dictionary order), then the columns.
-    private mutating func payload(
-        _ count: Int, _ columns: Columns, firstNew: Int, numbers: [Symbol], spelledIn symbols: SymbolTable
-    ) -> Encoded {
-        var payload = ByteWriter(capacity: kinds.bytes.count * 12)
-        payload.write(varint: UInt64(count))
-        payload.write(varint: UInt64(dictionary.count))
-        payload.write(varint: UInt64(firstNew))
-        for number in numbers { payload.write(varint: number.index >= firstNew ? 0 : UInt64(number.index + 1)) }
-        for symbol in dictionary { payload.write(varint: UInt64(symbols.withBytes(of: symbol) { $0.count })) }
-        for symbol in dictionary { symbols.withBytes(of: symbol) { payload.write(contentsOf: $0) } }
-        payload.write(varint: UInt64(currencies.count))
-        for currency in currencies { payload.write(contentsOf: currency.code) }
-        let written = [kinds, times, firsts, seconds, thirds, quantities, prices, currencyColumn]
-        for column in written { payload.write(varint: UInt64(column.bytes.count)) }
-        for column in written { payload.write(contentsOf: column.bytes) }
-        for symbol in dictionary { localIndex[symbol.index] = -1 }
-        let newIDs = numbers.count { $0.index >= firstNew }
-        return Encoded(payload: payload.bytes, minAt: columns.minAt, maxAt: columns.maxAt, newIDs: newIDs)
-    }
-
-    private mutating func reset() {
-        dictionary.removeAll(keepingCapacity: true)
+    /// Starts a batch after the batches that added `defined[role]` ids of each role.
+    private mutating func start(defined: [Int]) {
+        batch += 1
+        firstNew = defined
+        next = defined
+        for role in Role.allCases.indices {
+            again[role].removeAll(keepingCapacity: true)
+            if lastUse[role].count < defined[role] {
+                lastUse[role].append(contentsOf: repeatElement(0, count: defined[role] - lastUse[role].count))
+            }
+        }
         currencies.removeAll(keepingCapacity: true)
-        kinds.bytes.removeAll(keepingCapacity: true)
-        times.bytes.removeAll(keepingCapacity: true)
-        firsts.bytes.removeAll(keepingCapacity: true)
-        seconds.bytes.removeAll(keepingCapacity: true)
-        thirds.bytes.removeAll(keepingCapacity: true)
-        quantities.bytes.removeAll(keepingCapacity: true)
-        prices.bytes.removeAll(keepingCapacity: true)
-        currencyColumn.bytes.removeAll(keepingCapacity: true)
+        for column in [\Self.kinds, \.times, \.carts, \.products, \.orders, \.polls, \.voters, \.candidates,
+                       \.quantities, \.prices, \.currencyColumn] as [WritableKeyPath<Self, ByteWriter>] {
+            self[keyPath: column].bytes.removeAll(keepingCapacity: true)
+        }
     }
 
-    /// The id columns, by role.
-    private enum Role { case first, second, third }
-
-    /// An id that is usually new or recent (a cart, an order, a voter), as
-    /// its distance back from the frontier: 0 for an id first used here.
-    private mutating func write(recent symbol: Symbol, to role: Role) {
-        let index = Int(local(symbol))
-        append(UInt64(highest + 1 - index), to: role)
-        highest = max(highest, index)
+    /// A kind byte with the quantity in its high bits when it fits, else in the quantities column.
+    private mutating func write(kind: LogFormat.Kind, qty: Int64) {
+        if qty <= LogFormat.maxInlineQuantity {
+            kinds.write(kind.rawValue | UInt8(qty) << LogFormat.kindBits)
+        } else {
+            kinds.write(kind.rawValue)
+            quantities.write(varint: UInt64(qty))
+        }
     }
 
-    /// An id from a small, stable set (a product, a poll, a candidate), as its index.
-    private mutating func write(stable symbol: Symbol, to role: Role) {
-        let index = Int(local(symbol))
-        append(UInt64(index), to: role)
-        highest = max(highest, index)
-    }
-
-    private mutating func append(_ value: UInt64, to role: Role) {
+    /// An id, as its role's column refers to it: a *recent* role by its
+    /// distance back from the next new number (0 for a new id), a *stable*
+    /// one by its number.
+    private mutating func write(_ id: Symbol, _ role: Role) {
+        let r = role.rawValue
+        let number = id.index
+        let isNew = number == next[r]
+        if number >= firstNew[r] {
+            precondition(number <= next[r], "ids must be numbered in the order the events first use them")
+        } else if lastUse[r][number] != batch {
+            lastUse[r][number] = batch
+            again[r].append(UInt32(number))
+        }
         switch role {
-        case .first: firsts.write(varint: value)
-        case .second: seconds.write(varint: value)
-        case .third: thirds.write(varint: value)
+        case .cart: carts.write(varint: isNew ? 0 : UInt64(next[r] - number))
+        case .order: orders.write(varint: isNew ? 0 : UInt64(next[r] - number))
+        case .voter: voters.write(varint: isNew ? 0 : UInt64(next[r] - number))
+        case .product: products.write(varint: UInt64(number))
+        case .poll: polls.write(varint: UInt64(number))
+        case .candidate: candidates.write(varint: UInt64(number))
         }
+        if isNew { next[r] += 1 }
     }
 
-    /// The symbol's index in this batch's dictionary, adding it on first use.
-    private mutating func local(_ symbol: Symbol) -> Int32 {
-        if symbol.index >= localIndex.count {
-            localIndex.append(contentsOf: repeatElement(-1, count: max(symbol.index + 1, localIndex.count * 2) - localIndex.count))
+    /// The last price written for `product` in this batch (0 if none), which becomes `price`.
+    private mutating func swapLastPrice(of product: Symbol, _ price: Int64) -> Int64 {
+        let p = product.index
+        if p >= lastPrice.count {
+            let more = max(p + 1, lastPrice.count * 2) - lastPrice.count
+            lastPrice.append(contentsOf: repeatElement(0, count: more))
+            priceBatch.append(contentsOf: repeatElement(0, count: more))
         }
-        if localIndex[symbol.index] < 0 {
-            localIndex[symbol.index] = Int32(dictionary.count)
-            dictionary.append(symbol)
-            if lastPrice.count < dictionary.count { lastPrice.append(0) } else { lastPrice[dictionary.count - 1] = 0 }
-        }
-        return localIndex[symbol.index]
+        let last = priceBatch[p] == batch ? lastPrice[p] : 0
+        lastPrice[p] = price
+        priceBatch[p] = batch
+        return last
     }
 
     private mutating func index(of currency: Currency) -> Int {
         if let index = currencies.firstIndex(of: currency) { return index }
         currencies.append(currency)
         return currencies.count - 1
+    }
+
+    /// The whole payload: the dictionaries, the currencies, then the columns.
+    private mutating func payload(count: Int, log: Identifiers) -> [UInt8] {
+        let columns = [kinds, times, carts, products, orders, polls, voters, candidates, quantities, prices, currencyColumn]
+        var payload = ByteWriter(capacity: columns.reduce(64) { $0 + $1.bytes.count } + 16 * (next.reduce(0, +) - firstNew.reduce(0, +)))
+        payload.write(varint: UInt64(count))
+        for role in Role.allCases {
+            let r = role.rawValue
+            again[r].sort()
+            let table = log[role]
+            var section = ByteWriter()
+            var previous = -1
+            for number in again[r] {
+                section.write(varint: UInt64(Int(number) - previous - 1))
+                previous = Int(number)
+            }
+            let spelled = Array(firstNew[r]..<next[r]) + again[r].map(Int.init)
+            for number in spelled { section.write(varint: UInt64(table.withBytes(of: Symbol(rawValue: UInt32(number))) { $0.count })) }
+            for number in spelled { table.withBytes(of: Symbol(rawValue: UInt32(number))) { section.write(contentsOf: $0) } }
+            payload.write(varint: UInt64(firstNew[r]))
+            payload.write(varint: UInt64(next[r] - firstNew[r]))
+            payload.write(varint: UInt64(again[r].count))
+            payload.write(varint: UInt64(section.bytes.count))
+            payload.write(contentsOf: section.bytes)
+        }
+        payload.write(varint: UInt64(currencies.count))
+        for currency in currencies { payload.write(contentsOf: currency.code) }
+        for column in columns { payload.write(varint: UInt64(column.bytes.count)) }
+        for column in columns { payload.write(contentsOf: column.bytes) }
+        return payload.bytes
     }
 }

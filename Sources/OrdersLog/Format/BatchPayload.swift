@@ -10,20 +10,20 @@ public enum BatchPayload {
         public var description: String { "payload byte \(position): \(reason)" }
     }
 
-    /// The payload of one batch holding `events` (ids in `symbols`), as the
+    /// The payload of one batch holding `events` (ids in `ids`), as the
     /// first batch of a new log would hold them.
-    public static func encode(_ events: ArraySlice<Event>, symbols: SymbolTable) -> [UInt8] {
+    public static func encode(_ events: ArraySlice<Event>, ids: Identifiers) -> [UInt8] {
         var encoder = BatchEncoder()
-        var log = SymbolTable()
-        return encoder.encode(events, symbols: symbols, log: &log).payload
+        var log = Identifiers()
+        return encoder.encode(events, ids: ids, log: &log).payload
     }
 
-    /// Appends the payload's events to `events`, defining its ids in `symbols`
+    /// Appends the payload's events to `events`, defining its ids in `ids`
     /// as the first batch of a log would.
-    public static func decode(_ payload: UnsafeRawBufferPointer, symbols: inout SymbolTable, into events: inout [Event]) throws(Invalid) {
+    public static func decode(_ payload: UnsafeRawBufferPointer, ids: inout Identifiers, into events: inout [Event]) throws(Invalid) {
         var decoder = BatchDecoder()
         do {
-            try decoder.decode(payload, symbols: &symbols, into: &events)
+            try decoder.decode(payload, ids: &ids, into: &events)
         } catch {
             throw Invalid(position: error.position, reason: error.reason)
         }

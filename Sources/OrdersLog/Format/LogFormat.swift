@@ -1,9 +1,10 @@
 /// Constants of the binary log format. `FORMAT.md` beside this folder
 /// describes the format in full.
 enum LogFormat {
-    /// The version this code writes and reads. Version 1 was a pre-release
-    /// layout (a dictionary per batch without log-wide numbers); it is refused.
-    static let version: UInt16 = 2
+    /// The version this code writes and reads. Versions 1 and 2 were
+    /// pre-release layouts (version 2 numbered every id in one sequence,
+    /// whatever its role); they are refused.
+    static let version: UInt16 = 3
     /// The first eight bytes of the file header's content.
     static let fileMagic: [UInt8] = Array("ORDERLOG".utf8)
 
@@ -22,10 +23,16 @@ enum LogFormat {
     static let maxPayloadSize = 1 << 28
     static let maxIdentifierLength = 256
 
-    /// Event kinds in the payload's kinds stream.
+    /// Event kinds in the low bits of the kinds column's bytes.
     enum Kind: UInt8 {
         case itemAdded = 0, quantityChanged, itemRemoved, checkedOut, voteCast
     }
+
+    /// The bits of a kind byte that hold the kind; the rest hold a small quantity.
+    static let kindBits: UInt8 = 3
+    static let kindMask: UInt8 = 1 << kindBits - 1
+    /// The largest quantity a kind byte holds; larger ones go in the quantities column.
+    static let maxInlineQuantity: Int64 = Int64(UInt8.max >> kindBits)
 }
 
 extension ByteWriter {

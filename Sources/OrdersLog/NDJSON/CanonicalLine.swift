@@ -14,16 +14,16 @@ struct CanonicalLine {
     private let line: UnsafeRawBufferPointer
     private var p = 0
 
-    /// The event on `line`, its ids interned into `symbols` in the order the
-    /// general parser interns them; or `nil`, with `symbols` untouched.
-    static func parse(_ line: UnsafeRawBufferPointer, symbols: inout SymbolTable) -> Event? {
+    /// The event on `line`, its ids interned into `ids` in the order the
+    /// general parser interns them; or `nil`, with `ids` untouched.
+    static func parse(_ line: UnsafeRawBufferPointer, ids: inout Identifiers) -> Event? {
         var reader = CanonicalLine(line: line)
-        return reader.event(symbols: &symbols)
+        return reader.event(ids: &ids)
     }
 
     private init(line: UnsafeRawBufferPointer) { self.line = line }
 
-    private mutating func event(symbols: inout SymbolTable) -> Event? {
+    private mutating func event(ids: inout Identifiers) -> Event? {
         guard skip(#"{"type":""#), let type = string(), skip(#","at":""#), let time = string(),
               let at = RFC3339.parse(bytes(time))
         else { return nil }
@@ -33,27 +33,27 @@ struct CanonicalLine {
                   skip(#","qty":"#), let qty = integer(), qty >= 1, skip(#","price":"#), let price = integer(),
                   skip(#","currency":""#), let code = string(), let currency = Currency(code: bytes(code)), end()
             else { return nil }
-            return Event(at: at, .itemAdded(cart: intern(cart, &symbols), product: intern(product, &symbols),
+            return Event(at: at, .itemAdded(cart: intern(cart, &ids.carts), product: intern(product, &ids.products),
                                             qty: qty, price: price, currency: currency))
         case 16 where NDJSONParser.spells(bytes(type), "quantity_changed"):
             guard skip(#","cart":""#), let cart = identifier(), skip(#","product":""#), let product = identifier(),
                   skip(#","qty":"#), let qty = integer(), qty >= 1, end()
             else { return nil }
-            return Event(at: at, .quantityChanged(cart: intern(cart, &symbols), product: intern(product, &symbols), qty: qty))
+            return Event(at: at, .quantityChanged(cart: intern(cart, &ids.carts), product: intern(product, &ids.products), qty: qty))
         case 12 where NDJSONParser.spells(bytes(type), "item_removed"):
             guard skip(#","cart":""#), let cart = identifier(), skip(#","product":""#), let product = identifier(), end()
             else { return nil }
-            return Event(at: at, .itemRemoved(cart: intern(cart, &symbols), product: intern(product, &symbols)))
+            return Event(at: at, .itemRemoved(cart: intern(cart, &ids.carts), product: intern(product, &ids.products)))
         case 11 where NDJSONParser.spells(bytes(type), "checked_out"):
             guard skip(#","cart":""#), let cart = identifier(), skip(#","order":""#), let order = identifier(), end()
             else { return nil }
-            return Event(at: at, .checkedOut(cart: intern(cart, &symbols), order: intern(order, &symbols)))
+            return Event(at: at, .checkedOut(cart: intern(cart, &ids.carts), order: intern(order, &ids.orders)))
         case 9 where NDJSONParser.spells(bytes(type), "vote_cast"):
             guard skip(#","poll":""#), let poll = identifier(), skip(#","voter":""#), let voter = identifier(),
                   skip(#","candidate":""#), let candidate = identifier(), end()
             else { return nil }
-            return Event(at: at, .voteCast(poll: intern(poll, &symbols), voter: intern(voter, &symbols),
-                                           candidate: intern(candidate, &symbols)))
+            return Event(at: at, .voteCast(poll: intern(poll, &ids.polls), voter: intern(voter, &ids.voters),
+                                           candidate: intern(candidate, &ids.candidates)))
         default:
             return nil
         }
@@ -126,7 +126,7 @@ struct CanonicalLine {
         UnsafeRawBufferPointer(rebasing: line[range])
     }
 
-    private func intern(_ range: Range<Int>, _ symbols: inout SymbolTable) -> Symbol {
-        symbols.intern(bytes(range))
+    private func intern(_ range: Range<Int>, _ table: inout SymbolTable) -> Symbol {
+        table.intern(bytes(range))
     }
 }

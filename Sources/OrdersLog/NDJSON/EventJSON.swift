@@ -9,7 +9,7 @@ public enum EventJSON {
     ///   - seq: the event's seq, or `nil` to leave it out (as input files do).
     ///   - compact: no spaces after `:` and `,`, as shops send events; otherwise
     ///     the spaced form the spec prints.
-    public static func appendFields(seq: Int64?, event: Event, symbols: SymbolTable, compact: Bool = false, to output: inout [UInt8]) {
+    public static func appendFields(seq: Int64?, event: Event, ids: Identifiers, compact: Bool = false, to output: inout [UInt8]) {
         let colon: [UInt8] = compact ? [0x22, 0x3A] : [0x22, 0x3A, 0x20]  // ": or ": 
         let comma: [UInt8] = compact ? [0x2C, 0x22] : [0x2C, 0x20, 0x22]  // ," or , "
         func key(_ name: StaticString) {
@@ -36,9 +36,11 @@ public enum EventJSON {
         output.append(0x22)
         RFC3339.write(event.at, to: &output)
         output.append(0x22)
-        func id(_ name: StaticString, _ symbol: Symbol) {
-            key(name)
-            symbols.withBytes(of: symbol) { JSONText.appendString($0, to: &output) }
+        func id(_ role: Role, _ symbol: Symbol) {
+            output.append(contentsOf: comma)
+            output.append(contentsOf: role.field.utf8)
+            output.append(contentsOf: colon)
+            ids[role].withBytes(of: symbol) { JSONText.appendString($0, to: &output) }
         }
         func int(_ name: StaticString, _ value: Int64) {
             key(name)
@@ -46,25 +48,25 @@ public enum EventJSON {
         }
         switch event.kind {
         case let .itemAdded(cart, product, qty, price, currency):
-            id("cart", cart); id("product", product); int("qty", qty); int("price", price)
+            id(.cart, cart); id(.product, product); int("qty", qty); int("price", price)
             key("currency")
             output.append(0x22)
             output.append(contentsOf: currency.code)
             output.append(0x22)
         case let .quantityChanged(cart, product, qty):
-            id("cart", cart); id("product", product); int("qty", qty)
+            id(.cart, cart); id(.product, product); int("qty", qty)
         case let .itemRemoved(cart, product):
-            id("cart", cart); id("product", product)
+            id(.cart, cart); id(.product, product)
         case let .checkedOut(cart, order):
-            id("cart", cart); id("order", order)
+            id(.cart, cart); id(.order, order)
         case let .voteCast(poll, voter, candidate):
-            id("poll", poll); id("voter", voter); id("candidate", candidate)
+            id(.poll, poll); id(.voter, voter); id(.candidate, candidate)
         }
     }
 
     /// Appends the event as one NDJSON line, newline included.
-    public static func appendLine(seq: Int64?, event: Event, symbols: SymbolTable, compact: Bool = false, to output: inout [UInt8]) {
-        appendFields(seq: seq, event: event, symbols: symbols, compact: compact, to: &output)
+    public static func appendLine(seq: Int64?, event: Event, ids: Identifiers, compact: Bool = false, to output: inout [UInt8]) {
+        appendFields(seq: seq, event: event, ids: ids, compact: compact, to: &output)
         output.append(0x7D)
         output.append(0x0A)
     }

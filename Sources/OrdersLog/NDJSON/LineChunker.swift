@@ -197,9 +197,9 @@ struct TextChunk: Sendable {
     var atStart: Bool
 
     /// Parses every line, appending the events to `events` and their ids to
-    /// `symbols`, until the end or the first line that fails.
+    /// `ids`, until the end or the first line that fails.
     /// - Returns: the lines read, and the first that failed, counted from the chunk's first line as 1.
-    func parse(with parser: inout NDJSONParser, symbols: inout SymbolTable,
+    func parse(with parser: inout NDJSONParser, ids: inout Identifiers,
                into events: inout [Event]) -> (lines: Int, failure: (line: Int, NDJSONParser.Failure)?) {
         var count = 0
         let failure: (line: Int, NDJSONParser.Failure)? = text.withUnsafeBytes { bytes in
@@ -209,7 +209,7 @@ struct TextChunk: Sendable {
                 let stop = newline(in: bytes, from: start, to: lines.upperBound) ?? lines.upperBound
                 count += 1
                 do throws(NDJSONParser.Failure) {
-                    if let event = try parser.parse(content(of: bytes, start..<stop, first: &first), symbols: &symbols) {
+                    if let event = try parser.parse(content(of: bytes, start..<stop, first: &first), ids: &ids) {
                         events.append(event)
                     }
                 } catch {

@@ -109,8 +109,8 @@ public struct NDJSONParser {
     private var scratch: [UInt8] = []
 
     /// The event on `line`, or `nil` if the line is blank.
-    public mutating func parse(_ line: UnsafeRawBufferPointer, symbols: inout SymbolTable) throws(Failure) -> Event? {
-        if fastPath, let event = CanonicalLine.parse(line, symbols: &symbols) { return event }
+    public mutating func parse(_ line: UnsafeRawBufferPointer, ids: inout Identifiers) throws(Failure) -> Event? {
+        if fastPath, let event = CanonicalLine.parse(line, ids: &ids) { return event }
         var p = 0
         skipWhitespace(line, &p)
         if p == line.count { return nil }
@@ -119,7 +119,7 @@ public struct NDJSONParser {
             try readObject(line, &p)
             skipWhitespace(line, &p)
             guard p == line.count else { throw notJSON("unexpected characters after the object", at: p) }
-            return try event(line, symbols: &symbols)
+            return try event(line, ids: &ids)
         } catch {
             // Strings are checked as they are read; a line that failed elsewhere
             // may have bad bytes where no string was, and that is what to say.
@@ -130,7 +130,7 @@ public struct NDJSONParser {
 
     // MARK: Building the event from the slots
 
-    private mutating func event(_ line: UnsafeRawBufferPointer, symbols: inout SymbolTable) throws(Failure) -> Event {
+    private mutating func event(_ line: UnsafeRawBufferPointer, ids: inout Identifiers) throws(Failure) -> Event {
         let type = try string(.type, line)
         let kind = bytes(of: type, line) { type -> LogFormat.Kind? in
             switch type.count {
@@ -149,23 +149,23 @@ public struct NDJSONParser {
         switch kind {
         case .itemAdded:
             return Event(at: at, .itemAdded(
-                cart: try identifier(.cart, line, &symbols), product: try identifier(.product, line, &symbols),
+                cart: try identifier(.cart, line, &ids.carts), product: try identifier(.product, line, &ids.products),
                 qty: try integer(.qty, line, atLeast: 1), price: try integer(.price, line, atLeast: 0),
                 currency: try currency(line)))
         case .quantityChanged:
             return Event(at: at, .quantityChanged(
-                cart: try identifier(.cart, line, &symbols), product: try identifier(.product, line, &symbols),
+                cart: try identifier(.cart, line, &ids.carts), product: try identifier(.product, line, &ids.products),
                 qty: try integer(.qty, line, atLeast: 1)))
         case .itemRemoved:
             return Event(at: at, .itemRemoved(
-                cart: try identifier(.cart, line, &symbols), product: try identifier(.product, line, &symbols)))
+                cart: try identifier(.cart, line, &ids.carts), product: try identifier(.product, line, &ids.products)))
         case .checkedOut:
             return Event(at: at, .checkedOut(
-                cart: try identifier(.cart, line, &symbols), order: try identifier(.order, line, &symbols)))
+                cart: try identifier(.cart, line, &ids.carts), order: try identifier(.order, line, &ids.orders)))
         case .voteCast:
             return Event(at: at, .voteCast(
-                poll: try identifier(.poll, line, &symbols), voter: try identifier(.voter, line, &symbols),
-                candidate: try identifier(.candidate, line, &symbols)))
+                poll: try identifier(.poll, line, &ids.polls), voter: try identifier(.voter, line, &ids.voters),
+                candidate: try identifier(.candidate, line, &ids.candidates)))
         }
     }
 
@@ -208,14 +208,14 @@ public struct NDJSONParser {
         }
     }
 
-    private mutating func identifier(_ field: Field, _ line: UnsafeRawBufferPointer, _ symbols: inout SymbolTable) throws(Failure) -> Symbol {
+    private mutating func identifier(_ field: Field, _ line: UnsafeRawBufferPointer, _ table: inout SymbolTable) throws(Failure) -> Symbol {
         let text = try string(field, line)
         let count = text.count(self)
         guard count > 0 else { throw Failure(field: field.name, message: "must not be empty") }
         guard count <= LogFormat.maxIdentifierLength else {
             throw Failure(field: field.name, message: "is \(count) bytes long; identifiers are at most \(LogFormat.maxIdentifierLength)")
         }
-        return bytes(of: text, line) { symbols.intern($0) }
+        return bytes(of: text, line) { table.intern($0) }
     }
 
     private mutating func time(_ line: UnsafeRawBufferPointer) throws(Failure) -> Timestamp {

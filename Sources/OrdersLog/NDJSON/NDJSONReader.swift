@@ -8,8 +8,8 @@ import SystemPackage
 ///
 /// With workers, three stages run at once: a thread of its own reads and
 /// decompresses the text and cuts it into chunks; the workers parse chunks,
-/// each into a symbol table of its own; the caller's thread renumbers each
-/// chunk's ids into the one table, in order, as it hands the events out.
+/// each into tables of ids of its own; the caller's thread renumbers each
+/// chunk's ids into the one set of tables, in order, as it hands the events out.
 public final class NDJSONReader: EventStream {
     public let name: String
     public let notices: [String] = []
@@ -51,8 +51,8 @@ public final class NDJSONReader: EventStream {
         if producing { pool.stop() }
     }
 
-    public func next(symbols: inout SymbolTable, into events: inout [Event]) throws -> Int64? {
-        if workers > 0 { return try nextInParallel(symbols: &symbols, into: &events) }
+    public func next(ids: inout Identifiers, into events: inout [Event]) throws -> Int64? {
+        if workers > 0 { return try nextInParallel(ids: &ids, into: &events) }
         while !ended {
             let chunk: TextChunk?
             do {
@@ -66,7 +66,7 @@ public final class NDJSONReader: EventStream {
                 break
             }
             let before = events.count
-            let (lines, failure) = chunk.parse(with: &parser, symbols: &symbols, into: &events)
+            let (lines, failure) = chunk.parse(with: &parser, ids: &ids, into: &events)
             if let (index, failure) = failure { throw describe(failure, at: line + index) }
             line += lines
             if events.count > before { return handOut(events.count - before) }
@@ -74,7 +74,7 @@ public final class NDJSONReader: EventStream {
         return nil
     }
 
-    private func nextInParallel(symbols: inout SymbolTable, into events: inout [Event]) throws -> Int64? {
+    private func nextInParallel(ids: inout Identifiers, into events: inout [Event]) throws -> Int64? {
         if !producing { startProducing() }
         while !ended {
             let parsed = pool.take()
@@ -89,10 +89,8 @@ public final class NDJSONReader: EventStream {
             if let (index, failure) = parsed.failure { throw describe(failure, at: line + index) }
             line += parsed.lines
             guard !parsed.events.isEmpty else { continue }
-            let renumber = symbols.intern(contentsOf: parsed.symbols)
-            renumber.withUnsafeBufferPointer { renumber in
-                for event in parsed.events { events.append(event.renumbered(renumber)) }
-            }
+            let renumber = Role.allCases.map { ids[$0].intern(contentsOf: parsed.ids[$0]) }
+            for event in parsed.events { events.append(event.renumbered { role, id in renumber[role.rawValue][id.index] }) }
             return handOut(parsed.events.count)
         }
         return nil
@@ -141,10 +139,10 @@ private enum Input: Sendable {
     case failure(any Error)
 }
 
-/// A chunk's events, their ids numbered in the chunk's own table.
+/// A chunk's events, their ids numbered in the chunk's own tables.
 private struct ParsedChunk: Sendable {
     var events: [Event] = []
-    var symbols = SymbolTable()
+    var ids = Identifiers()
     var lines = 0
     /// The first line that failed, counted from the chunk's first line as 1.
     var failure: (line: Int, NDJSONParser.Failure)?
@@ -154,7 +152,7 @@ private struct ParsedChunk: Sendable {
 
     init(_ input: Input, parser: inout NDJSONParser) {
         switch input {
-        case .text(let chunk): (lines, failure) = chunk.parse(with: &parser, symbols: &symbols, into: &events)
+        case .text(let chunk): (lines, failure) = chunk.parse(with: &parser, ids: &ids, into: &events)
         case .end: inputEnded = true
         case .failure(let error): inputFailure = error
         }

@@ -23,10 +23,9 @@ struct PartFold {
     private let progress: PartProgress
     private let placed: OrderFlags
 
-    /// The part's number for each cart and voter it owns, plus one, by the
-    /// log's number; 0 for none yet.
-    private var local = GrowableArray<UInt32>()
-    private var localCount: UInt32 = 0
+    /// The part's numbers for the carts and voters it owns.
+    private var carts = LocalNumbers()
+    private var voters = LocalNumbers()
 
     init(part: Int, of partitioning: Partitioning, zone: ZoneRules, progress: PartProgress, placed: OrderFlags) {
         self.part = part
@@ -56,17 +55,17 @@ struct PartFold {
                             }
                             if placed[order] { projector.ledger.notePlacedElsewhere(order: order) }
                         }
-                        let status = projector.fold(Event(at: event.at, .checkedOut(cart: localNumber(cart), order: order)))
+                        let status = projector.fold(Event(at: event.at, .checkedOut(cart: carts.number(cart), order: order)))
                         if status == .applied { placed[order] = true }
                         progress.publish(part, foldedBelow: seq + 1)
                     case let .itemAdded(cart, product, qty, price, currency):
-                        projector.fold(Event(at: event.at, .itemAdded(cart: localNumber(cart), product: product, qty: qty, price: price, currency: currency)))
+                        projector.fold(Event(at: event.at, .itemAdded(cart: carts.number(cart), product: product, qty: qty, price: price, currency: currency)))
                     case let .quantityChanged(cart, product, qty):
-                        projector.fold(Event(at: event.at, .quantityChanged(cart: localNumber(cart), product: product, qty: qty)))
+                        projector.fold(Event(at: event.at, .quantityChanged(cart: carts.number(cart), product: product, qty: qty)))
                     case let .itemRemoved(cart, product):
-                        projector.fold(Event(at: event.at, .itemRemoved(cart: localNumber(cart), product: product)))
+                        projector.fold(Event(at: event.at, .itemRemoved(cart: carts.number(cart), product: product)))
                     case let .voteCast(poll, voter, candidate):
-                        projector.fold(Event(at: event.at, .voteCast(poll: poll, voter: localNumber(voter), candidate: candidate)))
+                        projector.fold(Event(at: event.at, .voteCast(poll: poll, voter: voters.number(voter), candidate: candidate)))
                     }
                 }
                 return true
@@ -83,13 +82,21 @@ struct PartFold {
         return projector.reports
     }
 
-    /// This part's number for a cart or voter it owns, given one if it has none.
+}
+
+/// A part's own numbers for the ids of one role it owns: 0, 1, 2… as it first meets them.
+private struct LocalNumbers {
+    /// By the log's number: the part's number plus one; 0 for none yet.
+    private var local = GrowableArray<UInt32>()
+    private var count: UInt32 = 0
+
+    /// This part's number for `id`, given one if it has none.
     @inline(__always)
-    private mutating func localNumber(_ id: Symbol) -> Symbol {
+    mutating func number(_ id: Symbol) -> Symbol {
         local.extend(toCover: id.index, with: 0)
         if local[id.index] == 0 {
-            localCount += 1
-            local[id.index] = localCount
+            count += 1
+            local[id.index] = count
         }
         return Symbol(rawValue: local[id.index] - 1)
     }

@@ -6,10 +6,10 @@ import OrdersLog
 public enum AuditReport {
     /// One NDJSON line: the event's fields, then `status`, `cart_units`, `cart_total`.
     /// - Throws: ``SumOverflow`` if the cart's units or total do not fit.
-    public static func line(_ entry: AuditEntry, symbols: SymbolTable, cart: String) throws(SumOverflow) -> [UInt8] {
+    public static func line(_ entry: AuditEntry, ids: Identifiers, cart: String) throws(SumOverflow) -> [UInt8] {
         let (units, total) = try checked(entry, cart: cart)
         var out: [UInt8] = []
-        EventJSON.appendFields(seq: entry.seq, event: entry.event, symbols: symbols, to: &out)
+        EventJSON.appendFields(seq: entry.seq, event: entry.event, ids: ids, to: &out)
         out.append(contentsOf: #", "status": ""#.utf8)
         out.append(contentsOf: entry.status.description.utf8)
         out.append(contentsOf: #"", "cart_units": "#.utf8)
@@ -27,18 +27,18 @@ public enum AuditReport {
     }
 
     /// Adds one entry to the table form; money in the cart's currency where known.
-    public static func row(_ entry: AuditEntry, symbols: SymbolTable, cart: String, currency: Currency?, to table: inout TextTable) throws(SumOverflow) {
+    public static func row(_ entry: AuditEntry, ids: Identifiers, cart: String, currency: Currency?, to table: inout TextTable) throws(SumOverflow) {
         let (units, total) = try checked(entry, cart: cart)
         var subject = "", qty = "", price = ""
         switch entry.event.kind {
         case let .itemAdded(_, product, q, p, c):
-            subject = String(identifier: symbols[product]); qty = Money.grouped(q); price = Money.format(p, c)
+            subject = String(identifier: ids.products[product]); qty = Money.grouped(q); price = Money.format(p, c)
         case let .quantityChanged(_, product, q):
-            subject = String(identifier: symbols[product]); qty = Money.grouped(q)
+            subject = String(identifier: ids.products[product]); qty = Money.grouped(q)
         case let .itemRemoved(_, product):
-            subject = String(identifier: symbols[product])
+            subject = String(identifier: ids.products[product])
         case let .checkedOut(_, order):
-            subject = String(identifier: symbols[order])
+            subject = String(identifier: ids.orders[order])
         case .voteCast:
             break
         }

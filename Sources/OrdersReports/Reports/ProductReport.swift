@@ -11,11 +11,11 @@ public struct ProductReport {
     private var rows: [(date: CivilDate, key: [UInt8], currency: Currency, totals: ProductSales.Totals)]
     private var catalog: Catalog
 
-    public init(_ sales: ProductSales, symbols: SymbolTable, zone: String, catalog: Catalog = Catalog(), grouping: Grouping = .product) {
+    public init(_ sales: ProductSales, ids: Identifiers, zone: String, catalog: Catalog = Catalog(), grouping: Grouping = .product) {
         self.zone = zone
         self.grouping = grouping
         self.catalog = catalog
-        let products = sales.rows(symbols: symbols)
+        let products = sales.rows(ids: ids)
         switch grouping {
         case .product:
             rows = products.map { ($0.date, $0.product, $0.currency, $0.totals) }

@@ -5,8 +5,8 @@ public struct TallyReport {
     public var rows: [VoteTally.Row]
 
     /// - Parameter poll: only this poll, if given.
-    public init(_ tally: VoteTally, symbols: SymbolTable, poll: [UInt8]? = nil) {
-        rows = tally.rows(symbols: symbols).filter { poll == nil || $0.poll == poll! }
+    public init(_ tally: VoteTally, ids: Identifiers, poll: [UInt8]? = nil) {
+        rows = tally.rows(ids: ids).filter { poll == nil || $0.poll == poll! }
     }
 
     /// The rows grouped by poll, in order.

@@ -62,19 +62,19 @@ extension Orders {
             var currency: Currency?
             var table = AuditReport.table()
             var found = 0
-            try readEvents(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads, progress: "auditing") { first, events, symbols in
+            try readEvents(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads, progress: "auditing") { first, events, ids in
                 for (i, event) in events.enumerated() {
                     let status = projector.fold(event)
                     // Compared by bytes as events go: a log's table has no hash index to look ids up in.
-                    if target == nil, let cart = event.cart, symbols.spells(cart, cartID) { target = cart }
+                    if target == nil, let cart = event.cart, ids.carts.spells(cart, cartID) { target = cart }
                     guard let target, event.cart == target else { continue }
                     found += 1
                     let (units, total) = projector.ledger.totals(of: target)
                     let entry = AuditEntry(seq: first + Int64(i), event: event, status: status, cartUnits: units, cartTotal: total)
                     if case let .itemAdded(_, _, _, _, c) = event.kind, status == .applied { currency = c }
                     switch format {
-                    case .ndjson: Console.write(try AuditReport.line(entry, symbols: symbols, cart: name))
-                    case .table: try AuditReport.row(entry, symbols: symbols, cart: name, currency: currency, to: &table)
+                    case .ndjson: Console.write(try AuditReport.line(entry, ids: ids, cart: name))
+                    case .table: try AuditReport.row(entry, ids: ids, cart: name, currency: currency, to: &table)
                     }
                 }
             }
@@ -95,12 +95,12 @@ extension Orders {
             var ledger = Ledger()
             var locator = Locator()
             var cart: [UInt8]?
-            try readEvents(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads, progress: "finding order") { _, events, symbols in
+            try readEvents(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads, progress: "finding order") { _, events, ids in
                 guard locator.cart == nil else { return }
                 for event in events {
-                    if locator.order == nil, case let .checkedOut(_, id) = event.kind, symbols.spells(id, order) { locator.order = id }
+                    if locator.order == nil, case let .checkedOut(_, id) = event.kind, ids.orders.spells(id, order) { locator.order = id }
                     _ = ledger.apply(event, observer: &locator)
-                    if let found = locator.cart { cart = Array(symbols[found]); return }
+                    if let found = locator.cart { cart = Array(ids.carts[found]); return }
                 }
             }
             return cart

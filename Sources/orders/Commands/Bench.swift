@@ -119,8 +119,8 @@ extension Orders {
             /// The whole replay as `orders replay --threads threads` runs it.
             func replay(threads: Int) throws -> Duration {
                 try time {
-                    var symbols = SymbolTable()
-                    _ = try foldLog(LogReader(path: path, threads: threads), threads: threads, zone: .utc, symbols: &symbols)
+                    var ids = Identifiers()
+                    _ = try foldLog(LogReader(path: path, threads: threads), threads: threads, zone: .utc, ids: &ids)
                 }
             }
             let sequential = try best(label: "replaying", events: events) { try replay(threads: 1) }!
@@ -157,9 +157,9 @@ private struct NoObserver: FoldObserver {
 /// Reads every batch of the log at `path`, handing each to `body`.
 private func readAll(_ path: String, threads: Int, _ body: ([Event]) -> Void) throws {
     let reader = try LogReader(path: path, threads: threads)
-    var symbols = SymbolTable()
+    var ids = Identifiers()
     var events: [Event] = []
-    while try reader.next(symbols: &symbols, into: &events) != nil {
+    while try reader.next(ids: &ids, into: &events) != nil {
         body(events)
         events.removeAll(keepingCapacity: true)
     }

@@ -21,9 +21,9 @@ extension Orders {
         func run() throws {
             try reportingFailures {
                 var line: [UInt8] = []
-                try readEvents(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads, progress: "exporting") { first, events, symbols in
+                try readEvents(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads, progress: "exporting") { first, events, ids in
                     for (i, event) in events.enumerated() {
-                        EventJSON.appendLine(seq: first + Int64(i), event: event, symbols: symbols, to: &line)
+                        EventJSON.appendLine(seq: first + Int64(i), event: event, ids: ids, to: &line)
                     }
                     Console.write(line)
                     line.removeAll(keepingCapacity: true)

@@ -80,10 +80,10 @@ extension Orders {
             var text: [UInt8] = []
             var out: [UInt8] = []
             while remaining > 0 {
-                var symbols = SymbolTable()
+                var ids = Identifiers()
                 let count = min(remaining, 65_536)
-                generator.generate(count, symbols: &symbols, into: &batch)
-                for event in batch { EventJSON.appendLine(seq: nil, event: event, symbols: symbols, compact: true, to: &text) }
+                generator.generate(count, ids: &ids, into: &batch)
+                for event in batch { EventJSON.appendLine(seq: nil, event: event, ids: ids, compact: true, to: &text) }
                 if compressed {
                     try text.withUnsafeBytes { try compressor.compress($0, end: false, appendingTo: &out) }
                     try writeAll(file, out)

@@ -54,7 +54,7 @@ extension Orders {
                         defer { progress.finish() }
                         try writer.append(contentsOf: stream, compressors: threads) { progress.advance($0, position: stream.progress) }
                     }
-                    let seqs = try writer.commit(symbols: SymbolTable())
+                    let seqs = try writer.commit(ids: Identifiers())
                     let range = seqs.isEmpty ? "" : " (seq \(seqs.lowerBound)–\(seqs.upperBound - 1))"
                     Console.write("appended \(seqs.count) events to \(log)\(range)\n")
                 } catch {

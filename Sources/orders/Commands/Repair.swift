@@ -31,14 +31,14 @@ extension Orders {
                 let reader = try LogReader(path: log, skippingCorrupt: true)
                 let writer = try LogWriter(path: output)
                 do {
-                    var symbols = SymbolTable()
+                    var ids = Identifiers()
                     var events: [Event] = []
-                    while try reader.next(symbols: &symbols, into: &events) != nil {
-                        for event in events { try writer.append(event, symbols: symbols) }
-                        try writer.flush(symbols: symbols)
+                    while try reader.next(ids: &ids, into: &events) != nil {
+                        for event in events { try writer.append(event, ids: ids) }
+                        try writer.flush(ids: ids)
                         events.removeAll(keepingCapacity: true)
                     }
-                    let seqs = try writer.commit(symbols: SymbolTable())
+                    let seqs = try writer.commit(ids: Identifiers())
                     for skip in reader.skipped { Console.note("orders: dropped \(skip)") }
                     Console.write("wrote \(seqs.count) of \(reader.eventCount) events to \(output)\n")
                 } catch {

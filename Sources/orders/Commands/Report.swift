@@ -122,8 +122,8 @@ private func runProductReport(
     _ input: InputArgument, _ zone: ZoneOption, _ catalog: String?, _ format: ReportFormat, _ grouping: ProductReport.Grouping
 ) throws {
     let products = try loadCatalog(catalog)
-    let (reports, symbols) = try replay(input, zone: try zone.rules())
-    let report = ProductReport(reports.products, symbols: symbols, zone: zone.zone, catalog: products, grouping: grouping)
+    let (reports, ids) = try replay(input, zone: try zone.rules())
+    let report = ProductReport(reports.products, ids: ids, zone: zone.zone, catalog: products, grouping: grouping)
     switch format {
     case .table: Console.write(try report.table())
     case .csv: Console.write(try report.csv())

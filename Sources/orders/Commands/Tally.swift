@@ -29,8 +29,8 @@ extension Orders {
 
         func run() throws {
             try reportingFailures {
-                let (reports, symbols) = try replay(input, zone: .utc)
-                let report = TallyReport(reports.tally, symbols: symbols, poll: poll.map { Array($0.utf8) })
+                let (reports, ids) = try replay(input, zone: .utc)
+                let report = TallyReport(reports.tally, ids: ids, poll: poll.map { Array($0.utf8) })
                 switch format {
                 case .table: Console.write(report.table())
                 case .csv: Console.write(report.csv())

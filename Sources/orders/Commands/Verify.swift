@@ -32,13 +32,13 @@ extension Orders {
 
         func run() throws {
             try reportingFailures {
-                let reader = try LogReader(path: log, skippingCorrupt: true)
-                var symbols = SymbolTable()
+                let reader = try LogReader(path: log, skippingCorrupt: true, checkingSpellings: true)
+                var ids = Identifiers()
                 var events: [Event] = []
                 var projector = Projector()
                 var readable: Int64 = 0
                 let progress = Progress("verifying")
-                while try reader.next(symbols: &symbols, into: &events) != nil {
+                while try reader.next(ids: &ids, into: &events) != nil {
                     readable += Int64(events.count)
                     if strict { for event in events { projector.fold(event) } }
                     progress.advance(events.count, position: reader.progress)
@@ -49,9 +49,11 @@ extension Orders {
                 let problems = reader.skipped
                 let anomalies = projector.reports.summary.anomalies
                 // Replay trusts the writer to number each spelling once; verify checks it.
-                let twice = symbols.firstDuplicate().map { a, b in
-                    "ids \(a.rawValue) and \(b.rawValue) are both spelled \(String(identifier: Array(symbols[a]))): the log numbers one id twice"
-                }
+                let twice = Role.allCases.lazy.compactMap { role in
+                    ids[role].firstDuplicate().map { a, b in
+                        "\(role.field) ids \(a.rawValue) and \(b.rawValue) are both spelled \(String(identifier: Array(ids[role][a]))): the log numbers one id twice"
+                    }
+                }.first
                 let sound = !reader.foundDamage && twice == nil
                 if json {
                     var out = JSONObject()

@@ -2,14 +2,14 @@ import OrdersCore
 import OrdersLog
 
 /// Reads every event of `path` in log order and hands them over a chunk at
-/// a time, with the seq of the chunk's first event and the symbols so far.
+/// a time, with the seq of the chunk's first event and the ids so far.
 /// Notices about the input (a torn tail ignored) go to standard error.
 /// - Returns: the symbol table with every identifier of the input.
 @discardableResult
 func readEvents(
     _ path: String, skippingCorrupt: Bool = false, threads: Int = 1, progress label: String,
-    _ body: (_ firstSeq: Int64, _ events: [Event], _ symbols: SymbolTable) throws -> Void
-) throws -> SymbolTable {
+    _ body: (_ firstSeq: Int64, _ events: [Event], _ ids: Identifiers) throws -> Void
+) throws -> Identifiers {
     try readEvents(openStream(path, skippingCorrupt: skippingCorrupt, threads: threads), progress: label, body)
 }
 
@@ -23,15 +23,15 @@ func openStream(_ path: String, skippingCorrupt: Bool, threads: Int) throws -> a
 /// `readEvents` on a stream already open.
 func readEvents(
     _ stream: any EventStream, progress label: String,
-    _ body: (_ firstSeq: Int64, _ events: [Event], _ symbols: SymbolTable) throws -> Void
-) throws -> SymbolTable {
+    _ body: (_ firstSeq: Int64, _ events: [Event], _ ids: Identifiers) throws -> Void
+) throws -> Identifiers {
     let path = stream.name
     let progress = Progress(label)
     defer { progress.finish() }
-    var symbols = SymbolTable()
+    var ids = Identifiers()
     var events: [Event] = []
-    while let first = try stream.next(symbols: &symbols, into: &events) {
-        try body(first, events, symbols)
+    while let first = try stream.next(ids: &ids, into: &events) {
+        try body(first, events, ids)
         progress.advance(events.count, position: stream.progress)
         events.removeAll(keepingCapacity: true)
     }
@@ -42,39 +42,39 @@ func readEvents(
             Console.note("orders: warning: \(path): \(lost) events could not be read; the results leave them out")
         }
     }
-    return symbols
+    return ids
 }
 
 /// Folds every event of `path` and gathers every report. A log is folded
 /// straight from its columns, unless damaged batches are to be skipped.
-func replay(_ input: InputArgument, zone: ZoneRules) throws -> (reports: Reports, symbols: SymbolTable) {
+func replay(_ input: InputArgument, zone: ZoneRules) throws -> (reports: Reports, ids: Identifiers) {
     let stream = try openStream(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads)
     if let log = stream as? LogReader, log.foldsDirectly {
         let progress = Progress("replaying")
         defer { progress.finish() }
-        var symbols = SymbolTable()
-        let reports = try foldLog(log, threads: input.threads, zone: zone, symbols: &symbols) {
+        var ids = Identifiers()
+        let reports = try foldLog(log, threads: input.threads, zone: zone, ids: &ids) {
             progress.advance($0, position: log.progress)
         }
-        return (reports, symbols)
+        return (reports, ids)
     }
     var projector = Projector(zone: zone)
-    let symbols = try readEvents(stream, progress: "replaying") { _, events, _ in
+    let ids = try readEvents(stream, progress: "replaying") { _, events, _ in
         for event in events { projector.fold(event) }
     }
-    return (projector.reports, symbols)
+    return (projector.reports, ids)
 }
 
 /// Folds a log that reads strictly, as `replay` does: on one thread, each
 /// event as it is decoded; on more, in as many parts (see `Partitioning`).
 func foldLog(
-    _ log: LogReader, threads: Int, zone: ZoneRules, symbols: inout SymbolTable, batchDone: (Int) -> Void = { _ in }
+    _ log: LogReader, threads: Int, zone: ZoneRules, ids: inout Identifiers, batchDone: (Int) -> Void = { _ in }
 ) throws -> Reports {
     if threads > 1 {
         // More parts than that would not pay anyway.
-        return try log.foldPartitioned(parts: min(threads, LogReader.maxParts), zone: zone, symbols: &symbols, batchDone: batchDone)
+        return try log.foldPartitioned(parts: min(threads, LogReader.maxParts), zone: zone, ids: &ids, batchDone: batchDone)
     }
     var projector = Projector(zone: zone)
-    try log.fold(into: &projector, symbols: &symbols, batchDone: batchDone)
+    try log.fold(into: &projector, ids: &ids, batchDone: batchDone)
     return projector.reports
 }

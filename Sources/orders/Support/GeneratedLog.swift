@@ -10,14 +10,14 @@ func writeGeneratedLog(_ generator: inout StreamGenerator, events: Int, to path:
     var remaining = events
     var batch: [Event] = []
     while remaining > 0 {
-        var symbols = SymbolTable()  // one per batch: the generator's memory stays flat
+        var ids = Identifiers()  // new tables per batch: the generator's memory stays flat
         let count = min(remaining, LogWriter.defaultBatchEvents)
-        generator.generate(count, symbols: &symbols, into: &batch)
-        for event in batch { try writer.append(event, symbols: symbols) }
-        try writer.flush(symbols: symbols)
+        generator.generate(count, ids: &ids, into: &batch)
+        for event in batch { try writer.append(event, ids: ids) }
+        try writer.flush(ids: ids)
         batch.removeAll(keepingCapacity: true)
         remaining -= count
         progress.advance(count, position: (Int64(events - remaining), Int64(events)))
     }
-    return try writer.commit(symbols: SymbolTable())
+    return try writer.commit(ids: Identifiers())
 }

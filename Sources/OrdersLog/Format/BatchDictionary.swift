@@ -1,0 +1,109 @@
+import OrdersCore
+
+/// A batch's ids, role by role: how many ids of the role the log held before
+/// the batch, how many the batch adds, and where in its payload the
+/// spellings of those and of the earlier ids it uses again lie.
+struct BatchDictionary: Sendable {
+    struct Entry: Sendable {
+        /// The ids of this role in the log before the batch: the number of its first new one.
+        var firstNew: Int
+        /// The ids of this role the batch adds, numbered from `firstNew` on.
+        var newCount: Int
+        /// The ids of this role from earlier batches that the batch spells again.
+        var againCount: Int
+        /// The again ids' numbers, every length and every spelling.
+        var section: Range<Int>
+
+        /// The number past the batch's last new id.
+        var end: Int { firstNew + newCount }
+    }
+
+    /// By ``Role``.
+    var entries: [Entry]
+
+    subscript(role: Role) -> Entry { entries[role.rawValue] }
+
+    /// Gives the numbers of `role` their bytes in `table`, which must hold
+    /// that role's ids of every batch before (but with `skipping`, damaged
+    /// batches may have left numbers out, as placeholders).
+    /// - Parameter payload: the payload the dictionary came from.
+    func define(_ role: Role, _ payload: UnsafeRawBufferPointer, in table: inout SymbolTable, skipping: Bool) throws(ByteReader.Malformed) {
+        let entry = self[role]
+        guard entry.firstNew >= table.count, skipping || entry.firstNew == table.count else {
+            throw ByteReader.Malformed(position: entry.section.lowerBound, reason: "the batch numbers its new \(role.field) ids from \(entry.firstNew), but the log before it holds \(table.count)")
+        }
+        try forEachSpelling(of: role, in: payload) { (number, bytes, position) throws(ByteReader.Malformed) in
+            if case .conflicting = table.define(number, bytes) {
+                throw ByteReader.Malformed(position: position, reason: "\(role.field) id number \(number) is spelled differently than in an earlier batch")
+            }
+        }
+    }
+
+    /// The numbers of the earlier ids of `role` that the batch spells again, ascending.
+    func againNumbers(of role: Role, in payload: UnsafeRawBufferPointer) throws(ByteReader.Malformed) -> [Int] {
+        var numbers: [Int] = []
+        try forEachSpelling(of: role, in: payload) { number, _, _ in
+            if number < self[role].firstNew { numbers.append(number) }
+        }
+        return numbers
+    }
+
+    /// Calls `body` with each id of `role` the batch spells: its number,
+    /// its bytes, and where they start in the payload. Every length and
+    /// spelling is checked: 1 to 256 bytes of valid UTF-8.
+    func forEachSpelling(
+        of role: Role, in payload: UnsafeRawBufferPointer,
+        _ body: (Int, UnsafeRawBufferPointer, Int) throws(ByteReader.Malformed) -> Void
+    ) throws(ByteReader.Malformed) {
+        let entry = self[role]
+        var reader = ByteReader(UnsafeRawBufferPointer(rebasing: payload[..<entry.section.upperBound]), position: entry.section.lowerBound)
+        var numbers: [Int] = []
+        numbers.reserveCapacity(entry.newCount + entry.againCount)
+        numbers.append(contentsOf: entry.firstNew..<entry.end)
+        var previous = -1
+        for _ in 0..<entry.againCount {
+            // Ascending, and every one below the batch's first new id.
+            let gap = try reader.readCount(atMost: entry.firstNew - previous - 2, "the gap before a \(role.field) id spelled again")
+            previous += 1 + gap
+            numbers.append(previous)
+        }
+        var lengths: [Int] = []
+        lengths.reserveCapacity(numbers.count)
+        for _ in numbers.indices {
+            let length = try reader.readCount(atMost: LogFormat.maxIdentifierLength, "a \(role.field) id's length")
+            guard length >= 1 else { throw ByteReader.Malformed(position: reader.position, reason: "an empty \(role.field) id") }
+            lengths.append(length)
+        }
+        guard lengths.reduce(0, +) == reader.remaining else {
+            throw ByteReader.Malformed(position: reader.position, reason: "the \(role.field) ids' lengths do not add up to their spellings")
+        }
+        for (number, length) in zip(numbers, lengths) {
+            let position = reader.position
+            let bytes = try reader.readBytes(length)
+            guard isValidUTF8(bytes) else {
+                throw ByteReader.Malformed(position: position, reason: "a \(role.field) id is not valid UTF-8")
+            }
+            try body(number, bytes, position)
+        }
+    }
+
+    /// Checks that the ids each role spells again are exactly the earlier
+    /// ids `events` (this batch's, decoded) use: what `orders verify` adds to
+    /// reading, since a replay has no need of those spellings.
+    func checkSpelledAgain(_ events: [Event], in payload: UnsafeRawBufferPointer) throws(ByteReader.Malformed) {
+        for role in Role.allCases {
+            let firstNew = self[role].firstNew
+            var used = Set<Int>()
+            for event in events {
+                if let id = event.id(role), id.index < firstNew { used.insert(id.index) }
+            }
+            let again = try againNumbers(of: role, in: payload)
+            if let missing = used.subtracting(again).min() {
+                throw ByteReader.Malformed(position: self[role].section.lowerBound, reason: "the batch uses \(role.field) id number \(missing) of an earlier batch without spelling it again")
+            }
+            if let extra = Set(again).subtracting(used).min() {
+                throw ByteReader.Malformed(position: self[role].section.lowerBound, reason: "the batch spells again \(role.field) id number \(extra), which it does not use")
+            }
+        }
+    }
+}
