@@ -1,55 +1,26 @@
 /// The fold's state and its rules: section 2 of the spec.
 ///
-/// Given the events of a log in order, `apply` decides for each one whether
-/// it is applied or an anomaly, checking the rules in the spec's order, and
-/// tells an observer about every applied checkout and vote. Pure: no clock,
-/// no I/O, no globals.
+/// Given the events of a log in order, each rule decides whether its event
+/// is applied or an anomaly, checking the spec's rules in the spec's order,
+/// and tells an observer about every applied checkout and vote. Pure: no
+/// clock, no I/O, no globals.
 ///
-/// Memory grows with the live state: open carts keep their lines, a closed
-/// cart keeps only its totals, and the sets of used orders and counted votes
-/// grow with the distinct ids.
-public struct Ledger: Sendable {
-    /// One cart, kept in `carts` at its id's symbol number, so that an event
-    /// finds its cart with one load and the cart's lines with a second.
-    /// 16 bytes: a table entry per symbol costs as much as a separate table of
-    /// slots did, and saves a dependent cache miss on every cart event.
-    @usableFromInline
-    struct Cart: Sendable, BitwiseCopyable {
-        @usableFromInline enum State: UInt8, Sendable, BitwiseCopyable { case none, open, closed }
-
-        /// Where its lines are in `pool` while it is open. Once it is closed,
-        /// `lines.start` is where its totals are in `closedTotals`.
-        @usableFromInline var lines = LinePool.Block()
-        @usableFromInline var state = State.none
-        /// The currency of the lines; meaningless while there are none.
-        @usableFromInline var currency = Currency(rawValue: 0x41_41_41)!
-
-        @usableFromInline init() {}
-    }
-
-    /// A closed cart's totals, at its checkout.
-    @usableFromInline
-    struct ClosedTotals: Sendable, BitwiseCopyable {
-        @usableFromInline var units: Int64
-        @usableFromInline var total: Int64
-
-        @usableFromInline init(units: Int64, total: Int64) {
-            self.units = units
-            self.total = total
-        }
-    }
-
-    /// Every cart, by its id's symbol number; `.none` where no cart has that id.
-    @usableFromInline var carts = GrowableArray<Cart>()
-    @usableFromInline var closedTotals = GrowableArray<ClosedTotals>()
+/// The state is tables indexed by the ids' numbers, each role numbered on
+/// its own (``Identifiers``): 8 bytes per cart, 8 per voter, a bit per order,
+/// and the lines of the open carts. A closed cart keeps only that it is
+/// closed. Noncopyable, so that its tables are written in place with no
+/// check of who else holds them: the fold writes them for every event.
+public struct Ledger: ~Copyable, @unchecked Sendable {  // Owns its tables; nothing is shared.
+    /// Every cart, by its number; `.none` where no cart has that number yet.
+    @usableFromInline var carts = OwnedTable<Cart>(filling: Cart())
     /// The lines of the open carts.
     @usableFromInline var pool = LinePool()
-    /// A bit per symbol: used as the id of an applied order.
-    @usableFromInline var usedOrders = GrowableArray<UInt64>()
-    /// The first vote counted from each voter (by symbol), `poll << 32 | candidate`;
-    /// `UInt64.max` for none. Most voters vote once, and a voter's votes come
-    /// close together, so this array is read where it was just written.
-    @usableFromInline var firstVote = GrowableArray<UInt64>()
+    /// A bit per order: used as the id of an applied order.
+    @usableFromInline var usedOrders = OwnedTable<UInt64>(filling: 0)
+    /// The first vote counted from each voter, `(poll << 32 | candidate) + 1`;
+    /// 0 for none. Most voters vote once, and a voter's votes come close
+    /// together, so this table is read where it was just written.
+    @usableFromInline var firstVote = OwnedTable<UInt64>(filling: 0)
     /// Every (poll, voter, candidate) counted after a voter's first.
     @usableFromInline var laterVotes = DenseMap<VoteKey, Void>()
     /// Carts that are open now, empty or not.
@@ -66,96 +37,114 @@ public struct Ledger: Sendable {
     public mutating func apply<Observer: FoldObserver>(_ event: Event, observer: inout Observer) -> Status {
         switch event.kind {
         case let .itemAdded(cart, product, qty, price, currency):
-            return addItem(cart: cart, product: product, qty: qty, price: price, currency: currency)
+            addItem(cart: cart, product: product, qty: qty, price: price, currency: currency)
         case let .quantityChanged(cart, product, qty):
-            return changeQuantity(cart: cart, product: product, qty: qty)
+            changeQuantity(cart: cart, product: product, qty: qty)
         case let .itemRemoved(cart, product):
-            return removeItem(cart: cart, product: product)
+            removeItem(cart: cart, product: product)
         case let .checkedOut(cart, order):
-            return checkOut(cart: cart, order: order, at: event.at, observer: &observer)
+            checkOut(cart: cart, order: order, at: event.at, observer: &observer)
         case let .voteCast(poll, voter, candidate):
-            guard countVote(poll: poll, voter: voter, candidate: candidate) else { return .anomaly(.duplicateVote) }
-            observer.voted(poll: poll, candidate: candidate)
-            return .applied
+            castVote(poll: poll, voter: voter, candidate: candidate, observer: &observer)
         }
     }
 
-    /// Σ qty and Σ qty × unit price of a cart's lines now: after checkout, at
-    /// the checkout. Zero for a cart never seen. Wide enough never to wrap.
-    public func totals(of cart: Symbol) -> (units: Int128, total: Int128) {
+    /// Σ qty and Σ qty × unit price of an open cart's lines now; zero for a
+    /// cart never seen; nil for a closed cart, whose lines are gone (its
+    /// order, as ``PlacedOrder``, had its totals). Wide enough never to wrap.
+    public func totals(of cart: Symbol) -> (units: Int128, total: Int128)? {
         guard cart.index < carts.count else { return (0, 0) }
-        let state = carts[cart.index]
-        switch state.state {
+        let record = carts[cart.index]
+        switch record.state {
         case .none:
             return (0, 0)
         case .closed:
-            let totals = closedTotals[Int(state.lines.start)]
-            return (Int128(totals.units), Int128(totals.total))
+            return nil
         case .open:
             var units: Int128 = 0
             var total: Int128 = 0
-            for line in pool.lines[state.lines.range] {
-                units += Int128(line.qty)
-                total += Int128(line.qty) * Int128(line.price)
+            for i in Int(record.start)..<Int(record.start) + record.count {
+                units += Int128(pool.lines[i].qty)
+                total += Int128(pool.lines[i].qty) * Int128(pool.lines[i].price)
             }
             return (units, total)
         }
     }
 
+    /// Whether `cart` is closed: checked out, for good.
+    public func isClosed(_ cart: Symbol) -> Bool {
+        cart.index < carts.count && carts[cart.index].state == .closed
+    }
+
     // MARK: The rules, one per kind of event.
 
+    /// `item_added`: `cart_closed`, `currency_mismatch`, `overflow`, or applied.
     @inlinable
-    mutating func addItem(cart: Symbol, product: Symbol, qty: Int64, price: Int64, currency: Currency) -> Status {
+    public mutating func addItem(cart: Symbol, product: Symbol, qty: Int64, price: Int64, currency: Currency) -> Status {
         let slot = cart.index
-        carts.extend(toCover: slot, with: Cart())
-        switch carts[slot].state {
+        carts.cover(slot)
+        var record = carts[slot]
+        switch record.state {
         case .closed: return .anomaly(.cartClosed)
         case .none:
-            carts[slot].state = .open
+            record.state = .open
             openCount += 1
         case .open: break
         }
-        if !carts[slot].lines.isEmpty && carts[slot].currency != currency { return .anomaly(.currencyMismatch) }
-        if let line = pool.index(of: product, in: carts[slot].lines) {
+        if record.count > 0 && pool.lines[Int(record.start)].currency != currency {
+            carts[slot] = record
+            return .anomaly(.currencyMismatch)
+        }
+        if let line = pool.index(of: product, in: record) {
             let (sum, overflow) = pool.lines[line].qty.addingReportingOverflow(qty)
-            if overflow { return .anomaly(.overflow) }
+            if overflow {
+                carts[slot] = record
+                return .anomaly(.overflow)
+            }
             pool.lines[line].qty = sum
             pool.lines[line].price = price
         } else {
-            pool.append(CartLine(product: product, qty: qty, price: price), to: &carts[slot].lines)
+            pool.append(CartLine(product: product, currency: currency, qty: qty, price: price), to: &record)
         }
-        carts[slot].currency = currency
+        carts[slot] = record
         return .applied
     }
 
+    /// `quantity_changed`: `cart_closed`, `no_such_line`, or applied.
     @inlinable
-    mutating func changeQuantity(cart: Symbol, product: Symbol, qty: Int64) -> Status {
-        if let anomaly = refusesLineChange(cart) { return .anomaly(anomaly) }
-        guard let line = pool.index(of: product, in: carts[cart.index].lines) else { return .anomaly(.noSuchLine) }
+    public mutating func changeQuantity(cart: Symbol, product: Symbol, qty: Int64) -> Status {
+        guard let record = openCart(cart) else { return .anomaly(refusal(cart)) }
+        guard let line = pool.index(of: product, in: record) else { return .anomaly(.noSuchLine) }
         pool.lines[line].qty = qty
         return .applied
     }
 
+    /// `item_removed`: `cart_closed`, `no_such_line`, or applied.
     @inlinable
-    mutating func removeItem(cart: Symbol, product: Symbol) -> Status {
-        if let anomaly = refusesLineChange(cart) { return .anomaly(anomaly) }
-        guard let line = pool.index(of: product, in: carts[cart.index].lines) else { return .anomaly(.noSuchLine) }
-        pool.remove(at: line, from: &carts[cart.index].lines)
+    public mutating func removeItem(cart: Symbol, product: Symbol) -> Status {
+        guard var record = openCart(cart) else { return .anomaly(refusal(cart)) }
+        guard let line = pool.index(of: product, in: record) else { return .anomaly(.noSuchLine) }
+        pool.remove(at: line, from: &record)
+        carts[cart.index] = record
         return .applied
     }
 
+    /// `checked_out`: `cart_closed`, `duplicate_order`, `empty_cart`,
+    /// `overflow`, or applied, when `observer` hears of the order.
     @inlinable
-    mutating func checkOut<Observer: FoldObserver>(
+    public mutating func checkOut<Observer: FoldObserver>(
         cart: Symbol, order: Symbol, at: Timestamp, observer: inout Observer
     ) -> Status {
-        let state = state(of: cart)
-        if state == .closed { return .anomaly(.cartClosed) }
+        carts.cover(cart.index)
+        var record = carts[cart.index]
+        if record.state == .closed { return .anomaly(.cartClosed) }
         if isUsed(order: order) { return .anomaly(.duplicateOrder) }
-        guard state == .open, !carts[cart.index].lines.isEmpty else { return .anomaly(.emptyCart) }
+        guard record.state == .open, record.count > 0 else { return .anomaly(.emptyCart) }
         var units: Int64 = 0
         var total: Int64 = 0
-        let lines = carts[cart.index].lines
-        for line in pool.lines[lines.range] {
+        let start = Int(record.start)
+        for i in start..<start + record.count {
+            let line = pool.lines[i]
             let (lineTotal, o1) = line.qty.multipliedReportingOverflow(by: line.price)
             let (newTotal, o2) = total.addingReportingOverflow(lineTotal)
             let (newUnits, o3) = units.addingReportingOverflow(line.qty)
@@ -166,12 +155,22 @@ public struct Ledger: Sendable {
         markUsed(order: order)
         openCount -= 1
         observer.placed(PlacedOrder(
-            id: order, cart: cart, at: at, currency: carts[cart.index].currency,
-            lines: pool.lines[lines.range], units: units, total: total))
-        pool.release(&carts[cart.index].lines)
-        carts[cart.index].state = .closed
-        carts[cart.index].lines.start = UInt32(closedTotals.count)
-        closedTotals.append(ClosedTotals(units: units, total: total))
+            id: order, cart: cart, at: at, currency: pool.lines[start].currency,
+            // Safe: the block is not touched while the observer reads it, and given back after.
+            lines: UnsafeBufferPointer(start: pool.lines.base + start, count: record.count), units: units, total: total))
+        pool.release(&record)
+        record.state = .closed
+        carts[cart.index] = record
+        return .applied
+    }
+
+    /// `vote_cast`: `duplicate_vote`, or applied, when `observer` hears of the vote.
+    @inlinable
+    public mutating func castVote<Observer: FoldObserver>(
+        poll: Symbol, voter: Symbol, candidate: Symbol, observer: inout Observer
+    ) -> Status {
+        guard countVote(poll: poll, voter: voter, candidate: candidate) else { return .anomaly(.duplicateVote) }
+        observer.voted(poll: poll, candidate: candidate)
         return .applied
     }
 
@@ -189,11 +188,12 @@ public struct Ledger: Sendable {
     /// - Returns: whether it was counted.
     @inlinable
     mutating func countVote(poll: Symbol, voter: Symbol, candidate: Symbol) -> Bool {
-        let key = UInt64(poll.rawValue) << 32 | UInt64(candidate.rawValue)
-        firstVote.extend(toCover: voter.index, with: .max)
-        if key != .max {  // .max is the empty mark; such a vote (2³² symbols in) goes to `laterVotes`
+        // The key plus one, so that 0 marks no vote yet; the one key that wraps to 0 goes to `laterVotes`.
+        let key = (UInt64(poll.rawValue) << 32 | UInt64(candidate.rawValue)) &+ 1
+        firstVote.cover(voter.index)
+        if key != 0 {
             let first = firstVote[voter.index]
-            if first == .max {
+            if first == 0 {
                 firstVote[voter.index] = key
                 return true
             }
@@ -202,20 +202,19 @@ public struct Ledger: Sendable {
         return laterVotes.insert(VoteKey(poll: poll, voter: voter, candidate: candidate), ())
     }
 
+    /// The cart if it is open; nil if it is closed or was never seen.
     @inlinable
-    func state(of cart: Symbol) -> Cart.State {
-        cart.index < carts.count ? carts[cart.index].state : .none
+    func openCart(_ cart: Symbol) -> Cart? {
+        guard cart.index < carts.count else { return nil }
+        let record = carts[cart.index]
+        return record.isOpen ? record : nil
     }
 
-    /// Why a change to one of `cart`'s lines is refused before its lines are
-    /// looked at (no such cart, or a closed one); nil if it is open.
+    /// Why a change to one of a cart's lines is refused when it is not open:
+    /// `cart_closed`, or `no_such_line` for a cart never seen.
     @inlinable
-    func refusesLineChange(_ cart: Symbol) -> Anomaly? {
-        switch state(of: cart) {
-        case .none: .noSuchLine
-        case .closed: .cartClosed
-        case .open: nil
-        }
+    func refusal(_ cart: Symbol) -> Anomaly {
+        isClosed(cart) ? .cartClosed : .noSuchLine
     }
 
     @inlinable
@@ -227,7 +226,7 @@ public struct Ledger: Sendable {
     @inlinable
     mutating func markUsed(order: Symbol) {
         let word = order.index >> 6
-        usedOrders.extend(toCover: word, with: 0)
+        usedOrders.cover(word)
         usedOrders[word] |= 1 << UInt64(order.index & 63)
     }
 }

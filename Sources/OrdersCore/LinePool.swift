@@ -1,79 +1,78 @@
-/// The lines of every open cart, in one array: each cart owns a block of
-/// 4, 8, 16… lines in it, and a checked-out cart's block is reused.
+/// The lines of every open cart, in one table: each cart that has lines
+/// owns a block of 2, 4, 8… of them, and blocks given back are reused.
 ///
 /// Written here rather than an array per cart: a cart of its own array costs
 /// a malloc, a free and reference counting, which were a tenth of a replay.
+/// Free blocks are kept in a list per size through the blocks themselves:
+/// a free block's first line holds, in its `qty`, the start of the next.
 @usableFromInline
-struct LinePool: Sendable {
-    /// Where one cart's lines are: `count` lines from `start`, in a block of `capacity`.
-    @usableFromInline
-    struct Block: Sendable, BitwiseCopyable {
-        @usableFromInline var start: UInt32 = 0
-        @usableFromInline var count: UInt32 = 0
-        /// The block holds `4 << sizeClass` lines; `.max` for no block yet.
-        @usableFromInline var sizeClass: UInt8 = .max
+struct LinePool: ~Copyable {
+    @usableFromInline var lines = OwnedTable<CartLine>(filling: CartLine(product: Symbol(rawValue: 0), currency: .none, qty: 0, price: 0))
+    /// By size class: the start of the first free block, or -1.
+    @usableFromInline var free = OwnedTable<Int>(filling: -1)
 
-        @inlinable init() {}
-
-        @inlinable var range: Range<Int> { Int(start)..<Int(start) + Int(count) }
-
-        @inlinable var capacity: Int { sizeClass == .max ? 0 : 4 << sizeClass }
-
-        @inlinable var isEmpty: Bool { count == 0 }
+    @inlinable init() {
+        free.cover(Cart.sizeClasses - 1)
     }
 
-    @usableFromInline var lines = GrowableArray<CartLine>()
-    /// The starts of blocks given back, by size class.
-    @usableFromInline var free: [[UInt32]] = []
-
-    @inlinable init() {}
-
-    /// The index in `lines` of the block's line for `product`.
+    /// The index in `lines` of `cart`'s line for `product`, if it has one.
     @inlinable
-    func index(of product: Symbol, in block: Block) -> Int? {
-        for i in block.range where lines[i].product == product { return i }
+    func index(of product: Symbol, in cart: Cart) -> Int? {
+        var i = Int(cart.start)
+        let end = i + cart.count
+        while i < end {
+            // Safe: a cart's lines lie inside its block, inside the table.
+            if lines[i].product == product { return i }
+            i += 1
+        }
         return nil
     }
 
-    /// Adds a line at the end of the block, moving it to a larger one when full.
+    /// Adds a line at the end of `cart`'s lines, moving them to a larger block when full.
     @inlinable
-    mutating func append(_ line: CartLine, to block: inout Block) {
-        if Int(block.count) == block.capacity { grow(&block) }
-        lines[Int(block.start) + Int(block.count)] = line
-        block.count += 1
+    mutating func append(_ line: CartLine, to cart: inout Cart) {
+        if cart.count == cart.capacity { grow(&cart) }
+        lines[Int(cart.start) + cart.count] = line
+        cart.count += 1
     }
 
     /// Removes the line at `index` (in `lines`), keeping the others in order.
     @inlinable
-    mutating func remove(at index: Int, from block: inout Block) {
-        let end = block.range.upperBound
-        for i in index..<end - 1 { lines[i] = lines[i + 1] }
-        block.count -= 1
-    }
-
-    /// Gives the block back for another cart to use.
-    @inlinable
-    mutating func release(_ block: inout Block) {
-        if block.sizeClass != .max { free[Int(block.sizeClass)].append(block.start) }
-        block = Block()
-    }
-
-    @usableFromInline
-    mutating func grow(_ block: inout Block) {
-        let sizeClass = block.sizeClass == .max ? 0 : Int(block.sizeClass) + 1
-        if free.count <= sizeClass { free.append(contentsOf: repeatElement([], count: sizeClass + 1 - free.count)) }
-        let start: Int
-        if let reused = free[sizeClass].popLast() {
-            start = Int(reused)
-        } else {
-            start = lines.count
-            lines.append(repeating: CartLine(product: Symbol(rawValue: 0), qty: 0, price: 0), count: 4 << sizeClass)
-            precondition(lines.count <= Int(UInt32.max), "more cart lines open at once than the ledger can number")
+    mutating func remove(at index: Int, from cart: inout Cart) {
+        let end = Int(cart.start) + cart.count
+        var i = index
+        while i < end - 1 {
+            lines[i] = lines[i + 1]
+            i += 1
         }
-        for i in 0..<Int(block.count) { lines[start + i] = lines[Int(block.start) + i] }
-        var moved = block
+        cart.count -= 1
+    }
+
+    /// Gives `cart`'s block back for another cart to use.
+    @inlinable
+    mutating func release(_ cart: inout Cart) {
+        guard let sizeClass = cart.sizeClass else { return }
+        lines[Int(cart.start)].qty = Int64(free[sizeClass])
+        free[sizeClass] = Int(cart.start)
+        cart.dropBlock()
+    }
+
+    /// Moves `cart`'s lines to a block twice as large (or to its first).
+    @usableFromInline
+    mutating func grow(_ cart: inout Cart) {
+        let sizeClass = cart.sizeClass.map { $0 + 1 } ?? 0
+        precondition(sizeClass < Cart.sizeClasses, "a cart with more lines than the ledger holds (\(Cart.maxLines))")
+        let start: Int
+        if free[sizeClass] >= 0 {
+            start = free[sizeClass]
+            free[sizeClass] = Int(lines[start].qty)
+        } else {
+            start = lines.append(repeating: lines.fill, count: Cart.capacity(of: sizeClass))
+            precondition(start + Cart.capacity(of: sizeClass) <= Int(UInt32.max), "more cart lines open at once than the ledger can number")
+        }
+        for i in 0..<cart.count { lines[start + i] = lines[Int(cart.start) + i] }
+        var moved = cart
         release(&moved)
-        block.start = UInt32(start)
-        block.sizeClass = UInt8(sizeClass)
+        cart.move(to: start, sizeClass: sizeClass)
     }
 }

@@ -1,17 +1,18 @@
 /// A checkout the fold applied: the order and what was in the cart.
-public struct PlacedOrder: Sendable {
+public struct PlacedOrder {
     public var id: Symbol
     public var cart: Symbol
     public var at: Timestamp
     public var currency: Currency
-    public var lines: Slice<GrowableArray<CartLine>>
+    /// The cart's lines; valid only during the call that hands the order over.
+    public var lines: UnsafeBufferPointer<CartLine>
     /// Σ qty, known to fit.
     public var units: Int64
     /// Σ qty × unit price, known to fit.
     public var total: Int64
 
     @inlinable
-    public init(id: Symbol, cart: Symbol, at: Timestamp, currency: Currency, lines: Slice<GrowableArray<CartLine>>, units: Int64, total: Int64) {
+    public init(id: Symbol, cart: Symbol, at: Timestamp, currency: Currency, lines: UnsafeBufferPointer<CartLine>, units: Int64, total: Int64) {
         self.id = id
         self.cart = cart
         self.at = at

@@ -5,7 +5,10 @@
 /// for event in events { projector.fold(event) }
 /// let reports = projector.reports
 /// ```
-public struct Projector: Sendable {
+///
+/// As an ``EventSink`` it takes events field by field, as a log's column
+/// loop reads them, and folds each with no ``Event`` built.
+public struct Projector: ~Copyable, Sendable {
     public var ledger = Ledger()
     @usableFromInline var gathered: Reports
 
@@ -33,26 +36,26 @@ public struct Projector: Sendable {
 extension Projector: EventSink {
     @inlinable
     public mutating func itemAdded(at: Timestamp, cart: Symbol, product: Symbol, qty: Int64, price: Int64, currency: Currency) {
-        fold(Event(at: at, .itemAdded(cart: cart, product: product, qty: qty, price: price, currency: currency)))
+        gathered.summary.count(ledger.addItem(cart: cart, product: product, qty: qty, price: price, currency: currency))
     }
 
     @inlinable
     public mutating func quantityChanged(at: Timestamp, cart: Symbol, product: Symbol, qty: Int64) {
-        fold(Event(at: at, .quantityChanged(cart: cart, product: product, qty: qty)))
+        gathered.summary.count(ledger.changeQuantity(cart: cart, product: product, qty: qty))
     }
 
     @inlinable
     public mutating func itemRemoved(at: Timestamp, cart: Symbol, product: Symbol) {
-        fold(Event(at: at, .itemRemoved(cart: cart, product: product)))
+        gathered.summary.count(ledger.removeItem(cart: cart, product: product))
     }
 
     @inlinable
     public mutating func checkedOut(at: Timestamp, cart: Symbol, order: Symbol) {
-        fold(Event(at: at, .checkedOut(cart: cart, order: order)))
+        gathered.summary.count(ledger.checkOut(cart: cart, order: order, at: at, observer: &gathered))
     }
 
     @inlinable
     public mutating func voteCast(at: Timestamp, poll: Symbol, voter: Symbol, candidate: Symbol) {
-        fold(Event(at: at, .voteCast(poll: poll, voter: voter, candidate: candidate)))
+        gathered.summary.count(ledger.castVote(poll: poll, voter: voter, candidate: candidate, observer: &gathered))
     }
 }

@@ -39,3 +39,11 @@ func statuses(_ events: [Event]) -> [Status] {
     var projector = Projector()
     return events.map { projector.fold($0) }
 }
+
+extension Ledger {
+    /// `totals(of:)` with a closed cart as (-1, -1), which no open cart has:
+    /// something tests can compare with `==`.
+    func openTotals(of cart: Symbol) -> (units: Int128, total: Int128) {
+        totals(of: cart) ?? (-1, -1)
+    }
+}

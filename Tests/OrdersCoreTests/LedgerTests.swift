@@ -8,7 +8,7 @@ struct LedgerTests {
         var projector = Projector()
         #expect(projector.fold(given.add("c", "p")) == .applied)
         #expect(projector.ledger.openCarts == 1)
-        #expect(projector.ledger.totals(of: given.id(.cart, "c")) == (1, 100))
+        #expect(projector.ledger.openTotals(of: given.id(.cart, "c")) == (1, 100))
     }
 
     @Test func addingAnExistingLineGrowsItAndTakesTheNewPrice() {
@@ -16,7 +16,7 @@ struct LedgerTests {
         var projector = Projector()
         projector.fold(given.add("c", "p", qty: 2, price: 100))
         projector.fold(given.add("c", "p", qty: 3, price: 70))
-        #expect(projector.ledger.totals(of: given.id(.cart, "c")) == (5, 350))
+        #expect(projector.ledger.openTotals(of: given.id(.cart, "c")) == (5, 350))
     }
 
     @Test func addingToAClosedCartIsCartClosed() {
@@ -54,7 +54,7 @@ struct LedgerTests {
         var projector = Projector()
         projector.fold(given.add("c", "p", qty: .max - 1, price: 0))
         #expect(projector.fold(given.add("c", "p", qty: 2, price: 0)) == .anomaly(.overflow))
-        #expect(projector.ledger.totals(of: given.id(.cart, "c")).units == Int128(Int64.max - 1))
+        #expect(projector.ledger.openTotals(of: given.id(.cart, "c")).units == Int128(Int64.max - 1))
         #expect(projector.fold(given.add("c", "p", qty: 1, price: 0)) == .applied)
     }
 
@@ -63,7 +63,7 @@ struct LedgerTests {
         var projector = Projector()
         projector.fold(given.add("c", "p", qty: 2, price: 10))
         #expect(projector.fold(given.change("c", "p", qty: 7)) == .applied)
-        #expect(projector.ledger.totals(of: given.id(.cart, "c")) == (7, 70))
+        #expect(projector.ledger.openTotals(of: given.id(.cart, "c")) == (7, 70))
     }
 
     @Test func changingAMissingLineOrCartIsNoSuchLine() {
@@ -100,7 +100,10 @@ struct LedgerTests {
         #expect(summary.revenue[Currency("KRW")!] == ExactSum(1300))
         #expect(summary.units[Currency("KRW")!] == ExactSum(3))
         #expect(summary.openCarts == 0)
-        #expect(projector.ledger.totals(of: given.id(.cart, "c")) == (3, 1300))
+        // Closed for good: its lines are let go, its totals were the order's.
+        let closed = projector.ledger.isClosed(given.id(.cart, "c"))
+        #expect(closed)
+        #expect(projector.ledger.openTotals(of: given.id(.cart, "c")) == (-1, -1))
     }
 
     @Test func aClosedCartsCheckoutIsCartClosedEvenWithAUsedOrder() {

@@ -11,6 +11,8 @@ import OrdersCore
 /// gives those numbers their bytes in the log's tables, in log order.
 struct BatchDecoder {
     private var lastPrices = LastPrices()
+    /// The batch's carts, read from their column ahead of the events.
+    private var cartScratch: [UInt32] = []
 
     /// The fields of the batch header that the payload must agree with.
     struct Expected {
@@ -113,10 +115,13 @@ struct BatchDecoder {
     mutating func read<Sink: EventSink & ~Copyable>(
         _ batch: Layout, in payload: UnsafeRawBufferPointer, expecting expected: Expected, into sink: inout Sink
     ) throws(ByteReader.Malformed) {
-        lastPrices.startBatch(products: batch.dictionary[.product].firstNew + batch.dictionary[.product].newCount)
+        lastPrices.startBatch(products: batch.dictionary[.product].end)
+        if cartScratch.count < batch.count { cartScratch.append(contentsOf: repeatElement(0, count: batch.count - cartScratch.count)) }
         let decoded = batch.currencies.withUnsafeBufferPointer { currencies in
-            batch.columns.read(payload, count: batch.count, dictionary: batch.dictionary, currencyCodes: currencies,
-                               prices: &lastPrices, into: &sink)
+            cartScratch.withUnsafeMutableBufferPointer { cartScratch in
+                batch.columns.read(payload, count: batch.count, dictionary: batch.dictionary, currencyCodes: currencies,
+                                   prices: &lastPrices, cartScratch: cartScratch, into: &sink)
+            }
         }
         let range = try decoded.get()
         guard batch.count > 0 else { return }

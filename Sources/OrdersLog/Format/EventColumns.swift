@@ -65,20 +65,45 @@ struct EventColumns {
     /// - Parameters:
     ///   - dictionary: where each role's numbering starts and ends in this batch.
     ///   - prices: the last price of each product in this batch, covering the products' limit.
+    ///   - cartScratch: room for `count` cart numbers.
     /// - Returns: the events' time range, or where the payload broke; the
     ///   sink may have taken the events before the break.
     func read<Sink: EventSink & ~Copyable>(
         _ payload: UnsafeRawBufferPointer, count: Int, dictionary: BatchDictionary,
-        currencyCodes: UnsafeBufferPointer<Currency>, prices lastPrices: inout LastPrices, into sink: inout Sink
+        currencyCodes: UnsafeBufferPointer<Currency>, prices lastPrices: inout LastPrices,
+        cartScratch: UnsafeMutableBufferPointer<UInt32>, into sink: inout Sink
     ) -> Result<TimeRange, ByteReader.Malformed> {
         guard let start = payload.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return .success(TimeRange()) }
+        precondition(cartScratch.count >= count, "too little room for the batch's carts")
         let end = start + payload.count
         let kindBytes = start + kinds.lowerBound
-        var times = start + times.lowerBound, carts = start + carts.lowerBound, products = start + products.lowerBound
+        var cartNumbers = Numbering(dictionary[.cart])
+        // The carts column first, on its own: a cart's number depends on that
+        // column alone, and its varints, half of them two bytes long at
+        // random, cost fewer mispredicted branches in a loop of their own.
+        var carts = start + carts.lowerBound
+        let cartsEnd = start + self.carts.upperBound
+        var cartsRead = 0
+        while carts < cartsEnd {
+            guard cartsRead < count else { return Self.failure(carts, start, end, "more carts than events") }
+            guard let cart = cartNumbers.recent(&carts, end) else { return Self.outOfRange(.cart, carts, start, end) }
+            cartScratch[cartsRead] = cart.rawValue
+            cartsRead += 1
+        }
+        guard carts == cartsEnd else { return Self.failure(end, start, end, "a column's values do not end where the column does") }
+        var cartEvent = 0
+        /// The next cart of the carts column, as its event takes it.
+        func nextCart() -> Symbol? {
+            guard cartEvent < cartsRead else { return nil }
+            defer { cartEvent += 1 }
+            return Symbol(rawValue: cartScratch[cartEvent])
+        }
+
+        var times = start + times.lowerBound, products = start + products.lowerBound
         var orders = start + orders.lowerBound, polls = start + polls.lowerBound, voters = start + voters.lowerBound
         var candidates = start + candidates.lowerBound, quantities = start + quantities.lowerBound
         var prices = start + prices.lowerBound, currencies = start + currencies.lowerBound
-        var cartNumbers = Numbering(dictionary[.cart]), productNumbers = Numbering(dictionary[.product])
+        var productNumbers = Numbering(dictionary[.product])
         var orderNumbers = Numbering(dictionary[.order]), pollNumbers = Numbering(dictionary[.poll])
         var voterNumbers = Numbering(dictionary[.voter]), candidateNumbers = Numbering(dictionary[.candidate])
         let currencyCount = UInt64(currencyCodes.count)
@@ -98,7 +123,7 @@ struct EventColumns {
 
             switch byte & LogFormat.kindMask {
             case LogFormat.Kind.itemAdded.rawValue:
-                guard let cart = cartNumbers.recent(&carts, end) else { return Self.outOfRange(.cart, carts, start, end) }
+                guard let cart = nextCart() else { return Self.failure(cartsEnd, start, end, "more events name a cart than the carts column holds") }
                 guard let product = productNumbers.stable(&products, end) else { return Self.outOfRange(.product, products, start, end) }
                 let qty: Int64
                 if inlineQuantity != 0 {
@@ -116,7 +141,7 @@ struct EventColumns {
                 }
                 sink.itemAdded(at: time, cart: cart, product: product, qty: qty, price: price, currency: currencyCodes[Int(currency)])
             case LogFormat.Kind.quantityChanged.rawValue:
-                guard let cart = cartNumbers.recent(&carts, end) else { return Self.outOfRange(.cart, carts, start, end) }
+                guard let cart = nextCart() else { return Self.failure(cartsEnd, start, end, "more events name a cart than the carts column holds") }
                 guard let product = productNumbers.stable(&products, end) else { return Self.outOfRange(.product, products, start, end) }
                 let qty: Int64
                 if inlineQuantity != 0 {
@@ -127,11 +152,11 @@ struct EventColumns {
                 }
                 sink.quantityChanged(at: time, cart: cart, product: product, qty: qty)
             case LogFormat.Kind.itemRemoved.rawValue where inlineQuantity == 0:
-                guard let cart = cartNumbers.recent(&carts, end) else { return Self.outOfRange(.cart, carts, start, end) }
+                guard let cart = nextCart() else { return Self.failure(cartsEnd, start, end, "more events name a cart than the carts column holds") }
                 guard let product = productNumbers.stable(&products, end) else { return Self.outOfRange(.product, products, start, end) }
                 sink.itemRemoved(at: time, cart: cart, product: product)
             case LogFormat.Kind.checkedOut.rawValue where inlineQuantity == 0:
-                guard let cart = cartNumbers.recent(&carts, end) else { return Self.outOfRange(.cart, carts, start, end) }
+                guard let cart = nextCart() else { return Self.failure(cartsEnd, start, end, "more events name a cart than the carts column holds") }
                 guard let order = orderNumbers.recent(&orders, end) else { return Self.outOfRange(.order, orders, start, end) }
                 sink.checkedOut(at: time, cart: cart, order: order)
             case LogFormat.Kind.voteCast.rawValue where inlineQuantity == 0:
@@ -143,7 +168,8 @@ struct EventColumns {
                 return Self.failure(kindBytes + i, start, end, "unknown event kind byte \(byte)")
             }
         }
-        guard times == start + self.times.upperBound, carts == start + self.carts.upperBound,
+        guard cartEvent == cartsRead else { return Self.failure(cartsEnd, start, end, "fewer events name a cart than the carts column holds") }
+        guard times == start + self.times.upperBound,
               products == start + self.products.upperBound, orders == start + self.orders.upperBound,
               polls == start + self.polls.upperBound, voters == start + self.voters.upperBound,
               candidates == start + self.candidates.upperBound, quantities == start + self.quantities.upperBound,

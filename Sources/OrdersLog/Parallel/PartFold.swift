@@ -16,7 +16,7 @@ import OrdersCore
 /// by those ids, then hold only this part's, where the log's numbers would
 /// leave every part a table as large as the log's ids. No report names a cart
 /// or a voter, so the reports are those of the log's numbers.
-struct PartFold {
+struct PartFold: ~Copyable {
     private(set) var projector: Projector
     let part: Int
     private let partitioning: Partitioning
@@ -85,7 +85,7 @@ struct PartFold {
 }
 
 /// A part's own numbers for the ids of one role it owns: 0, 1, 2… as it first meets them.
-private struct LocalNumbers {
+private struct LocalNumbers: ~Copyable {
     /// By the log's number: the part's number plus one; 0 for none yet.
     private var local = GrowableArray<UInt32>()
     private var count: UInt32 = 0

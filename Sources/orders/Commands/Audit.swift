@@ -59,17 +59,27 @@ extension Orders {
             let name = String(decoding: cartID, as: UTF8.self)
             var projector = Projector()
             var target: Symbol?
+            /// The target's totals at its checkout, once it is closed.
+            var closedTotals: (units: Int128, total: Int128)?
             var currency: Currency?
             var table = AuditReport.table()
             var found = 0
             try readEvents(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads, progress: "auditing") { first, events, ids in
                 for (i, event) in events.enumerated() {
-                    let status = projector.fold(event)
                     // Compared by bytes as events go: a log's table has no hash index to look ids up in.
                     if target == nil, let cart = event.cart, ids.carts.spells(cart, cartID) { target = cart }
-                    guard let target, event.cart == target else { continue }
+                    guard let target, event.cart == target else {
+                        projector.fold(event)
+                        continue
+                    }
+                    // A checkout closes the cart with the totals of its lines, which the ledger then lets go.
+                    let beforeCheckout = projector.ledger.totals(of: target)
+                    let status = projector.fold(event)
+                    if case .checkedOut = event.kind, status == .applied { closedTotals = beforeCheckout }
                     found += 1
-                    let (units, total) = projector.ledger.totals(of: target)
+                    guard let (units, total) = projector.ledger.totals(of: target) ?? closedTotals else {
+                        preconditionFailure("a closed cart's totals were not kept at its checkout")
+                    }
                     let entry = AuditEntry(seq: first + Int64(i), event: event, status: status, cartUnits: units, cartTotal: total)
                     if case let .itemAdded(_, _, _, _, c) = event.kind, status == .applied { currency = c }
                     switch format {

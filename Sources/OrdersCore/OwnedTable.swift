@@ -1,0 +1,94 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A table of plain values with one owner: the fold's state, read and
+/// written once or more for every event.
+///
+/// Noncopyable, so no write asks whether another copy shares the storage
+/// (`Array` and ``GrowableArray`` do, through a runtime call, on every
+/// write); one `malloc` block that grows with `realloc`, which glibc does
+/// for a large block by remapping its pages, copying nothing. Entries are
+/// added as an index first needs them (``cover(_:)``), in steps, so that the
+/// check is one compare that is almost never taken, and only memory that
+/// is used gets touched.
+@usableFromInline
+struct OwnedTable<Element: BitwiseCopyable>: ~Copyable {
+    @usableFromInline var base: UnsafeMutablePointer<Element>
+    @usableFromInline var capacity: Int
+    /// Entries `0..<count` are valid.
+    @usableFromInline var count = 0
+    /// What a new entry holds.
+    @usableFromInline let fill: Element
+
+    /// The fewest entries ``cover(_:)`` adds at once.
+    @usableFromInline static var step: Int { max(1, 4096 / MemoryLayout<Element>.stride) }
+
+    @inlinable
+    init(filling fill: Element) {
+        self.fill = fill
+        capacity = Self.step
+        base = Self.allocate(capacity)
+    }
+
+    @inlinable deinit { free(base) }
+
+    /// Entry `index`, which must be below `count`.
+    @inlinable
+    subscript(index: Int) -> Element {
+        get {
+            assert(index >= 0 && index < count, "index out of range")
+            // Safe: callers keep `index` below `count` (``cover(_:)``), within the allocated block.
+            return base[index]
+        }
+        _modify {
+            assert(index >= 0 && index < count, "index out of range")
+            yield &base[index]
+        }
+    }
+
+    /// Makes `index` valid, adding entries that hold `fill` up to it.
+    @inlinable @inline(__always)
+    mutating func cover(_ index: Int) {
+        if index >= count { grow(toCover: index) }
+    }
+
+    /// Adds `count` entries holding `value` at the end.
+    /// - Returns: the index of the first.
+    @inlinable
+    mutating func append(repeating value: Element, count added: Int) -> Int {
+        let first = count
+        reserve(count + added)
+        (base + first).initialize(repeating: value, count: added)
+        count += added
+        return first
+    }
+
+    @usableFromInline
+    mutating func grow(toCover index: Int) {
+        precondition(index >= 0, "a negative index")
+        let target = max(index + 1, count + Self.step)
+        reserve(target)
+        (base + count).initialize(repeating: fill, count: target - count)
+        count = target
+    }
+
+    /// Makes room for `minimum` entries, at least doubling.
+    @usableFromInline
+    mutating func reserve(_ minimum: Int) {
+        guard minimum > capacity else { return }
+        let capacity = max(minimum, self.capacity * 2)
+        let (bytes, overflow) = capacity.multipliedReportingOverflow(by: MemoryLayout<Element>.stride)
+        guard !overflow, let grown = realloc(base, bytes) else { fatalError("out of memory for \(capacity) table entries") }
+        base = grown.bindMemory(to: Element.self, capacity: capacity)
+        self.capacity = capacity
+    }
+
+    @usableFromInline
+    static func allocate(_ capacity: Int) -> UnsafeMutablePointer<Element> {
+        guard let raw = malloc(capacity * MemoryLayout<Element>.stride) else { fatalError("out of memory for \(capacity) table entries") }
+        return raw.bindMemory(to: Element.self, capacity: capacity)
+    }
+}
