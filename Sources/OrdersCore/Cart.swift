@@ -45,9 +45,9 @@ struct Cart: BitwiseCopyable {
         return stored == 0 ? nil : stored - 1
     }
 
-    /// How many lines its block holds.
+    /// How many lines its block holds: 2 << sizeClass, or 0 for no block.
     @inlinable
-    var capacity: Int { sizeClass.map(Self.capacity(of:)) ?? 0 }
+    var capacity: Int { Int((UInt32(1) << (packed >> 2 & 31)) & ~1) }
 
     /// Its lines now start at `start`, in a block of `sizeClass`.
     @inlinable

@@ -29,7 +29,7 @@ struct LinePool: ~Copyable {
     }
 
     /// Adds a line at the end of `cart`'s lines, moving them to a larger block when full.
-    @inlinable
+    @inlinable @inline(__always)
     mutating func append(_ line: CartLine, to cart: inout Cart) {
         if cart.count == cart.capacity { grow(&cart) }
         lines[Int(cart.start) + cart.count] = line

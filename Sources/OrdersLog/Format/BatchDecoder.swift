@@ -9,10 +9,10 @@ import OrdersCore
 /// `decode` needs nothing but the payload (events carry the ids' numbers in
 /// the log) and returns the batch's ``BatchDictionary``, whose `define` then
 /// gives those numbers their bytes in the log's tables, in log order.
-struct BatchDecoder {
+struct BatchDecoder: ~Copyable {
     private var lastPrices = LastPrices()
-    /// The batch's carts, read from their column ahead of the events.
-    private var cartScratch: [UInt32] = []
+    /// Where each chunk of events is decoded before it is handed over.
+    private let scratch = ChunkScratch()
 
     /// The fields of the batch header that the payload must agree with.
     struct Expected {
@@ -116,12 +116,9 @@ struct BatchDecoder {
         _ batch: Layout, in payload: UnsafeRawBufferPointer, expecting expected: Expected, into sink: inout Sink
     ) throws(ByteReader.Malformed) {
         lastPrices.startBatch(products: batch.dictionary[.product].end)
-        if cartScratch.count < batch.count { cartScratch.append(contentsOf: repeatElement(0, count: batch.count - cartScratch.count)) }
         let decoded = batch.currencies.withUnsafeBufferPointer { currencies in
-            cartScratch.withUnsafeMutableBufferPointer { cartScratch in
-                batch.columns.read(payload, count: batch.count, dictionary: batch.dictionary, currencyCodes: currencies,
-                                   prices: &lastPrices, cartScratch: cartScratch, into: &sink)
-            }
+            batch.columns.read(payload, count: batch.count, dictionary: batch.dictionary, currencyCodes: currencies,
+                               prices: &lastPrices, scratch: scratch, into: &sink)
         }
         let range = try decoded.get()
         guard batch.count > 0 else { return }

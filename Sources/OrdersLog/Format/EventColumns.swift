@@ -1,16 +1,22 @@
 import OrdersCore
 
-/// The loop that reads a batch's eleven event columns and hands each event
-/// to a sink: the hot path of reading a log.
+/// Reads a batch's eleven event columns and hands each event to a sink:
+/// the hot path of reading a log.
 ///
-/// Each column is a bare pointer, and every read is checked against the end
-/// of the payload rather than of its column, so that the cursors and one
-/// limit stay in registers. A column whose values run past its end reads
-/// into the next column's bytes (never outside the payload), and is caught
-/// after the loop: every cursor must stop exactly at its column's end.
-/// Every value is checked before the sink sees it: each id is a number below
-/// its role's `limit`, so a sink may index tables sized to the limits with
-/// no check of its own. A batch that fails is never reported as read.
+/// A chunk of events at a time, in two steps. First each column is decoded
+/// on its own, in a loop of its own, into fixed-width values (``ChunkScratch``):
+/// those loops have no branch on the kind of event, which is as random as
+/// the events and mispredicted about as often as not. Then one loop over
+/// the kinds hands each event to the sink with its values, so that when a
+/// kind is mispredicted, little decoding work is thrown away with it.
+///
+/// Every read is checked against the end of the payload rather than of its
+/// column. A column whose values run past its end reads into the next
+/// column's bytes (never outside the payload), and is caught at the end of
+/// the batch, when every cursor must stop exactly at its column's end. Every
+/// value is checked before the sink sees it: each id is a number below its
+/// role's `limit`, so a sink may index tables sized to the limits with no
+/// check of its own. A batch that fails is never reported as read.
 struct EventColumns {
     /// Where each column lies in the payload, in the format's order.
     var kinds, times, carts, products, orders, polls, voters, candidates, quantities, prices, currencies: Range<Int>
@@ -21,7 +27,7 @@ struct EventColumns {
         var maxAt = Int64.min
     }
 
-    /// One role's numbering as the loop goes: the number its next new id
+    /// One role's numbering as the columns go: the number its next new id
     /// takes, and the number past the batch's last new id.
     struct Numbering {
         var next: Int
@@ -37,27 +43,28 @@ struct EventColumns {
 
         /// A *recent* reference, `d` back from `next` (0 for a new id).
         @inline(__always)
-        mutating func recent(_ cursor: inout UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> Symbol? {
-            guard let distance = decodeVarint(&cursor, end) else { return nil }
+        mutating func recent(_ cursor: inout UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> UInt32? {
+            // A distance back takes one byte or two at random.
+            guard let distance = decodeMixedVarint(&cursor, end) else { return nil }
             if distance == 0 {
                 guard next < limit else { return nil }
                 next += 1
                 // Safe: limit < UInt32.max, checked with the dictionary.
-                return Symbol(rawValue: UInt32(truncatingIfNeeded: next - 1))
+                return UInt32(truncatingIfNeeded: next - 1)
             }
             guard distance <= UInt64(next) else { return nil }
-            return Symbol(rawValue: UInt32(truncatingIfNeeded: next - Int(distance)))
+            return UInt32(truncatingIfNeeded: next - Int(distance))
         }
 
         /// A *stable* reference: the number itself, `next` for a new id.
         @inline(__always)
-        mutating func stable(_ cursor: inout UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> Symbol? {
+        mutating func stable(_ cursor: inout UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> UInt32? {
             guard let number = decodeVarint(&cursor, end), number <= UInt64(next) else { return nil }
             if number == UInt64(next) {
                 guard next < limit else { return nil }
                 next += 1
             }
-            return Symbol(rawValue: UInt32(truncatingIfNeeded: number))
+            return UInt32(truncatingIfNeeded: number)
         }
     }
 
@@ -65,174 +72,257 @@ struct EventColumns {
     /// - Parameters:
     ///   - dictionary: where each role's numbering starts and ends in this batch.
     ///   - prices: the last price of each product in this batch, covering the products' limit.
-    ///   - cartScratch: room for `count` cart numbers.
+    ///   - scratch: room for one chunk's decoded values.
     /// - Returns: the events' time range, or where the payload broke; the
     ///   sink may have taken the events before the break.
     func read<Sink: EventSink & ~Copyable>(
         _ payload: UnsafeRawBufferPointer, count: Int, dictionary: BatchDictionary,
         currencyCodes: UnsafeBufferPointer<Currency>, prices lastPrices: inout LastPrices,
-        cartScratch: UnsafeMutableBufferPointer<UInt32>, into sink: inout Sink
+        scratch: borrowing ChunkScratch, into sink: inout Sink
     ) -> Result<TimeRange, ByteReader.Malformed> {
         guard let start = payload.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return .success(TimeRange()) }
-        precondition(cartScratch.count >= count, "too little room for the batch's carts")
-        let end = start + payload.count
-        let kindBytes = start + kinds.lowerBound
-        var cartNumbers = Numbering(dictionary[.cart])
-        // The carts column first, on its own: a cart's number depends on that
-        // column alone, and its varints, half of them two bytes long at
-        // random, cost fewer mispredicted branches in a loop of their own.
-        var carts = start + carts.lowerBound
-        let cartsEnd = start + self.carts.upperBound
-        var cartsRead = 0
-        while carts < cartsEnd {
-            guard cartsRead < count else { return Self.failure(carts, start, end, "more carts than events") }
-            guard let cart = cartNumbers.recent(&carts, end) else { return Self.outOfRange(.cart, carts, start, end) }
-            cartScratch[cartsRead] = cart.rawValue
-            cartsRead += 1
-        }
-        guard carts == cartsEnd else { return Self.failure(end, start, end, "a column's values do not end where the column does") }
-        var cartEvent = 0
-        /// The next cart of the carts column, as its event takes it.
-        func nextCart() -> Symbol? {
-            guard cartEvent < cartsRead else { return nil }
-            defer { cartEvent += 1 }
-            return Symbol(rawValue: cartScratch[cartEvent])
-        }
-
-        var times = start + times.lowerBound, products = start + products.lowerBound
-        var orders = start + orders.lowerBound, polls = start + polls.lowerBound, voters = start + voters.lowerBound
-        var candidates = start + candidates.lowerBound, quantities = start + quantities.lowerBound
-        var prices = start + prices.lowerBound, currencies = start + currencies.lowerBound
-        var productNumbers = Numbering(dictionary[.product])
-        var orderNumbers = Numbering(dictionary[.order]), pollNumbers = Numbering(dictionary[.poll])
-        var voterNumbers = Numbering(dictionary[.voter]), candidateNumbers = Numbering(dictionary[.candidate])
-        let currencyCount = UInt64(currencyCodes.count)
-        var range = TimeRange()
-        var at: Int64 = 0
-
-        for i in 0..<count {
-            let byte = kindBytes[i]
-            guard let delta = decodeVarint(&times, end) else { return Self.failure(times, start, end, "a time delta runs past the payload") }
-            // Wrapping, and checked once for the batch: a time out of range,
-            // or a sum that wrapped, leaves the minimum or maximum out of range.
-            at &+= Int64(bitPattern: delta >> 1) ^ -Int64(bitPattern: delta & 1)
-            range.minAt = min(range.minAt, at)
-            range.maxAt = max(range.maxAt, at)
-            let time = Timestamp(milliseconds: at)
-            let inlineQuantity = byte >> LogFormat.kindBits
-
-            switch byte & LogFormat.kindMask {
-            case LogFormat.Kind.itemAdded.rawValue:
-                guard let cart = nextCart() else { return Self.failure(cartsEnd, start, end, "more events name a cart than the carts column holds") }
-                guard let product = productNumbers.stable(&products, end) else { return Self.outOfRange(.product, products, start, end) }
-                let qty: Int64
-                if inlineQuantity != 0 {
-                    qty = Int64(inlineQuantity)
-                } else {
-                    guard let read = Self.quantity(&quantities, end) else { return Self.failure(quantities, start, end, "a quantity is outside 1…Int64.max") }
-                    qty = read
-                }
-                guard let change = decodeVarint(&prices, end) else { return Self.failure(prices, start, end, "a price runs past the payload") }
-                let (price, overflow) = lastPrices.last(of: product).addingReportingOverflow(Int64(bitPattern: change >> 1) ^ -Int64(bitPattern: change & 1))
-                guard !overflow, price >= 0 else { return Self.failure(prices, start, end, "a price is outside 0…Int64.max") }
-                lastPrices.set(price, of: product)
-                guard let currency = decodeVarint(&currencies, end), currency < currencyCount else {
-                    return Self.failure(currencies, start, end, "a currency index lies outside the batch's currencies")
-                }
-                sink.itemAdded(at: time, cart: cart, product: product, qty: qty, price: price, currency: currencyCodes[Int(currency)])
-            case LogFormat.Kind.quantityChanged.rawValue:
-                guard let cart = nextCart() else { return Self.failure(cartsEnd, start, end, "more events name a cart than the carts column holds") }
-                guard let product = productNumbers.stable(&products, end) else { return Self.outOfRange(.product, products, start, end) }
-                let qty: Int64
-                if inlineQuantity != 0 {
-                    qty = Int64(inlineQuantity)
-                } else {
-                    guard let read = Self.quantity(&quantities, end) else { return Self.failure(quantities, start, end, "a quantity is outside 1…Int64.max") }
-                    qty = read
-                }
-                sink.quantityChanged(at: time, cart: cart, product: product, qty: qty)
-            case LogFormat.Kind.itemRemoved.rawValue where inlineQuantity == 0:
-                guard let cart = nextCart() else { return Self.failure(cartsEnd, start, end, "more events name a cart than the carts column holds") }
-                guard let product = productNumbers.stable(&products, end) else { return Self.outOfRange(.product, products, start, end) }
-                sink.itemRemoved(at: time, cart: cart, product: product)
-            case LogFormat.Kind.checkedOut.rawValue where inlineQuantity == 0:
-                guard let cart = nextCart() else { return Self.failure(cartsEnd, start, end, "more events name a cart than the carts column holds") }
-                guard let order = orderNumbers.recent(&orders, end) else { return Self.outOfRange(.order, orders, start, end) }
-                sink.checkedOut(at: time, cart: cart, order: order)
-            case LogFormat.Kind.voteCast.rawValue where inlineQuantity == 0:
-                guard let poll = pollNumbers.stable(&polls, end) else { return Self.outOfRange(.poll, polls, start, end) }
-                guard let voter = voterNumbers.recent(&voters, end) else { return Self.outOfRange(.voter, voters, start, end) }
-                guard let candidate = candidateNumbers.stable(&candidates, end) else { return Self.outOfRange(.candidate, candidates, start, end) }
-                sink.voteCast(at: time, poll: poll, voter: voter, candidate: candidate)
-            default:
-                return Self.failure(kindBytes + i, start, end, "unknown event kind byte \(byte)")
+        var reader = ColumnReader(self, start: start, end: start + payload.count, dictionary: dictionary)
+        var first = 0
+        while first < count {
+            let chunk = min(ChunkScratch.events, count - first)
+            if let failure = reader.decode(first..<first + chunk, currencyCodes: currencyCodes, into: scratch) {
+                return .failure(failure)
             }
+            if let failure = reader.handOver(first..<first + chunk, from: scratch, prices: &lastPrices, to: &sink) {
+                return .failure(failure)
+            }
+            first += chunk
         }
-        guard cartEvent == cartsRead else { return Self.failure(cartsEnd, start, end, "fewer events name a cart than the carts column holds") }
-        guard times == start + self.times.upperBound,
-              products == start + self.products.upperBound, orders == start + self.orders.upperBound,
-              polls == start + self.polls.upperBound, voters == start + self.voters.upperBound,
-              candidates == start + self.candidates.upperBound, quantities == start + self.quantities.upperBound,
-              prices == start + self.prices.upperBound, currencies == start + self.currencies.upperBound
-        else { return Self.failure(end, start, end, "a column's values do not end where the column does") }
-        guard cartNumbers.isComplete, productNumbers.isComplete, orderNumbers.isComplete, pollNumbers.isComplete,
-              voterNumbers.isComplete, candidateNumbers.isComplete
-        else { return Self.failure(start, start, end, "the columns use fewer new ids than the dictionary adds") }
-        return .success(range)
-    }
-
-    /// A quantity from the quantities column: a varint of 1…Int64.max.
-    @inline(__always)
-    private static func quantity(_ cursor: inout UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> Int64? {
-        guard let qty = decodeVarint(&cursor, end), qty >= 1, qty <= UInt64(Int64.max) else { return nil }
-        return Int64(qty)
-    }
-
-    @inline(never)
-    private static func outOfRange(_ role: Role, _ cursor: UnsafePointer<UInt8>, _ start: UnsafePointer<UInt8>,
-                                   _ end: UnsafePointer<UInt8>) -> Result<TimeRange, ByteReader.Malformed> {
-        failure(cursor, start, end, "a \(role.field) id lies outside the ids the log holds so far")
-    }
-
-    @inline(never)
-    private static func failure(_ cursor: UnsafePointer<UInt8>, _ start: UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>,
-                                _ reason: String) -> Result<TimeRange, ByteReader.Malformed> {
-        .failure(ByteReader.Malformed(position: min(cursor, end) - start, reason: reason))
+        return reader.finish(self)
     }
 }
 
-/// The last price read for each product in the batch being read: what the
-/// prices column's deltas are taken from. Each entry carries the batch it
-/// was written in, so that a new batch starts from zero without clearing
-/// a table as long as the log's products.
-struct LastPrices {
-    private var price: [Int64] = []
-    private var batch: [UInt32] = []
-    private var current: UInt32 = 0
+/// The cursors and numberings of one batch's columns as ``EventColumns``
+/// reads them, chunk after chunk.
+private struct ColumnReader {
+    let start: UnsafePointer<UInt8>
+    let end: UnsafePointer<UInt8>
+    let kinds: UnsafePointer<UInt8>
+    var times, carts, products, orders, polls, voters, candidates, quantities, prices, currencies: UnsafePointer<UInt8>
+    var cartNumbers, productNumbers, orderNumbers, pollNumbers, voterNumbers, candidateNumbers: EventColumns.Numbering
+    var range = EventColumns.TimeRange()
+    var at: Int64 = 0
 
-    /// Starts a batch whose product numbers are below `limit`.
-    mutating func startBatch(products limit: Int) {
-        current &+= 1
-        if current == 0 {
-            // After 2³² batches, the marks start over.
-            batch = [UInt32](repeating: 0, count: batch.count)
-            current = 1
+    init(_ columns: EventColumns, start: UnsafePointer<UInt8>, end: UnsafePointer<UInt8>, dictionary: BatchDictionary) {
+        self.start = start
+        self.end = end
+        kinds = start + columns.kinds.lowerBound
+        times = start + columns.times.lowerBound
+        carts = start + columns.carts.lowerBound
+        products = start + columns.products.lowerBound
+        orders = start + columns.orders.lowerBound
+        polls = start + columns.polls.lowerBound
+        voters = start + columns.voters.lowerBound
+        candidates = start + columns.candidates.lowerBound
+        quantities = start + columns.quantities.lowerBound
+        prices = start + columns.prices.lowerBound
+        currencies = start + columns.currencies.lowerBound
+        cartNumbers = .init(dictionary[.cart])
+        productNumbers = .init(dictionary[.product])
+        orderNumbers = .init(dictionary[.order])
+        pollNumbers = .init(dictionary[.poll])
+        voterNumbers = .init(dictionary[.voter])
+        candidateNumbers = .init(dictionary[.candidate])
+    }
+
+    /// Decodes the values of the events `events` into `scratch`, column by column.
+    ///
+    /// Each loop works on local copies of its cursor and state, written back
+    /// after it: the struct's fields live in memory, and a store to the
+    /// scratch arrays could alias them, so the compiler would load and store
+    /// them again for every value.
+    /// - Returns: where the payload broke, if it did.
+    mutating func decode(_ events: Range<Int>, currencyCodes: UnsafeBufferPointer<Currency>, into scratch: borrowing ChunkScratch) -> ByteReader.Malformed? {
+        let end = self.end
+        // The times, and a count of each kind byte: how many values each column owes this chunk.
+        let histogram = scratch.histogram, times = scratch.times
+        histogram.update(repeating: 0, count: 256)
+        let kinds = self.kinds + events.lowerBound
+        var cursor = self.times, at = self.at, minAt = range.minAt, maxAt = range.maxAt
+        for i in 0..<events.count {
+            histogram[Int(kinds[i])] &+= 1
+            guard let delta = decodeVarint(&cursor, end) else { return failure(cursor, "a time delta runs past the payload") }
+            // Wrapping, and checked once for the batch: a time out of range,
+            // or a sum that wrapped, leaves the minimum or maximum out of range.
+            at &+= Int64(bitPattern: delta >> 1) ^ -Int64(bitPattern: delta & 1)
+            minAt = min(minAt, at)
+            maxAt = max(maxAt, at)
+            times[i] = at
         }
-        if price.count < limit {
-            let more = max(limit, 2 * price.count) - price.count
-            price.append(contentsOf: repeatElement(0, count: more))
-            batch.append(contentsOf: repeatElement(0, count: more))
+        self.times = cursor
+        self.at = at
+        range = EventColumns.TimeRange(minAt: minAt, maxAt: maxAt)
+
+        // A kind byte holds the kind in its low bits; only adds and changes hold a quantity above them.
+        var adds = 0, changes = 0
+        for inline in 0..<32 {
+            adds &+= Int(histogram[inline << 3 | Int(LogFormat.Kind.itemAdded.rawValue)])
+            changes &+= Int(histogram[inline << 3 | Int(LogFormat.Kind.quantityChanged.rawValue)])
+        }
+        let removes = Int(histogram[Int(LogFormat.Kind.itemRemoved.rawValue)])
+        let checkouts = Int(histogram[Int(LogFormat.Kind.checkedOut.rawValue)])
+        let votes = Int(histogram[Int(LogFormat.Kind.voteCast.rawValue)])
+        if adds + changes + removes + checkouts + votes != events.count {
+            let unknown = (0..<events.count).first { !Self.isKind(kinds[$0]) }!
+            return failure(kinds + unknown, "unknown event kind byte \(kinds[unknown])")
+        }
+        let spelledQuantities = Int(histogram[Int(LogFormat.Kind.itemAdded.rawValue)] + histogram[Int(LogFormat.Kind.quantityChanged.rawValue)])
+
+        if let broken = Self.ids(adds + changes + removes + checkouts, recent: true, &carts, &cartNumbers, end, into: scratch.carts) {
+            return outOfRange(.cart, broken)
+        }
+        if let broken = Self.ids(adds + changes + removes, recent: false, &products, &productNumbers, end, into: scratch.products) {
+            return outOfRange(.product, broken)
+        }
+        if let broken = Self.ids(checkouts, recent: true, &orders, &orderNumbers, end, into: scratch.orders) {
+            return outOfRange(.order, broken)
+        }
+        if let broken = Self.ids(votes, recent: false, &polls, &pollNumbers, end, into: scratch.polls) {
+            return outOfRange(.poll, broken)
+        }
+        if let broken = Self.ids(votes, recent: true, &voters, &voterNumbers, end, into: scratch.voters) {
+            return outOfRange(.voter, broken)
+        }
+        if let broken = Self.ids(votes, recent: false, &candidates, &candidateNumbers, end, into: scratch.candidates) {
+            return outOfRange(.candidate, broken)
+        }
+        cursor = quantities
+        let spelled = scratch.quantities
+        for j in 0..<spelledQuantities {
+            guard let qty = decodeVarint(&cursor, end), qty >= 1, qty <= UInt64(Int64.max) else {
+                return failure(cursor, "a quantity is outside 1…Int64.max")
+            }
+            spelled[j] = Int64(qty)
+        }
+        quantities = cursor
+        cursor = prices
+        let changesOfPrice = scratch.priceChanges
+        for j in 0..<adds {
+            guard let change = decodeVarint(&cursor, end) else { return failure(cursor, "a price runs past the payload") }
+            changesOfPrice[j] = Int64(bitPattern: change >> 1) ^ -Int64(bitPattern: change & 1)
+        }
+        prices = cursor
+        cursor = currencies
+        let currencyCount = UInt64(currencyCodes.count), addedIn = scratch.currencies
+        for j in 0..<adds {
+            guard let currency = decodeVarint(&cursor, end), currency < currencyCount else {
+                return failure(cursor, "a currency index lies outside the batch's currencies")
+            }
+            addedIn[j] = currencyCodes[Int(currency)]
+        }
+        currencies = cursor
+        return nil
+    }
+
+    /// Decodes `count` ids of one role, *recent* or *stable*, from its column into `out`.
+    /// - Returns: where the column broke, or nil.
+    @inline(__always)
+    private static func ids(
+        _ count: Int, recent: Bool, _ column: inout UnsafePointer<UInt8>, _ numbering: inout EventColumns.Numbering,
+        _ end: UnsafePointer<UInt8>, into out: UnsafeMutablePointer<UInt32>
+    ) -> UnsafePointer<UInt8>? {
+        var cursor = column, numbers = numbering
+        defer {
+            column = cursor
+            numbering = numbers
+        }
+        for j in 0..<count {
+            guard let id = recent ? numbers.recent(&cursor, end) : numbers.stable(&cursor, end) else { return cursor }
+            out[j] = id
+        }
+        return nil
+    }
+
+    /// Hands the events `events`, decoded in `scratch`, to `sink`.
+    /// - Returns: where the payload broke, if it did (a price out of range).
+    func handOver<Sink: EventSink & ~Copyable>(
+        _ events: Range<Int>, from scratch: borrowing ChunkScratch, prices lastPrices: inout LastPrices, to sink: inout Sink
+    ) -> ByteReader.Malformed? {
+        var cart = 0, product = 0, quantity = 0, add = 0, order = 0, vote = 0
+        let kinds = self.kinds + events.lowerBound, times = scratch.times, carts = scratch.carts, products = scratch.products
+        let quantities = scratch.quantities, priceChanges = scratch.priceChanges, currencies = scratch.currencies
+        let orders = scratch.orders, polls = scratch.polls, voters = scratch.voters, candidates = scratch.candidates
+        for i in 0..<events.count {
+            let byte = kinds[i]
+            let at = Timestamp(milliseconds: times[i])
+            let inline = byte >> LogFormat.kindBits
+            // Safe: `decode` counted each kind and filled each array for exactly those events.
+            switch byte & LogFormat.kindMask {
+            case LogFormat.Kind.itemAdded.rawValue:
+                let id = Symbol(rawValue: products[product])
+                let qty = inline != 0 ? Int64(inline) : quantities[quantity]
+                quantity &+= inline == 0 ? 1 : 0
+                let (price, overflow) = lastPrices.last(of: id).addingReportingOverflow(priceChanges[add])
+                guard !overflow, price >= 0 else { return failure(prices, "a price is outside 0…Int64.max") }
+                lastPrices.set(price, of: id)
+                sink.itemAdded(at: at, cart: Symbol(rawValue: carts[cart]), product: id, qty: qty, price: price, currency: currencies[add])
+                cart &+= 1
+                product &+= 1
+                add &+= 1
+            case LogFormat.Kind.quantityChanged.rawValue:
+                let qty = inline != 0 ? Int64(inline) : quantities[quantity]
+                quantity &+= inline == 0 ? 1 : 0
+                sink.quantityChanged(at: at, cart: Symbol(rawValue: carts[cart]), product: Symbol(rawValue: products[product]), qty: qty)
+                cart &+= 1
+                product &+= 1
+            case LogFormat.Kind.itemRemoved.rawValue:
+                sink.itemRemoved(at: at, cart: Symbol(rawValue: carts[cart]), product: Symbol(rawValue: products[product]))
+                cart &+= 1
+                product &+= 1
+            case LogFormat.Kind.checkedOut.rawValue:
+                sink.checkedOut(at: at, cart: Symbol(rawValue: carts[cart]), order: Symbol(rawValue: orders[order]))
+                cart &+= 1
+                order &+= 1
+            default:
+                sink.voteCast(at: at, poll: Symbol(rawValue: polls[vote]), voter: Symbol(rawValue: voters[vote]),
+                              candidate: Symbol(rawValue: candidates[vote]))
+                vote &+= 1
+            }
+        }
+        return nil
+    }
+
+    /// After the last chunk: every column consumed exactly, every announced id used.
+    func finish(_ columns: EventColumns) -> Result<EventColumns.TimeRange, ByteReader.Malformed> {
+        guard times == start + columns.times.upperBound, carts == start + columns.carts.upperBound,
+              products == start + columns.products.upperBound, orders == start + columns.orders.upperBound,
+              polls == start + columns.polls.upperBound, voters == start + columns.voters.upperBound,
+              candidates == start + columns.candidates.upperBound, quantities == start + columns.quantities.upperBound,
+              prices == start + columns.prices.upperBound, currencies == start + columns.currencies.upperBound
+        else { return .failure(Self.malformed(end, start, end, "a column's values do not end where the column does")) }
+        guard cartNumbers.isComplete, productNumbers.isComplete, orderNumbers.isComplete, pollNumbers.isComplete,
+              voterNumbers.isComplete, candidateNumbers.isComplete
+        else { return .failure(Self.malformed(start, start, end, "the columns use fewer new ids than the dictionary adds")) }
+        return .success(range)
+    }
+
+    /// Whether `byte` is a kind byte the format allows.
+    private static func isKind(_ byte: UInt8) -> Bool {
+        switch byte & LogFormat.kindMask {
+        case LogFormat.Kind.itemAdded.rawValue, LogFormat.Kind.quantityChanged.rawValue: true
+        case LogFormat.Kind.itemRemoved.rawValue, LogFormat.Kind.checkedOut.rawValue, LogFormat.Kind.voteCast.rawValue:
+            byte >> LogFormat.kindBits == 0
+        default: false
         }
     }
 
-    @inline(__always)
-    func last(of product: Symbol) -> Int64 {
-        batch[product.index] == current ? price[product.index] : 0
+    @inline(never)
+    private func outOfRange(_ role: Role, _ cursor: UnsafePointer<UInt8>) -> ByteReader.Malformed {
+        failure(cursor, "a \(role.field) id lies outside the ids the log holds so far")
     }
 
-    @inline(__always)
-    mutating func set(_ value: Int64, of product: Symbol) {
-        price[product.index] = value
-        batch[product.index] = current
+    @inline(never)
+    private func failure(_ cursor: UnsafePointer<UInt8>, _ reason: String) -> ByteReader.Malformed {
+        Self.malformed(cursor, start, end, reason)
+    }
+
+    private static func malformed(_ cursor: UnsafePointer<UInt8>, _ start: UnsafePointer<UInt8>,
+                                  _ end: UnsafePointer<UInt8>, _ reason: String) -> ByteReader.Malformed {
+        ByteReader.Malformed(position: min(cursor, end) - start, reason: reason)
     }
 }
