@@ -1,7 +1,7 @@
 /// Orders, units and revenue per local date and currency: `orders report daily`.
 public struct DailySales: Hashable, Sendable {
     /// A local date (days since 1970-01-01 in the report's zone) and a currency.
-    public struct Key: PackedKey {
+    public struct Key: PackedKey, BitwiseCopyable {
         public var day: Int64
         public var currency: Currency
 
@@ -17,15 +17,8 @@ public struct DailySales: Hashable, Sendable {
 
     public var totals = DenseMap<Key, SalesTotals>()
 
-    public init() {}
-
-    @inlinable
-    public mutating func record(_ order: PlacedOrder, localDay: Int64) {
-        let key = Key(day: localDay, currency: order.currency)
-        let entry = totals.entry(for: key, default: SalesTotals())
-        totals[entry: entry].orders.add(1)
-        totals[entry: entry].units.add(order.units)
-        totals[entry: entry].revenue.add(order.total)
+    public init(totals: DenseMap<Key, SalesTotals> = DenseMap()) {
+        self.totals = totals
     }
 
     public mutating func merge(_ other: DailySales) {

@@ -3,7 +3,7 @@
 /// Every amount the reports add is ≥ 0, so once a sum has passed
 /// `Int64.max` it stays past it: the flag is exact, and merging partial sums
 /// gives the same answer as one pass.
-public struct ExactSum: Hashable, Sendable {
+public struct ExactSum: Hashable, Sendable, BitwiseCopyable {
     /// The sum, valid only while `overflowed` is false.
     public var value: Int64 = 0
     /// Whether the true sum no longer fits a signed 64-bit integer.

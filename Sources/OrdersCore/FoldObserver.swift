@@ -2,7 +2,7 @@
 ///
 /// The ledger calls it inline, so a generic observer costs nothing: no
 /// existential, no closure, no allocation.
-public protocol FoldObserver {
+public protocol FoldObserver: ~Copyable {
     /// A checkout was applied.
     mutating func placed(_ order: PlacedOrder)
     /// A vote was counted.

@@ -12,15 +12,15 @@
 /// check of who else holds them: the fold writes them for every event.
 public struct Ledger: ~Copyable, @unchecked Sendable {  // Owns its tables; nothing is shared.
     /// Every cart, by its number; `.none` where no cart has that number yet.
-    @usableFromInline var carts = OwnedTable<Cart>(filling: Cart())
+    @usableFromInline var carts = OwnedTable<Cart>()
     /// The lines of the open carts.
     @usableFromInline var pool = LinePool()
     /// A bit per order: used as the id of an applied order.
-    @usableFromInline var usedOrders = OwnedTable<UInt64>(filling: 0)
+    @usableFromInline var usedOrders = OwnedTable<UInt64>()
     /// The first vote counted from each voter, `(poll << 32 | candidate) + 1`;
     /// 0 for none. Most voters vote once, and a voter's votes come close
     /// together, so this table is read where it was just written.
-    @usableFromInline var firstVote = OwnedTable<UInt64>(filling: 0)
+    @usableFromInline var firstVote = OwnedTable<UInt64>()
     /// Every (poll, voter, candidate) counted after a voter's first.
     @usableFromInline var laterVotes = DenseMap<VoteKey, Void>()
     /// Carts that are open now, empty or not.
@@ -34,7 +34,7 @@ public struct Ledger: ~Copyable, @unchecked Sendable {  // Owns its tables; noth
     /// Folds one event into the state.
     /// - Returns: `.applied`, or the first anomaly whose rule matched.
     @inlinable
-    public mutating func apply<Observer: FoldObserver>(_ event: Event, observer: inout Observer) -> Status {
+    public mutating func apply<Observer: FoldObserver & ~Copyable>(_ event: Event, observer: inout Observer) -> Status {
         switch event.kind {
         case let .itemAdded(cart, product, qty, price, currency):
             addItem(cart: cart, product: product, qty: qty, price: price, currency: currency)
@@ -132,7 +132,7 @@ public struct Ledger: ~Copyable, @unchecked Sendable {  // Owns its tables; noth
     /// `checked_out`: `cart_closed`, `duplicate_order`, `empty_cart`,
     /// `overflow`, or applied, when `observer` hears of the order.
     @inlinable
-    public mutating func checkOut<Observer: FoldObserver>(
+    public mutating func checkOut<Observer: FoldObserver & ~Copyable>(
         cart: Symbol, order: Symbol, at: Timestamp, observer: inout Observer
     ) -> Status {
         carts.cover(cart.index)
@@ -166,7 +166,7 @@ public struct Ledger: ~Copyable, @unchecked Sendable {  // Owns its tables; noth
 
     /// `vote_cast`: `duplicate_vote`, or applied, when `observer` hears of the vote.
     @inlinable
-    public mutating func castVote<Observer: FoldObserver>(
+    public mutating func castVote<Observer: FoldObserver & ~Copyable>(
         poll: Symbol, voter: Symbol, candidate: Symbol, observer: inout Observer
     ) -> Status {
         guard countVote(poll: poll, voter: voter, candidate: candidate) else { return .anomaly(.duplicateVote) }

@@ -4,12 +4,13 @@
 /// Written here rather than an array per cart: a cart of its own array costs
 /// a malloc, a free and reference counting, which were a tenth of a replay.
 /// Free blocks are kept in a list per size through the blocks themselves:
-/// a free block's first line holds, in its `qty`, the start of the next.
+/// a free block's first line holds, in its `qty`, the start of the next
+/// plus one (0 ends the list).
 @usableFromInline
 struct LinePool: ~Copyable {
-    @usableFromInline var lines = OwnedTable<CartLine>(filling: CartLine(product: Symbol(rawValue: 0), currency: .none, qty: 0, price: 0))
-    /// By size class: the start of the first free block, or -1.
-    @usableFromInline var free = OwnedTable<Int>(filling: -1)
+    @usableFromInline var lines = OwnedTable<CartLine>()
+    /// By size class: the start of the first free block plus one, or 0 for none.
+    @usableFromInline var free = OwnedTable<Int>()
 
     @inlinable init() {
         free.cover(Cart.sizeClasses - 1)
@@ -53,7 +54,7 @@ struct LinePool: ~Copyable {
     mutating func release(_ cart: inout Cart) {
         guard let sizeClass = cart.sizeClass else { return }
         lines[Int(cart.start)].qty = Int64(free[sizeClass])
-        free[sizeClass] = Int(cart.start)
+        free[sizeClass] = Int(cart.start) + 1
         cart.dropBlock()
     }
 
@@ -63,11 +64,11 @@ struct LinePool: ~Copyable {
         let sizeClass = cart.sizeClass.map { $0 + 1 } ?? 0
         precondition(sizeClass < Cart.sizeClasses, "a cart with more lines than the ledger holds (\(Cart.maxLines))")
         let start: Int
-        if free[sizeClass] >= 0 {
-            start = free[sizeClass]
+        if free[sizeClass] > 0 {
+            start = free[sizeClass] - 1
             free[sizeClass] = Int(lines[start].qty)
         } else {
-            start = lines.append(repeating: lines.fill, count: Cart.capacity(of: sizeClass))
+            start = lines.append(zeroed: Cart.capacity(of: sizeClass))
             precondition(start + Cart.capacity(of: sizeClass) <= Int(UInt32.max), "more cart lines open at once than the ledger can number")
         }
         for i in 0..<cart.count { lines[start + i] = lines[Int(cart.start) + i] }

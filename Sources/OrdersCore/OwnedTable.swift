@@ -13,22 +13,20 @@ import Darwin
 /// for a large block by remapping its pages, copying nothing. Entries are
 /// added as an index first needs them (``cover(_:)``), in steps, so that the
 /// check is one compare that is almost never taken, and only memory that
-/// is used gets touched.
+/// is used gets touched. A new entry is all zero bytes, which every element
+/// kept here takes as its empty value.
 @usableFromInline
 struct OwnedTable<Element: BitwiseCopyable>: ~Copyable {
     @usableFromInline var base: UnsafeMutablePointer<Element>
     @usableFromInline var capacity: Int
     /// Entries `0..<count` are valid.
     @usableFromInline var count = 0
-    /// What a new entry holds.
-    @usableFromInline let fill: Element
 
     /// The fewest entries ``cover(_:)`` adds at once.
     @usableFromInline static var step: Int { max(1, 4096 / MemoryLayout<Element>.stride) }
 
     @inlinable
-    init(filling fill: Element) {
-        self.fill = fill
+    init() {
         capacity = Self.step
         base = Self.allocate(capacity)
     }
@@ -49,21 +47,31 @@ struct OwnedTable<Element: BitwiseCopyable>: ~Copyable {
         }
     }
 
-    /// Makes `index` valid, adding entries that hold `fill` up to it.
+    /// Makes `index` valid, adding zeroed entries up to it.
     @inlinable @inline(__always)
     mutating func cover(_ index: Int) {
         if index >= count { grow(toCover: index) }
     }
 
-    /// Adds `count` entries holding `value` at the end.
+    /// Adds `count` zeroed entries at the end.
     /// - Returns: the index of the first.
     @inlinable
-    mutating func append(repeating value: Element, count added: Int) -> Int {
+    mutating func append(zeroed added: Int) -> Int {
         let first = count
         reserve(count + added)
-        (base + first).initialize(repeating: value, count: added)
+        UnsafeMutableRawPointer(base + first).initializeMemory(as: UInt8.self, repeating: 0, count: added * MemoryLayout<Element>.stride)
         count += added
         return first
+    }
+
+    /// Adds `element` at the end.
+    /// - Returns: its index.
+    @inlinable
+    mutating func append(_ element: Element) -> Int {
+        if count == capacity { reserve(count + 1) }
+        (base + count).initialize(to: element)
+        count += 1
+        return count - 1
     }
 
     @usableFromInline
@@ -71,7 +79,7 @@ struct OwnedTable<Element: BitwiseCopyable>: ~Copyable {
         precondition(index >= 0, "a negative index")
         let target = max(index + 1, count + Self.step)
         reserve(target)
-        (base + count).initialize(repeating: fill, count: target - count)
+        UnsafeMutableRawPointer(base + count).initializeMemory(as: UInt8.self, repeating: 0, count: (target - count) * MemoryLayout<Element>.stride)
         count = target
     }
 

@@ -1,6 +1,6 @@
 /// Units and revenue per local date, product and currency: `orders report products`.
 public struct ProductSales: Hashable, Sendable {
-    public struct Key: PackedKey {
+    public struct Key: PackedKey, BitwiseCopyable {
         public var day: Int64
         public var product: Symbol
         public var currency: Currency
@@ -19,7 +19,7 @@ public struct ProductSales: Hashable, Sendable {
     }
 
     /// Units and revenue of one product on one day.
-    public struct Totals: Hashable, Sendable {
+    public struct Totals: Hashable, Sendable, BitwiseCopyable {
         public var units = ExactSum()
         public var revenue = ExactSum()
 
@@ -33,17 +33,8 @@ public struct ProductSales: Hashable, Sendable {
 
     public var totals = DenseMap<Key, Totals>()
 
-    public init() {}
-
-    @inlinable
-    public mutating func record(_ order: PlacedOrder, localDay: Int64) {
-        for line in order.lines {
-            let key = Key(day: localDay, product: line.product, currency: order.currency)
-            // Safe from wrapping: the order's total fitted, so each line's does.
-            let entry = totals.entry(for: key, default: Totals())
-            totals[entry: entry].units.add(line.qty)
-            totals[entry: entry].revenue.add(line.qty &* line.price)
-        }
+    public init(totals: DenseMap<Key, Totals> = DenseMap()) {
+        self.totals = totals
     }
 
     public mutating func merge(_ other: ProductSales) {

@@ -10,52 +10,52 @@
 /// loop reads them, and folds each with no ``Event`` built.
 public struct Projector: ~Copyable, Sendable {
     public var ledger = Ledger()
-    @usableFromInline var gathered: Reports
+    @usableFromInline var gatherer: ReportsGatherer
+    /// Events and anomalies so far.
+    @usableFromInline var counts = Summary()
 
     public init(zone: ZoneRules = .utc) {
-        gathered = Reports(zone: zone)
+        gatherer = ReportsGatherer(zone: zone)
     }
 
     /// Folds the next event of the log.
     /// - Returns: whether it was applied, or which anomaly it was.
     @inlinable @discardableResult
     public mutating func fold(_ event: Event) -> Status {
-        let status = ledger.apply(event, observer: &gathered)
-        gathered.summary.count(status)
+        let status = ledger.apply(event, observer: &gatherer)
+        counts.count(status)
         return status
     }
 
     /// The reports so far.
     public var reports: Reports {
-        var reports = gathered
-        reports.summary.openCarts = ledger.openCarts
-        return reports
+        gatherer.reports(counts: counts, openCarts: ledger.openCarts)
     }
 }
 
 extension Projector: EventSink {
     @inlinable
     public mutating func itemAdded(at: Timestamp, cart: Symbol, product: Symbol, qty: Int64, price: Int64, currency: Currency) {
-        gathered.summary.count(ledger.addItem(cart: cart, product: product, qty: qty, price: price, currency: currency))
+        counts.count(ledger.addItem(cart: cart, product: product, qty: qty, price: price, currency: currency))
     }
 
     @inlinable
     public mutating func quantityChanged(at: Timestamp, cart: Symbol, product: Symbol, qty: Int64) {
-        gathered.summary.count(ledger.changeQuantity(cart: cart, product: product, qty: qty))
+        counts.count(ledger.changeQuantity(cart: cart, product: product, qty: qty))
     }
 
     @inlinable
     public mutating func itemRemoved(at: Timestamp, cart: Symbol, product: Symbol) {
-        gathered.summary.count(ledger.removeItem(cart: cart, product: product))
+        counts.count(ledger.removeItem(cart: cart, product: product))
     }
 
     @inlinable
     public mutating func checkedOut(at: Timestamp, cart: Symbol, order: Symbol) {
-        gathered.summary.count(ledger.checkOut(cart: cart, order: order, at: at, observer: &gathered))
+        counts.count(ledger.checkOut(cart: cart, order: order, at: at, observer: &gatherer))
     }
 
     @inlinable
     public mutating func voteCast(at: Timestamp, poll: Symbol, voter: Symbol, candidate: Symbol) {
-        gathered.summary.count(ledger.castVote(poll: poll, voter: voter, candidate: candidate, observer: &gathered))
+        counts.count(ledger.castVote(poll: poll, voter: voter, candidate: candidate, observer: &gatherer))
     }
 }

@@ -1,5 +1,5 @@
 /// Orders, units and revenue of a group of applied orders.
-public struct SalesTotals: Hashable, Sendable {
+public struct SalesTotals: Hashable, Sendable, BitwiseCopyable {
     public var orders = ExactSum()
     public var units = ExactSum()
     /// In the currency's minor units.

@@ -23,6 +23,19 @@ public struct Summary: Hashable, Sendable {
         if case .anomaly(let kind) = status { anomalies[kind] += 1 }
     }
 
+    /// Takes the orders, revenue and units from the daily sales, which are
+    /// the sums of the same orders by day: the fold gathers them once.
+    public mutating func settleOrders(from daily: DailySales) {
+        orders = 0
+        revenue = DenseMap()
+        units = DenseMap()
+        for (key, totals) in daily.totals.entries {
+            orders += totals.orders.value
+            revenue[key.currency, default: ExactSum()].add(totals.revenue)
+            units[key.currency, default: ExactSum()].add(totals.units)
+        }
+    }
+
     /// Adds another part of the same log's summary.
     public mutating func merge(_ other: Summary) {
         events += other.events

@@ -1,6 +1,6 @@
 /// Votes per poll and candidate: `orders tally`.
 public struct VoteTally: Hashable, Sendable {
-    public struct Key: PackedKey {
+    public struct Key: PackedKey, BitwiseCopyable {
         public var poll: Symbol
         public var candidate: Symbol
 
@@ -16,11 +16,8 @@ public struct VoteTally: Hashable, Sendable {
 
     public var votes = DenseMap<Key, Int64>()
 
-    public init() {}
-
-    @inlinable
-    public mutating func record(poll: Symbol, candidate: Symbol) {
-        votes[Key(poll: poll, candidate: candidate), default: 0] += 1
+    public init(votes: DenseMap<Key, Int64> = DenseMap()) {
+        self.votes = votes
     }
 
     public mutating func merge(_ other: VoteTally) {

@@ -35,6 +35,19 @@ public struct ZoneRules: Hashable, Sendable {
         return offsets[low]
     }
 
+    /// The offset from UTC at `instant`, in milliseconds, and the instants
+    /// from which and until which (excluded) that offset holds.
+    /// - Complexity: O(log n) in the number of transitions.
+    public func offsetSpan(at instant: Timestamp) -> (offset: Int64, from: Int64, until: Int64) {
+        var low = 0
+        var high = transitions.count
+        while low < high {
+            let mid = (low + high) / 2
+            if transitions[mid] <= instant.milliseconds { low = mid + 1 } else { high = mid }
+        }
+        return (offsets[low], low == 0 ? .min : transitions[low - 1], low == transitions.count ? .max : transitions[low])
+    }
+
     /// The local date of `instant`, as days since 1970-01-01.
     @inlinable
     public func localDay(of instant: Timestamp) -> Int64 {

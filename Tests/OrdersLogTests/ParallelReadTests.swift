@@ -184,14 +184,20 @@ struct ParallelReadTests {
         for split in 0...batches.count {
             // The ledger runs on; the aggregates start afresh at the frame boundary and are merged.
             var ledger = Ledger()
-            var parts = [Reports(), Reports()]
+            var first = ReportsGatherer(), second = ReportsGatherer()
+            var counts = [Summary(), Summary()]
             for (index, batch) in batches.enumerated() {
-                let part = index < split ? 0 : 1
-                for event in batch { parts[part].summary.count(ledger.apply(event, observer: &parts[part])) }
+                for event in batch {
+                    if index < split {
+                        counts[0].count(ledger.apply(event, observer: &first))
+                    } else {
+                        counts[1].count(ledger.apply(event, observer: &second))
+                    }
+                }
             }
-            parts[0].merge(parts[1])
-            parts[0].summary.openCarts = ledger.openCarts
-            #expect(parts[0] == whole.reports, "split before batch \(split)")
+            var merged = first.reports(counts: counts[0], openCarts: 0)
+            merged.merge(second.reports(counts: counts[1], openCarts: ledger.openCarts))
+            #expect(merged == whole.reports, "split before batch \(split)")
         }
     }
 
