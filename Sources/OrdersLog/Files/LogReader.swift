@@ -155,13 +155,21 @@ public final class LogReader: EventStream {
     /// - Throws: like `next`. A batch that fails may have been folded in
     ///   part, so after a throw `projector` holds no meaningful outcome.
     public func fold(into projector: inout Projector, ids: inout Identifiers, batchDone: (Int) -> Void = { _ in }) throws {
+        try handOver(to: &projector, ids: &ids, batchDone: batchDone)
+    }
+
+    /// `fold(into:)` with any sink. Internal, so that every sink it is
+    /// called with is one this module knows and specializes it for: a call
+    /// from another module would run its generic form, a call through a
+    /// witness table for every event.
+    func handOver<Sink: EventSink & ~Copyable>(to sink: inout Sink, ids: inout Identifiers, batchDone: (Int) -> Void = { _ in }) throws {
         precondition(foldsDirectly, "fold(into:) reads strictly")
         while nextBatch < batches.count {
             let batch = batches[nextBatch]
             nextBatch += 1
             do {
                 try load(batch, .payload)
-                try loader.decode(batch, &current, sending: &projector)
+                try loader.decode(batch, &current, sending: &sink)
                 try defineCurrent(batch, in: &ids, roles: Self.reportedRoles)
             } catch let failure as BatchFailure {
                 throw corrupt(batch, failure)

@@ -11,15 +11,15 @@ extension Orders {
             abstract: "Measure replay against the zstd floor, phase by phase.",
             discussion: """
             Replaying a log cannot be faster than decompressing it, so `zstd -dc LOG` is
-            the floor. bench times that, then replay built up one phase at a time, each
-            a full pass over the log: decompression alone (libzstd, in this process), then
-            decoding the events into memory, then the fold's rules, then every report's
-            aggregates. Then the whole replay as `orders replay` runs it: on one thread,
-            folding each event as it is decoded (so it can beat the phases' sum), and on
-            --threads threads, folded in parts. Each row gives its time, the time of its
-            own phase (its time less the row above), events/s and MB/s of decompressed
-            payload, and its ratio to the floor. Each is the best of --runs runs.
-            Progress goes to standard error.
+            the floor. bench times that, then replay built up one phase at a time along
+            replay's own path, on one thread, each a full pass over the log: decompression
+            alone (libzstd, in this process); then reading every event from the columns
+            and dropping it; then the fold's rules too; then every report's aggregates
+            too, which is the whole replay on one thread. Then the replay on --threads
+            threads, folded in parts. Each row gives its time, the time of its own phase
+            (its time less the row above), events/s and MB/s of decompressed payload, and
+            its ratio to the floor. Each is the best of --runs runs. Progress goes to
+            standard error.
 
             With --events, bench first writes a generated log of that many events (as
             `orders generate` would) to a temporary file, and removes it afterwards.
@@ -48,7 +48,7 @@ extension Orders {
         @Flag(help: "Print one JSON object.")
         var json = false
 
-        @Option(help: ArgumentHelp("Run only this phase (zstd, decompress, decode, fold, report, replay), for profiling.", visibility: .hidden))
+        @Option(help: ArgumentHelp("Run only this phase (zstd, decompress, decode, fold, replay), for profiling.", visibility: .hidden))
         var only: String?
 
         func validate() throws {
@@ -97,25 +97,17 @@ extension Orders {
                 try time { _ = try LogReader(path: path).decompressAll() }
             }!
             result.add("decompress (libzstd)", decompress, isFloor: result.rows.isEmpty, phase: true)
-            let decode = try best(label: "decoding", events: events) {
-                try time { try readAll(path, threads: 1) { _ in } }
-            }!
+            // Each phase runs the replay's own path, one thread, going further each time.
+            func pass(_ phase: LogReader.Phase) throws -> Duration {
+                try time {
+                    var ids = Identifiers()
+                    try LogReader(path: path).pass(phase, ids: &ids)
+                }
+            }
+            let decode = try best(label: "decoding", events: events) { try pass(.read) }!
             result.add("+ decode", decode, phase: true)
-            let fold = try best(label: "folding", events: events) {
-                try time {
-                    var ledger = Ledger()
-                    var observer = NoObserver()
-                    try readAll(path, threads: 1) { events in for event in events { _ = ledger.apply(event, observer: &observer) } }
-                }
-            }!
+            let fold = try best(label: "folding", events: events) { try pass(.rules) }!
             result.add("+ fold", fold, phase: true)
-            let reports = try best(label: "reporting", events: events) {
-                try time {
-                    var projector = Projector()
-                    try readAll(path, threads: 1) { events in for event in events { projector.fold(event) } }
-                }
-            }!
-            result.add("+ reports", reports, phase: true)
             /// The whole replay as `orders replay --threads threads` runs it.
             func replay(threads: Int) throws -> Duration {
                 try time {
@@ -124,7 +116,7 @@ extension Orders {
                 }
             }
             let sequential = try best(label: "replaying", events: events) { try replay(threads: 1) }!
-            result.add("replay, 1 thread", sequential)
+            result.add("+ reports: replay, 1 thread", sequential, phase: true)
             if threads > 1 {
                 let parallel = try best(label: "replaying on \(threads) threads", events: events) { try replay(threads: threads) }!
                 result.add("replay, \(threads) threads", parallel)
@@ -145,23 +137,6 @@ extension Orders {
             }
             return fastest
         }
-    }
-}
-
-/// An observer that keeps nothing: the fold's rules alone.
-private struct NoObserver: FoldObserver {
-    mutating func placed(_ order: PlacedOrder) {}
-    mutating func voted(poll: Symbol, candidate: Symbol) {}
-}
-
-/// Reads every batch of the log at `path`, handing each to `body`.
-private func readAll(_ path: String, threads: Int, _ body: ([Event]) -> Void) throws {
-    let reader = try LogReader(path: path, threads: threads)
-    var ids = Identifiers()
-    var events: [Event] = []
-    while try reader.next(ids: &ids, into: &events) != nil {
-        body(events)
-        events.removeAll(keepingCapacity: true)
     }
 }
 
