@@ -212,6 +212,72 @@ struct LogFileTests {
     }
 }
 
+@Suite("What a fold reads")
+struct FoldedPartTests {
+    /// A log of `events` in batches of 100, and its bytes.
+    private func log(in dir: String) throws -> (path: String, bytes: [UInt8]) {
+        var ids = Identifiers()
+        try writeLog(dir + "/a.log", sampleEvents(300, ids: &ids), ids: ids)
+        return (dir + "/a.log", contents(dir + "/a.log"))
+    }
+
+    /// The reports and reported names a fold makes of `path`, or its error.
+    private func fold(_ path: String) -> Result<(Reports, [[[UInt8]]]), InputError> {
+        Result {
+            var projector = Projector()
+            var ids = Identifiers()
+            try LogReader(path: path).fold(into: &projector, ids: &ids)
+            let named = spellings(ids)
+            return (projector.reports, LogReader.reportedRoles.map { named[$0.rawValue] })
+        }.mapError { $0 as! InputError }
+    }
+
+    @Test func aFoldDecompressesOnlyThePartBeforeTheUnreportedSpellings() throws {
+        let (path, _) = try log(in: temporaryDirectory())
+        let reader = try LogReader(path: path)
+        let whole = try reader.decompressAll(), folded = try reader.decompressAll(foldOnly: true)
+        #expect(folded < whole)
+        // It folds what reading every event folds.
+        var events: [Event] = []
+        var ids = Identifiers()
+        var projector = Projector()
+        let all = try LogReader(path: path)
+        while try all.next(ids: &ids, into: &events) != nil {
+            for event in events { projector.fold(event) }
+            events.removeAll()
+        }
+        #expect(try fold(path).get().0 == projector.reports)
+    }
+
+    /// A header whose fold size is wrong, its own checksum made right: a
+    /// hostile log, which a fold and verify must both refuse.
+    @Test(arguments: [-1, 1, -40])
+    func aWrongFoldSizeIsCorruption(change: Int) throws {
+        let dir = temporaryDirectory()
+        var (path, bytes) = try log(in: dir)
+        let content = FileHeader.size + 8  // the first batch header's content
+        let foldSize = Int(bytes[content + 36]) | Int(bytes[content + 37]) << 8 | Int(bytes[content + 38]) << 16
+        withUnsafeBytes(of: UInt32(foldSize + change).littleEndian) { bytes.replaceSubrange(content + 36..<content + 40, with: $0) }
+        let crc = bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[content..<content + 44])) }
+        withUnsafeBytes(of: crc.littleEndian) { bytes.replaceSubrange(content + 44..<content + 48, with: $0) }
+        path = dir + "/hostile.log"
+        write(bytes, to: path)
+        guard case .failure(let error) = fold(path) else { Issue.record("the fold accepted a wrong fold size"); return }
+        #expect(error.message.contains("corrupt batch"), "\(error)")
+        let verified = try verifies(path)
+        #expect(!verified)
+    }
+
+    /// Whether reading every frame as `orders verify` does finds no damage.
+    private func verifies(_ path: String) throws -> Bool {
+        let reader = try LogReader(path: path, skippingCorrupt: true, checkingSpellings: true)
+        var ids = Identifiers()
+        var events: [Event] = []
+        while try reader.next(ids: &ids, into: &events) != nil { events.removeAll() }
+        return !reader.foundDamage
+    }
+}
+
 @Suite("Verifying and repairing")
 struct VerifyTests {
     /// Reads the whole log the way `orders verify` does.

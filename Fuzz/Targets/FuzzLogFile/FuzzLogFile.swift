@@ -4,7 +4,9 @@ import OrdersLog
 
 /// A whole file through format detection and every reader (log, NDJSON,
 /// zstd): it is written to a file in /dev/shm and read to the end, and a
-/// log is folded three ways that must agree.
+/// log is folded three ways that must agree. A fold reads less than `next`
+/// (not the spellings of carts, orders and voters), so it may succeed where
+/// `next` fails; where `next` succeeds, every fold must give its reports.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzLogFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let path = "/dev/shm/orders-fuzz-\(getpid())"
@@ -26,13 +28,13 @@ public func fuzzLogFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     } catch {
         failed = true
     }
-    // A log folded straight from its columns must come out the same, or fail as well.
+    // A log folded straight from its columns must come out the same wherever next succeeds.
     guard stream is LogReader, let reader = try? LogReader(path: path) else { return 0 }
     var direct = Projector()
     var directIDs = Identifiers()
     do {
         try reader.fold(into: &direct, ids: &directIDs)
-        if failed || direct.reports != projector.reports || !sameNames(directIDs, ids) {
+        if !failed && (direct.reports != projector.reports || !sameNames(directIDs, ids)) {
             fatalError("the direct fold and the fold of next's events differ")
         }
     } catch {
@@ -43,7 +45,7 @@ public func fuzzLogFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var splitIDs = Identifiers()
     do {
         let reports = try split.foldPartitioned(parts: 1 + size % 3, zone: .utc, ids: &splitIDs)
-        if failed || reports != projector.reports || !sameNames(splitIDs, ids) {
+        if !failed && (reports != projector.reports || !sameNames(splitIDs, ids)) {
             fatalError("the fold in parts and the fold of next's events differ")
         }
     } catch {

@@ -73,10 +73,11 @@ struct BatchLoader: ~Copyable {
         }
     }
 
-    /// Reads, checks and decompresses `batch` into `loaded.payload`, decoding
-    /// nothing: for `decode(_:_:sending:)`, on this thread or another.
+    /// Reads and checks `batch` and decompresses the part of its payload a
+    /// fold reads, decoding nothing: for `decode(_:_:sending:)`, on this
+    /// thread or another.
     mutating func loadPayload(_ batch: LogLayout.Batch, into loaded: inout LoadedBatch) throws {
-        try readPayload(batch, into: &loaded.payload)
+        try readPayload(batch, into: &loaded.payload, foldOnly: true)
         loaded.events.removeAll(keepingCapacity: true)
     }
 
@@ -93,7 +94,7 @@ struct BatchLoader: ~Copyable {
     private static func expected(_ batch: LogLayout.Batch) -> BatchDecoder.Expected {
         let header = batch.header
         return BatchDecoder.Expected(eventCount: Int(header.eventCount), minAt: header.minAt, maxAt: header.maxAt,
-                                     firstSeq: header.firstSeq)
+                                     firstSeq: header.firstSeq, payloadSize: Int(header.payloadSize), foldSize: Int(header.foldSize))
     }
 
     /// Runs `body` on the payload, turning what it throws into a ``BatchFailure``.
@@ -110,8 +111,15 @@ struct BatchLoader: ~Copyable {
         }
     }
 
-    /// Reads `batch`'s frame, checks it against its header and decompresses it into `payload`.
-    private mutating func readPayload(_ batch: LogLayout.Batch, into payload: inout [UInt8]) throws {
+    /// Reads `batch`'s frame, checks it against its header and decompresses
+    /// it into `payload`: all of it, or with `foldOnly` the part a fold reads.
+    ///
+    /// The part a fold reads ends before the spellings of carts, orders and
+    /// voters, about a third of a payload, and zstd stops there. The
+    /// compressed bytes are checked whole (CRC-32C) first, so damage anywhere
+    /// in the frame still fails the read; zstd's own checksum, of the whole
+    /// content, is checked only when all of it is decompressed.
+    private mutating func readPayload(_ batch: LogLayout.Batch, into payload: inout [UInt8], foldOnly: Bool = false) throws {
         let header = batch.header
         try readFrame(batch)
         let frameChecks: String? = frame.withUnsafeBytes { bytes in
@@ -124,17 +132,26 @@ struct BatchLoader: ~Copyable {
         }
         if let frameChecks { throw BatchFailure(offset: batch.frameOffset, reason: frameChecks) }
         do throws(ZstdError) {
-            try decompressFrame(into: &payload, size: Int(header.payloadSize))
+            if foldOnly && header.foldSize < header.payloadSize {
+                try decompressFrame(into: &payload, prefix: Int(header.foldSize))
+            } else {
+                try decompressFrame(into: &payload, size: Int(header.payloadSize))
+            }
         } catch {
             throw BatchFailure(offset: batch.frameOffset, reason: "\(error)")
         }
     }
 
-    /// Decompresses `batch` and nothing more: the zstd floor of reading it.
-    /// - Returns: the payload's size.
-    mutating func decompressOnly(_ batch: LogLayout.Batch, into payload: inout [UInt8]) throws -> Int {
+    /// Decompresses `batch` and nothing more: all of it, or with `foldOnly`
+    /// the part a fold reads; what reading it costs in zstd.
+    /// - Returns: the bytes decompressed.
+    mutating func decompressOnly(_ batch: LogLayout.Batch, into payload: inout [UInt8], foldOnly: Bool = false) throws -> Int {
         try readFrame(batch)
-        try decompressFrame(into: &payload, size: Int(batch.header.payloadSize))
+        if foldOnly && batch.header.foldSize < batch.header.payloadSize {
+            try decompressFrame(into: &payload, prefix: Int(batch.header.foldSize))
+        } else {
+            try decompressFrame(into: &payload, size: Int(batch.header.payloadSize))
+        }
         return payload.count
     }
 
@@ -151,6 +168,22 @@ struct BatchLoader: ~Copyable {
             payload.withUnsafeMutableBytes { target -> ZstdError? in
                 do throws(ZstdError) {
                     try decompressor.decompressFrame(source, into: target)
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Decompresses the first `count` bytes of `frame`'s content into `payload`, and no more.
+    private mutating func decompressFrame(into payload: inout [UInt8], prefix count: Int) throws(ZstdError) {
+        Self.resize(&payload, to: count)
+        let failure: ZstdError? = frame.withUnsafeBytes { source in
+            payload.withUnsafeMutableBytes { target -> ZstdError? in
+                do throws(ZstdError) {
+                    try decompressor.decompressPrefix(source, into: target)
                     return nil
                 } catch {
                     return error

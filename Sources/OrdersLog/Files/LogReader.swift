@@ -137,9 +137,9 @@ public final class LogReader: EventStream {
     }
 
     /// The roles whose ids a fold spells out: those the reports name. A
-    /// fold needs no cart's, order's or voter's bytes, and not spelling
-    /// them keeps memory to the fold's own tables.
-    public static let reportedRoles: [Role] = [.product, .poll, .candidate]
+    /// fold needs no cart's, order's or voter's bytes, and does not even
+    /// decompress them: they come last in each batch (FORMAT.md).
+    public static let reportedRoles = LogFormat.foldedRoles
 
     /// Whether `fold(into:symbols:)` reads this log: not when skipping
     /// damage, since a damaged batch must be dropped whole, and a fold that
@@ -324,11 +324,12 @@ public final class LogReader: EventStream {
         current = try parallel.take().get()
     }
 
-    /// Decompresses every committed batch and nothing more, for measuring
-    /// the zstd floor. - Returns: the payload bytes in all.
-    public func decompressAll() throws -> Int64 {
+    /// Decompresses every committed batch and nothing more: all of each, or
+    /// with `foldOnly` the part a fold reads. For measuring zstd's share.
+    /// - Returns: the bytes decompressed in all.
+    public func decompressAll(foldOnly: Bool = false) throws -> Int64 {
         var total: Int64 = 0
-        for batch in batches { total += Int64(try loader.decompressOnly(batch, into: &current.payload)) }
+        for batch in batches { total += Int64(try loader.decompressOnly(batch, into: &current.payload, foldOnly: foldOnly)) }
         return total
     }
 
@@ -343,7 +344,7 @@ public final class LogReader: EventStream {
             while let first = damage.first, first.offset < offset { found.append(first); damage = damage.dropFirst() }
             return found
         }
-        for batch in batches + [LogLayout.Batch(offset: .max, header: BatchHeader(firstSeq: endSeq, eventCount: 0, frameSize: 0, minAt: 0, maxAt: 0, payloadSize: 0, frameCRC: 0))] {
+        for batch in batches + [LogLayout.Batch(offset: .max, header: BatchHeader(firstSeq: endSeq, eventCount: 0, frameSize: 0, minAt: 0, maxAt: 0, payloadSize: 0, foldSize: 0, frameCRC: 0))] {
             let before = damageBefore(batch.offset)
             if batch.header.firstSeq > expected, let first = before.first {
                 skips.append(Skip(offset: first.offset, seqs: expected..<batch.header.firstSeq, reason: first.reason))

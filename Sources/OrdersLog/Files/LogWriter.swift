@@ -277,7 +277,7 @@ struct UnsealedBatch: Sendable {
         let frameSize = try encoded.payload.withUnsafeBytes { try compressor.compressFrame($0, appendingTo: &bytes) }
         let header = BatchHeader(
             firstSeq: firstSeq, eventCount: eventCount, frameSize: UInt32(frameSize),
-            minAt: encoded.minAt, maxAt: encoded.maxAt, payloadSize: UInt32(encoded.payload.count),
+            minAt: encoded.minAt, maxAt: encoded.maxAt, payloadSize: UInt32(encoded.payload.count), foldSize: UInt32(encoded.foldSize),
             frameCRC: bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[BatchHeader.size...])) })
         bytes.replaceSubrange(0..<BatchHeader.size, with: header.encoded())
         return bytes

@@ -21,6 +21,10 @@ struct BatchDecoder: ~Copyable {
         var maxAt: Int64
         /// The seq of the batch's first event.
         var firstSeq: UInt64 = 1
+        /// The payload's size, and how much of it a fold reads; `.max` when
+        /// not known (a payload read on its own), then the payload is whole.
+        var payloadSize = Int.max
+        var foldSize = Int.max
     }
 
     /// Decodes a payload on its own, as the log's first batch, taking its
@@ -32,12 +36,10 @@ struct BatchDecoder: ~Copyable {
         for role in Role.allCases { try dictionary.define(role, payload, in: &ids[role], skipping: true) }
     }
 
-    /// Reads the payload's dictionaries and nothing after them: the ids a
-    /// batch uses, for a writer that needs the log's ids but not its events.
+    /// Reads the payload's dictionaries and no event: the ids a batch uses,
+    /// for a writer that needs the log's ids but not its events.
     func dictionary(of payload: UnsafeRawBufferPointer, expecting expected: Expected) throws(ByteReader.Malformed) -> BatchDictionary {
-        var reader = ByteReader(payload)
-        try readCount(&reader, expected)
-        return try readDictionary(&reader, expected: expected)
+        try layout(of: payload, expecting: expected).dictionary
     }
 
     /// Appends the payload's events to `events`; their ids are the log's
@@ -83,24 +85,47 @@ struct BatchDecoder: ~Copyable {
     }
 
     /// Reads everything before the columns, and where each column lies.
+    /// `payload` is the whole payload, or just the part a fold reads
+    /// (`expected.foldSize` bytes), where the columns must end.
     func layout(of payload: UnsafeRawBufferPointer, expecting expected: Expected) throws(ByteReader.Malformed) -> Layout {
         var reader = ByteReader(payload)
         let count = try readCount(&reader, expected)
         guard count <= payload.count else {
             throw ByteReader.Malformed(position: 0, reason: "payload claims \(count) events in \(payload.count) bytes")
         }
-        let dictionary = try readDictionary(&reader, expected: expected)
+        let counts = try readDictionaryCounts(&reader, expected: expected)
+        var entries: [BatchDictionary.Entry] = counts.map { BatchDictionary.Entry(firstNew: $0.firstNew, newCount: $0.newCount, againCount: $0.againCount, section: 0..<0) }
+        for role in LogFormat.foldedRoles {
+            let position = reader.position
+            entries[role.rawValue].section = position..<position + counts[role.rawValue].sectionSize
+            _ = try reader.readBytes(counts[role.rawValue].sectionSize)
+        }
         let currencies = try readCurrencies(&reader)
         var lengths: [Int] = []
         for _ in 0..<11 { lengths.append(try reader.readCount(atMost: reader.remaining, "a column's length")) }
         var bounds: [Range<Int>] = []
         var columnStart = reader.position
         for length in lengths {
+            guard length <= payload.count - columnStart else {
+                throw ByteReader.Malformed(position: reader.position, reason: "a column runs past the payload")
+            }
             bounds.append(columnStart..<columnStart + length)
             columnStart += length
         }
-        guard columnStart == payload.count else {
-            throw ByteReader.Malformed(position: reader.position, reason: "column lengths do not add up to the payload")
+        // The spellings no fold reads come last, after the columns.
+        let foldEnd = columnStart
+        for role in LogFormat.unfoldedRoles {
+            let size = counts[role.rawValue].sectionSize
+            guard size <= LogFormat.maxPayloadSize else { throw ByteReader.Malformed(position: foldEnd, reason: "a section of spellings runs past the payload") }
+            entries[role.rawValue].section = columnStart..<columnStart + size
+            columnStart += size
+        }
+        let whole = payload.count != expected.foldSize || expected.foldSize == expected.payloadSize
+        guard foldEnd == expected.foldSize || expected.foldSize == .max else {
+            throw ByteReader.Malformed(position: foldEnd, reason: "the part a fold reads ends at byte \(foldEnd), the header says \(expected.foldSize)")
+        }
+        guard (whole ? columnStart : foldEnd) == payload.count else {
+            throw ByteReader.Malformed(position: reader.position, reason: "column and spelling lengths do not add up to the payload")
         }
         guard bounds[0].count == count else {
             throw ByteReader.Malformed(position: 0, reason: "the kinds column has \(bounds[0].count) bytes for \(count) events")
@@ -108,7 +133,7 @@ struct BatchDecoder: ~Copyable {
         let at = bounds
         let columns = EventColumns(kinds: at[0], times: at[1], carts: at[2], products: at[3], orders: at[4], polls: at[5],
                                    voters: at[6], candidates: at[7], quantities: at[8], prices: at[9], currencies: at[10])
-        return Layout(count: count, dictionary: dictionary, currencies: currencies, columns: columns)
+        return Layout(count: count, dictionary: BatchDictionary(entries: entries), currencies: currencies, columns: columns)
     }
 
     /// Runs the column loop and checks the events' times against the header's range.
@@ -140,27 +165,33 @@ struct BatchDecoder: ~Copyable {
         return count
     }
 
-    /// Reads the six dictionaries' counts and where their sections are.
-    private func readDictionary(_ reader: inout ByteReader, expected: Expected) throws(ByteReader.Malformed) -> BatchDictionary {
+    /// One role's counts, as the payload gives them before any spelling.
+    private struct RoleCounts {
+        var firstNew: Int
+        var newCount: Int
+        var againCount: Int
+        var sectionSize: Int
+    }
+
+    /// Reads the six roles' counts.
+    private func readDictionaryCounts(_ reader: inout ByteReader, expected: Expected) throws(ByteReader.Malformed) -> [RoleCounts] {
         // Each event names at most one id of each role, so no role can have more ids than the log's events.
         let idLimit = min(Int(expected.firstSeq) - 1 + expected.eventCount, Int(UInt32.max) - 1)
-        var entries: [BatchDictionary.Entry] = []
-        entries.reserveCapacity(Role.allCases.count)
+        var counts: [RoleCounts] = []
+        counts.reserveCapacity(Role.allCases.count)
         for role in Role.allCases {
             let position = reader.position
             let firstNew = try reader.readCount(atMost: idLimit, "the number of the batch's first new \(role.field) id")
             let newCount = try reader.readCount(atMost: idLimit - firstNew, "the count of new \(role.field) ids")
             let againCount = try reader.readCount(atMost: firstNew, "the count of \(role.field) ids spelled again")
-            let sectionSize = try reader.readCount(atMost: reader.remaining, "the size of the \(role.field) ids' spellings")
+            let sectionSize = try reader.readCount(atMost: LogFormat.maxPayloadSize, "the size of the \(role.field) ids' spellings")
             // Each id takes at least a length byte and a byte of spelling.
             guard 2 * (newCount + againCount) <= sectionSize else {
                 throw ByteReader.Malformed(position: position, reason: "the \(role.field) ids do not fit their section")
             }
-            let section = reader.position..<reader.position + sectionSize
-            _ = try reader.readBytes(sectionSize)
-            entries.append(BatchDictionary.Entry(firstNew: firstNew, newCount: newCount, againCount: againCount, section: section))
+            counts.append(RoleCounts(firstNew: firstNew, newCount: newCount, againCount: againCount, sectionSize: sectionSize))
         }
-        return BatchDictionary(entries: entries)
+        return counts
     }
 
     private func readCurrencies(_ reader: inout ByteReader) throws(ByteReader.Malformed) -> [Currency] {

@@ -36,6 +36,8 @@ struct BatchEncoder {
     /// The encoded batch and its time range.
     struct Encoded: Sendable {
         var payload: [UInt8]
+        /// How many bytes from the payload's start a fold reads.
+        var foldSize: Int
         var minAt: Int64
         var maxAt: Int64
         /// How many ids of each role (in ``Role`` order) the batch adds to the log.
@@ -100,7 +102,8 @@ struct BatchEncoder {
                 write(candidate, .candidate)
             }
         }
-        return Encoded(payload: payload(count: events.count, log: log), minAt: minAt, maxAt: maxAt,
+        let (payload, foldSize) = payload(count: events.count, log: log)
+        return Encoded(payload: payload, foldSize: foldSize, minAt: minAt, maxAt: maxAt,
                        newIDs: Role.allCases.map { next[$0.rawValue] - firstNew[$0.rawValue] })
     }
 
@@ -176,34 +179,47 @@ struct BatchEncoder {
         return currencies.count - 1
     }
 
-    /// The whole payload: the dictionaries, the currencies, then the columns.
-    private mutating func payload(count: Int, log: Identifiers) -> [UInt8] {
+    /// The whole payload: each role's counts; the spellings a fold reads
+    /// (products, polls, candidates); the currencies; the columns; then the
+    /// spellings no fold reads (carts, orders, voters).
+    /// - Returns: the payload, and how many bytes of it a fold reads.
+    private mutating func payload(count: Int, log: Identifiers) -> ([UInt8], Int) {
         let columns = [kinds, times, carts, products, orders, polls, voters, candidates, quantities, prices, currencyColumn]
         var payload = ByteWriter(capacity: columns.reduce(64) { $0 + $1.bytes.count } + 16 * (next.reduce(0, +) - firstNew.reduce(0, +)))
         payload.write(varint: UInt64(count))
+        let sections = Role.allCases.map { section(of: $0, log: log) }
         for role in Role.allCases {
             let r = role.rawValue
-            again[r].sort()
-            let table = log[role]
-            var section = ByteWriter()
-            var previous = -1
-            for number in again[r] {
-                section.write(varint: UInt64(Int(number) - previous - 1))
-                previous = Int(number)
-            }
-            let spelled = Array(firstNew[r]..<next[r]) + again[r].map(Int.init)
-            for number in spelled { section.write(varint: UInt64(table.withBytes(of: Symbol(rawValue: UInt32(number))) { $0.count })) }
-            for number in spelled { table.withBytes(of: Symbol(rawValue: UInt32(number))) { section.write(contentsOf: $0) } }
             payload.write(varint: UInt64(firstNew[r]))
             payload.write(varint: UInt64(next[r] - firstNew[r]))
             payload.write(varint: UInt64(again[r].count))
-            payload.write(varint: UInt64(section.bytes.count))
-            payload.write(contentsOf: section.bytes)
+            payload.write(varint: UInt64(sections[r].count))
         }
+        for role in LogFormat.foldedRoles { payload.write(contentsOf: sections[role.rawValue]) }
         payload.write(varint: UInt64(currencies.count))
         for currency in currencies { payload.write(contentsOf: currency.code) }
         for column in columns { payload.write(varint: UInt64(column.bytes.count)) }
         for column in columns { payload.write(contentsOf: column.bytes) }
-        return payload.bytes
+        let foldSize = payload.bytes.count
+        for role in LogFormat.unfoldedRoles { payload.write(contentsOf: sections[role.rawValue]) }
+        return (payload.bytes, foldSize)
+    }
+
+    /// A role's section: the numbers of the ids spelled again, every
+    /// length, every spelling.
+    private mutating func section(of role: Role, log: Identifiers) -> [UInt8] {
+        let r = role.rawValue
+        again[r].sort()
+        let table = log[role]
+        var section = ByteWriter()
+        var previous = -1
+        for number in again[r] {
+            section.write(varint: UInt64(Int(number) - previous - 1))
+            previous = Int(number)
+        }
+        let spelled = Array(firstNew[r]..<next[r]) + again[r].map(Int.init)
+        for number in spelled { section.write(varint: UInt64(table.withBytes(of: Symbol(rawValue: UInt32(number))) { $0.count })) }
+        for number in spelled { table.withBytes(of: Symbol(rawValue: UInt32(number))) { section.write(contentsOf: $0) } }
+        return section.bytes
     }
 }

@@ -11,6 +11,9 @@ struct BatchHeader: Hashable, Sendable {
     var maxAt: Int64
     /// The size of the frame's decompressed content.
     var payloadSize: UInt32
+    /// How many bytes from the payload's start hold everything a fold reads:
+    /// all but the spellings of carts, orders and voters, which come last.
+    var foldSize: UInt32
     /// CRC-32C of the zstd frame's bytes.
     var frameCRC: UInt32
 
@@ -29,7 +32,7 @@ struct BatchHeader: Hashable, Sendable {
         writer.write(littleEndian: minAt)
         writer.write(littleEndian: maxAt)
         writer.write(littleEndian: payloadSize)
-        writer.write(littleEndian: UInt32(0))  // flags, none yet
+        writer.write(littleEndian: foldSize)
         writer.write(littleEndian: frameCRC)
         let crc = writer.bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[8..<52])) }
         writer.write(littleEndian: crc)
@@ -46,17 +49,17 @@ struct BatchHeader: Hashable, Sendable {
         let minAt = try reader.read(littleEndian: Int64.self)
         let maxAt = try reader.read(littleEndian: Int64.self)
         let payloadSize = try reader.read(littleEndian: UInt32.self)
-        _ = try reader.read(littleEndian: UInt32.self)  // flags
+        let foldSize = try reader.read(littleEndian: UInt32.self)
         let frameCRC = try reader.read(littleEndian: UInt32.self)
         let header = BatchHeader(
             firstSeq: firstSeq, eventCount: eventCount, frameSize: frameSize,
-            minAt: minAt, maxAt: maxAt, payloadSize: payloadSize, frameCRC: frameCRC)
+            minAt: minAt, maxAt: maxAt, payloadSize: payloadSize, foldSize: foldSize, frameCRC: frameCRC)
         let crc = try reader.read(littleEndian: UInt32.self)
         guard crc == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<44])) else {
             throw ByteReader.Malformed(position: 44, reason: "batch header checksum does not match")
         }
         guard header.eventCount >= 1, header.eventCount <= LogFormat.maxBatchEvents,
-              header.payloadSize <= LogFormat.maxPayloadSize, header.minAt <= header.maxAt,
+              header.payloadSize <= LogFormat.maxPayloadSize, header.foldSize <= header.payloadSize, header.minAt <= header.maxAt,
               header.firstSeq >= 1, header.firstSeq < UInt64(Int64.max / 2)
         else { throw ByteReader.Malformed(position: 0, reason: "batch header has a field out of range") }
         return header

@@ -1,3 +1,5 @@
+import OrdersCore
+
 /// Constants of the binary log format. `FORMAT.md` beside this folder
 /// describes the format in full.
 enum LogFormat {
@@ -22,6 +24,13 @@ enum LogFormat {
     static let maxBatchEvents = 1 << 22
     static let maxPayloadSize = 1 << 28
     static let maxIdentifierLength = 256
+
+    /// The roles whose spellings come before the columns, in this order: the
+    /// ids reports name, which a fold reads.
+    static let foldedRoles: [Role] = [.product, .poll, .candidate]
+    /// The roles whose spellings come after the columns, in this order: no
+    /// fold reads them, so a fold decompresses no further than the columns.
+    static let unfoldedRoles: [Role] = [.cart, .order, .voter]
 
     /// Event kinds in the low bits of the kinds column's bytes.
     enum Kind: UInt8 {

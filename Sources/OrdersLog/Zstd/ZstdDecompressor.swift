@@ -27,6 +27,25 @@ public struct ZstdDecompressor: ~Copyable {
         }
     }
 
+    /// Decompresses the first `output.count` bytes of the one frame in
+    /// `input`, and stops: the rest of the frame is never decompressed, and
+    /// its content checksum, at its end, never read.
+    /// - Throws: ``ZstdError`` if the frame is corrupt or its content shorter than `output.count`.
+    public mutating func decompressPrefix(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) throws(ZstdError) {
+        reset()
+        defer { reset() }
+        var source = ZSTD_inBuffer(src: input.baseAddress, size: input.count, pos: 0)
+        var sink = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: 0)
+        while sink.pos < sink.size {
+            let before = (source.pos, sink.pos)
+            let hint = try ZstdError.check(ZSTD_decompressStream(context, &sink, &source), "decompressing a frame")
+            // The frame ended, or it stopped moving with all its input taken: too short.
+            if sink.pos < sink.size && (hint == 0 || (before == (source.pos, sink.pos) && source.pos == source.size)) {
+                throw ZstdError(name: "frame content is \(sink.pos) bytes, expected at least \(output.count)", operation: "decompressing a frame")
+            }
+        }
+    }
+
     /// Decompresses what it can of `input` into `output`, from `inputOffset`
     /// and `outputCount` on, moving both. Frames may follow one another.
     /// - Returns: zstd's hint: 0 when a frame has just ended and nothing is left over.
