@@ -39,7 +39,7 @@ public final class LogReader: EventStream {
     private var nextBatch = 0
     /// The ids of each role in the batches read so far, spelled out or not.
     private var idCounts = [Int](repeating: 0, count: Role.allCases.count)
-    /// Threads that load batches ahead of `next`; 0 loads on the caller's thread.
+    /// Threads that load batches ahead of the caller; 0 loads on the caller's thread.
     private let workers: Int
     private var loader: BatchLoader
     private var current = LoadedBatch()
@@ -56,8 +56,9 @@ public final class LogReader: EventStream {
     /// - Parameters:
     ///   - skippingCorrupt: go on past damaged frames, recording in `skipped`
     ///     which seqs could not be read, instead of failing.
-    ///   - threads: with more than one, batches are decompressed and decoded
-    ///     on that many other threads, ahead of `next`.
+    ///   - threads: the threads to read with, the caller's included: with
+    ///     more than one, batches are read, decompressed and (for `next`)
+    ///     decoded on the others, ahead of the caller.
     ///   - checkingSpellings: have `next` also check, as `orders verify` does,
     ///     that each batch spells again exactly the earlier ids it uses.
     /// - Throws: ``FileError``, or ``InputError`` if it is not a log or (unless
@@ -66,7 +67,7 @@ public final class LogReader: EventStream {
         name = path
         self.skippingCorrupt = skippingCorrupt
         self.checkingSpellings = checkingSpellings
-        workers = threads > 1 ? threads : 0
+        workers = max(0, threads - 1)
         do {
             file = try FileDescriptor.open(FilePath(path), .readOnly)
         } catch {
