@@ -22,7 +22,7 @@ public struct Ledger: ~Copyable, @unchecked Sendable {  // Owns its tables; noth
     /// together, so this table is read where it was just written.
     @usableFromInline var firstVote = OwnedTable<UInt64>()
     /// Every (poll, voter, candidate) counted after a voter's first.
-    @usableFromInline var laterVotes = DenseMap<VoteKey, Void>()
+    @usableFromInline var laterVotes = OwnedMap<VoteKey, UInt8>()
     /// Carts that are open now, empty or not.
     @usableFromInline var openCount: Int64 = 0
 
@@ -199,7 +199,9 @@ public struct Ledger: ~Copyable, @unchecked Sendable {  // Owns its tables; noth
             }
             if first == key { return false }
         }
-        return laterVotes.insert(VoteKey(poll: poll, voter: voter, candidate: candidate), ())
+        let known = laterVotes.count
+        _ = laterVotes.entry(for: VoteKey(poll: poll, voter: voter, candidate: candidate), empty: 0)
+        return laterVotes.count > known
     }
 
     /// The cart if it is open; nil if it is closed or was never seen.
@@ -233,7 +235,7 @@ public struct Ledger: ~Copyable, @unchecked Sendable {  // Owns its tables; noth
 
 /// One vote's identity: who voted for what in which poll.
 @usableFromInline
-struct VoteKey: PackedKey {
+struct VoteKey: PackedKey, BitwiseCopyable {
     @usableFromInline var poll: Symbol
     @usableFromInline var voter: Symbol
     @usableFromInline var candidate: Symbol
