@@ -48,16 +48,13 @@ private func generatedLog(_ count: Int, seed: UInt64) -> String {
 private let smallLog = generatedLog(200_000, seed: 7)
 private let largeLog = generatedLog(2_000_000, seed: 11)
 
-/// Reads and folds a whole log: a replay.
+/// Folds a whole log straight from its columns, as `orders replay` does on
+/// one thread, or on two with a worker decompressing ahead.
 private func replay(_ path: String, threads: Int) throws -> Int64 {
     let reader = try LogReader(path: path, threads: threads)
     var ids = Identifiers()
-    var events: [Event] = []
     var projector = Projector()
-    while try reader.next(ids: &ids, into: &events) != nil {
-        for event in events { projector.fold(event) }
-        events.removeAll(keepingCapacity: true)
-    }
+    try reader.fold(into: &projector, ids: &ids)
     return projector.reports.summary.events
 }
 
