@@ -132,11 +132,7 @@ struct BatchLoader: ~Copyable {
         }
         if let frameChecks { throw BatchFailure(offset: batch.frameOffset, reason: frameChecks) }
         do throws(ZstdError) {
-            if foldOnly && header.foldSize < header.payloadSize {
-                try decompressFrame(into: &payload, prefix: Int(header.foldSize))
-            } else {
-                try decompressFrame(into: &payload, size: Int(header.payloadSize))
-            }
+            try decompressFrame(of: batch, into: &payload, foldOnly: foldOnly)
         } catch {
             throw BatchFailure(offset: batch.frameOffset, reason: "\(error)")
         }
@@ -147,11 +143,7 @@ struct BatchLoader: ~Copyable {
     /// - Returns: the bytes decompressed.
     mutating func decompressOnly(_ batch: LogLayout.Batch, into payload: inout [UInt8], foldOnly: Bool = false) throws -> Int {
         try readFrame(batch)
-        if foldOnly && batch.header.foldSize < batch.header.payloadSize {
-            try decompressFrame(into: &payload, prefix: Int(batch.header.foldSize))
-        } else {
-            try decompressFrame(into: &payload, size: Int(batch.header.payloadSize))
-        }
+        try decompressFrame(of: batch, into: &payload, foldOnly: foldOnly)
         return payload.count
     }
 
@@ -161,29 +153,21 @@ struct BatchLoader: ~Copyable {
         try frame.withUnsafeMutableBytes { try file.readAll(at: batch.frameOffset, into: $0, path: name) }
     }
 
-    /// Decompresses `frame` into `payload`, which it must fill exactly.
-    private mutating func decompressFrame(into payload: inout [UInt8], size: Int) throws(ZstdError) {
-        Self.resize(&payload, to: size)
+    /// Decompresses `frame`, `batch`'s, into `payload`: all its content, which
+    /// must be the header's payload size, or with `foldOnly` the part a fold
+    /// reads and no more.
+    private mutating func decompressFrame(of batch: LogLayout.Batch, into payload: inout [UInt8], foldOnly: Bool) throws(ZstdError) {
+        let header = batch.header
+        let prefix = foldOnly && header.foldSize < header.payloadSize
+        Self.resize(&payload, to: Int(prefix ? header.foldSize : header.payloadSize))
         let failure: ZstdError? = frame.withUnsafeBytes { source in
             payload.withUnsafeMutableBytes { target -> ZstdError? in
                 do throws(ZstdError) {
-                    try decompressor.decompressFrame(source, into: target)
-                    return nil
-                } catch {
-                    return error
-                }
-            }
-        }
-        if let failure { throw failure }
-    }
-
-    /// Decompresses the first `count` bytes of `frame`'s content into `payload`, and no more.
-    private mutating func decompressFrame(into payload: inout [UInt8], prefix count: Int) throws(ZstdError) {
-        Self.resize(&payload, to: count)
-        let failure: ZstdError? = frame.withUnsafeBytes { source in
-            payload.withUnsafeMutableBytes { target -> ZstdError? in
-                do throws(ZstdError) {
-                    try decompressor.decompressPrefix(source, into: target)
+                    if prefix {
+                        try decompressor.decompressPrefix(source, into: target)
+                    } else {
+                        try decompressor.decompressFrame(source, into: target)
+                    }
                     return nil
                 } catch {
                     return error
