@@ -163,9 +163,14 @@ public final class LogWriter {
             while pool.pending > 2 * compressors { try write(sealed: pool.take().get()) }
         }
         while try stream.next(ids: &logIDs, into: &events) != nil {
-            for event in events {
-                pending.append(event)
-                nextSeq += 1
+            // A batch's worth at a time: a writer's properties are a class's,
+            // and every access to one is checked for exclusive access.
+            var taken = 0
+            while taken < events.count {
+                let room = min(batchEvents - pending.count, events.count - taken)
+                pending.append(contentsOf: events[taken..<taken + room])
+                nextSeq += UInt64(room)
+                taken += room
                 if pending.count >= batchEvents { try emit(encodeBatch(ids: nil)) }
             }
             progress(events.count)

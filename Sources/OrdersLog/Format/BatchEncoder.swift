@@ -15,8 +15,8 @@ struct BatchEncoder {
     /// Per role: the ids this batch uses that earlier batches added.
     private var again: [[UInt32]] = Array(repeating: [], count: Role.allCases.count)
     /// Per role: the number of the ids earlier batches added, and of the next new one.
-    private var firstNew = [Int](repeating: 0, count: Role.allCases.count)
-    private var next = [Int](repeating: 0, count: Role.allCases.count)
+    private var firstNew = PerRole()
+    private var next = PerRole()
     private var currencies: [Currency] = []
     private var kinds = ByteWriter()
     private var times = ByteWriter()
@@ -104,14 +104,14 @@ struct BatchEncoder {
         }
         let (payload, foldSize) = payload(count: events.count, log: log)
         return Encoded(payload: payload, foldSize: foldSize, minAt: minAt, maxAt: maxAt,
-                       newIDs: Role.allCases.map { next[$0.rawValue] - firstNew[$0.rawValue] })
+                       newIDs: Role.allCases.map { next[$0] - firstNew[$0] })
     }
 
     /// Starts a batch after the batches that added `defined[role]` ids of each role.
     private mutating func start(defined: [Int]) {
         batch += 1
-        firstNew = defined
-        next = defined
+        firstNew = PerRole(defined)
+        next = PerRole(defined)
         for role in Role.allCases.indices {
             again[role].removeAll(keepingCapacity: true)
             if lastUse[role].count < defined[role] {
@@ -138,25 +138,25 @@ struct BatchEncoder {
     /// An id, as its role's column refers to it: a *recent* role by its
     /// distance back from the next new number (0 for a new id), a *stable*
     /// one by its number.
+    @inline(__always)
     private mutating func write(_ id: Symbol, _ role: Role) {
-        let r = role.rawValue
         let number = id.index
-        let isNew = number == next[r]
-        if number >= firstNew[r] {
-            precondition(number <= next[r], "ids must be numbered in the order the events first use them")
-        } else if lastUse[r][number] != batch {
-            lastUse[r][number] = batch
-            again[r].append(UInt32(number))
+        let isNew = number == next[role]
+        if number >= firstNew[role] {
+            precondition(number <= next[role], "ids must be numbered in the order the events first use them")
+        } else if lastUse[role.rawValue][number] != batch {
+            lastUse[role.rawValue][number] = batch
+            again[role.rawValue].append(UInt32(number))
         }
         switch role {
-        case .cart: carts.write(varint: isNew ? 0 : UInt64(next[r] - number))
-        case .order: orders.write(varint: isNew ? 0 : UInt64(next[r] - number))
-        case .voter: voters.write(varint: isNew ? 0 : UInt64(next[r] - number))
+        case .cart: carts.write(varint: isNew ? 0 : UInt64(next[role] - number))
+        case .order: orders.write(varint: isNew ? 0 : UInt64(next[role] - number))
+        case .voter: voters.write(varint: isNew ? 0 : UInt64(next[role] - number))
         case .product: products.write(varint: UInt64(number))
         case .poll: polls.write(varint: UInt64(number))
         case .candidate: candidates.write(varint: UInt64(number))
         }
-        if isNew { next[r] += 1 }
+        if isNew { next[role] += 1 }
     }
 
     /// The last price written for `product` in this batch (0 if none), which becomes `price`.
@@ -185,13 +185,13 @@ struct BatchEncoder {
     /// - Returns: the payload, and how many bytes of it a fold reads.
     private mutating func payload(count: Int, log: Identifiers) -> ([UInt8], Int) {
         let columns = [kinds, times, carts, products, orders, polls, voters, candidates, quantities, prices, currencyColumn]
-        var payload = ByteWriter(capacity: columns.reduce(64) { $0 + $1.bytes.count } + 16 * (next.reduce(0, +) - firstNew.reduce(0, +)))
+        var payload = ByteWriter(capacity: columns.reduce(64) { $0 + $1.bytes.count } + 16 * Role.allCases.reduce(0) { $0 + next[$1] - firstNew[$1] })
         payload.write(varint: UInt64(count))
         let sections = Role.allCases.map { section(of: $0, log: log) }
         for role in Role.allCases {
             let r = role.rawValue
-            payload.write(varint: UInt64(firstNew[r]))
-            payload.write(varint: UInt64(next[r] - firstNew[r]))
+            payload.write(varint: UInt64(firstNew[role]))
+            payload.write(varint: UInt64(next[role] - firstNew[role]))
             payload.write(varint: UInt64(again[r].count))
             payload.write(varint: UInt64(sections[r].count))
         }
@@ -217,9 +217,44 @@ struct BatchEncoder {
             section.write(varint: UInt64(Int(number) - previous - 1))
             previous = Int(number)
         }
-        let spelled = Array(firstNew[r]..<next[r]) + again[r].map(Int.init)
+        let spelled = Array(firstNew[role]..<next[role]) + again[r].map(Int.init)
         for number in spelled { section.write(varint: UInt64(table.withBytes(of: Symbol(rawValue: UInt32(number))) { $0.count })) }
         for number in spelled { table.withBytes(of: Symbol(rawValue: UInt32(number))) { section.write(contentsOf: $0) } }
         return section.bytes
+    }
+}
+
+/// A count for each role, in six stored fields: what the encoder reads and
+/// bumps for every id it writes, with none of an array's checks.
+private struct PerRole {
+    private var counts = (0, 0, 0, 0, 0, 0)
+
+    init() {}
+
+    init(_ counts: [Int]) {
+        for role in Role.allCases { self[role] = counts[role.rawValue] }
+    }
+
+    subscript(role: Role) -> Int {
+        @inline(__always) get {
+            switch role {
+            case .cart: counts.0
+            case .product: counts.1
+            case .order: counts.2
+            case .poll: counts.3
+            case .voter: counts.4
+            case .candidate: counts.5
+            }
+        }
+        @inline(__always) set {
+            switch role {
+            case .cart: counts.0 = newValue
+            case .product: counts.1 = newValue
+            case .order: counts.2 = newValue
+            case .poll: counts.3 = newValue
+            case .voter: counts.4 = newValue
+            case .candidate: counts.5 = newValue
+            }
+        }
     }
 }

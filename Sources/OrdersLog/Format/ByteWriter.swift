@@ -14,7 +14,17 @@ struct ByteWriter: Sendable {
     }
 
     /// An unsigned LEB128 varint: seven bits a byte, low bits first.
+    @inline(__always)
     mutating func write(varint value: UInt64) {
+        if value < 0x80 {
+            bytes.append(UInt8(value))
+        } else {
+            writeLong(varint: value)
+        }
+    }
+
+    @inline(never)
+    private mutating func writeLong(varint value: UInt64) {
         var value = value
         while value >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
