@@ -10,16 +10,16 @@ extension Orders {
         static let configuration = CommandConfiguration(
             abstract: "Measure replay against the zstd floor, phase by phase.",
             discussion: """
-            Replaying a log cannot be faster than decompressing it, so `zstd -dc LOG` is
-            the floor. bench times that, then replay built up one phase at a time along
-            replay's own path, on one thread, each a full pass over the log: decompression
-            alone (libzstd, in this process); then reading every event from the columns
-            and dropping it; then the fold's rules too; then every report's aggregates
-            too, which is the whole replay on one thread. Then the replay on --threads
-            threads, folded in parts. Each row gives its time, the time of its own phase
-            (its time less the row above), events/s and MB/s of decompressed payload, and
-            its ratio to the floor. Each is the best of --runs runs. Progress goes to
-            standard error.
+            `zstd -dc LOG`, which decompresses every frame, is the floor. bench times
+            that, then replay built up one phase at a time along replay's own path, on one
+            thread, each a full pass over the log: decompressing (libzstd, in this
+            process) the part of each payload a fold reads, which ends before the
+            spellings of carts, orders and voters; then reading every event from the
+            columns and dropping it; then the fold's rules too; then every report's
+            aggregates too, which is the whole replay on one thread. Then the replay on
+            --threads threads. Each row gives its time, the time of its own phase (its
+            time less the row above), events/s and MB/s of payload, and its ratio to the
+            floor. Each is the best of --runs runs. Progress goes to standard error.
 
             With --events, bench first writes a generated log of that many events (as
             `orders generate` would) to a temporary file, and removes it afterwards.
