@@ -26,26 +26,28 @@ public struct ZoneRules: Hashable, Sendable {
     /// - Complexity: O(log n) in the number of transitions.
     @inlinable
     public func offset(at instant: Timestamp) -> Int64 {
-        var low = 0
-        var high = transitions.count
-        while low < high {
-            let mid = (low + high) / 2
-            if transitions[mid] <= instant.milliseconds { low = mid + 1 } else { high = mid }
-        }
-        return offsets[low]
+        offsets[span(of: instant)]
     }
 
     /// The offset from UTC at `instant`, in milliseconds, and the instants
     /// from which and until which (excluded) that offset holds.
     /// - Complexity: O(log n) in the number of transitions.
     public func offsetSpan(at instant: Timestamp) -> (offset: Int64, from: Int64, until: Int64) {
+        let span = span(of: instant)
+        return (offsets[span], span == 0 ? .min : transitions[span - 1], span == transitions.count ? .max : transitions[span])
+    }
+
+    /// The index in `offsets` of the offset that holds at `instant`: the
+    /// number of transitions at or before it.
+    @inlinable
+    func span(of instant: Timestamp) -> Int {
         var low = 0
         var high = transitions.count
         while low < high {
             let mid = (low + high) / 2
             if transitions[mid] <= instant.milliseconds { low = mid + 1 } else { high = mid }
         }
-        return (offsets[low], low == 0 ? .min : transitions[low - 1], low == transitions.count ? .max : transitions[low])
+        return low
     }
 
     /// The local date of `instant`, as days since 1970-01-01.
