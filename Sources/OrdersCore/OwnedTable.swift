@@ -77,10 +77,7 @@ struct OwnedTable<Element: BitwiseCopyable>: ~Copyable {
     @usableFromInline
     mutating func grow(toCover index: Int) {
         precondition(index >= 0, "a negative index")
-        let target = max(index + 1, count + Self.step)
-        reserve(target)
-        UnsafeMutableRawPointer(base + count).initializeMemory(as: UInt8.self, repeating: 0, count: (target - count) * MemoryLayout<Element>.stride)
-        count = target
+        _ = append(zeroed: max(index + 1, count + Self.step) - count)
     }
 
     /// Makes room for `minimum` entries, at least doubling.
