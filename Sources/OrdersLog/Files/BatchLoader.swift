@@ -28,6 +28,16 @@ enum LoadWork: Sendable {
 struct BatchFailure: Error {
     var offset: Int64
     var reason: String
+
+    init(offset: Int64, reason: String) {
+        self.offset = offset
+        self.reason = reason
+    }
+
+    /// `batch`'s payload broke where and as `malformed` says.
+    init(_ batch: LogLayout.Batch, _ malformed: ByteReader.Malformed) {
+        self.init(offset: batch.frameOffset, reason: "\(malformed.reason) (payload byte \(malformed.position))")
+    }
 }
 
 /// Reads, checks, decompresses and decodes batches of one log, one at a
@@ -107,7 +117,7 @@ struct BatchLoader: ~Copyable {
         }
         switch decoded {
         case .success(let dictionary): return dictionary
-        case .failure(let failure): throw BatchFailure(offset: batch.frameOffset, reason: "\(failure.reason) (payload byte \(failure.position))")
+        case .failure(let failure): throw BatchFailure(batch, failure)
         }
     }
 

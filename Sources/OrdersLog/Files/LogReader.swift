@@ -267,40 +267,38 @@ public final class LogReader: EventStream {
     /// `ids`, and checks that every role's numbering follows on from the
     /// batches before.
     private func defineCurrent(_ batch: LogLayout.Batch, in ids: inout Identifiers, roles: [Role]) throws(BatchFailure) {
-        let defined: ByteReader.Malformed? = current.payload.withUnsafeBytes { payload in
-            do throws(ByteReader.Malformed) {
-                for role in Role.allCases {
-                    let entry = current.dictionary[role]
-                    if roles.contains(role) {
-                        try current.dictionary.define(role, payload, in: &ids[role], skipping: skippingCorrupt)
-                    } else if entry.firstNew < idCounts[role.rawValue] || (!skippingCorrupt && entry.firstNew != idCounts[role.rawValue]) {
-                        throw ByteReader.Malformed(position: entry.section.lowerBound, reason: "the batch numbers its new \(role.field) ids from \(entry.firstNew), but the log before it holds \(idCounts[role.rawValue])")
-                    }
-                    idCounts[role.rawValue] = max(idCounts[role.rawValue], entry.end)
+        try onCurrentPayload(batch) { payload throws(ByteReader.Malformed) in
+            for role in Role.allCases {
+                if roles.contains(role) {
+                    try current.dictionary.define(role, payload, in: &ids[role], skipping: skippingCorrupt)
+                } else {
+                    try current.dictionary.checkNumbering(of: role, following: idCounts[role.rawValue], skipping: skippingCorrupt)
                 }
-                return nil
-            } catch {
-                return error
+                idCounts[role.rawValue] = max(idCounts[role.rawValue], current.dictionary[role].end)
             }
-        }
-        if let defined {
-            throw BatchFailure(offset: batch.frameOffset, reason: "\(defined.reason) (payload byte \(defined.position))")
         }
     }
 
     /// Checks that the batch in `current` spells again exactly the earlier ids its events use.
     private func checkSpellings(_ batch: LogLayout.Batch) throws(BatchFailure) {
-        let checked: ByteReader.Malformed? = current.payload.withUnsafeBytes { payload in
+        try onCurrentPayload(batch) { payload throws(ByteReader.Malformed) in
+            try current.dictionary.checkSpelledAgain(current.events, in: payload)
+        }
+    }
+
+    /// Runs `body` on the payload of `batch`, in `current`, turning what it throws into a ``BatchFailure``.
+    private func onCurrentPayload(
+        _ batch: LogLayout.Batch, _ body: (UnsafeRawBufferPointer) throws(ByteReader.Malformed) -> Void
+    ) throws(BatchFailure) {
+        let failure: ByteReader.Malformed? = current.payload.withUnsafeBytes { payload in
             do throws(ByteReader.Malformed) {
-                try current.dictionary.checkSpelledAgain(current.events, in: payload)
+                try body(payload)
                 return nil
             } catch {
                 return error
             }
         }
-        if let checked {
-            throw BatchFailure(offset: batch.frameOffset, reason: "\(checked.reason) (payload byte \(checked.position))")
-        }
+        if let failure { throw BatchFailure(batch, failure) }
     }
 
     /// A corrupt batch as the error a strict reader fails with.

@@ -28,14 +28,21 @@ struct BatchDictionary: Sendable {
     /// batches may have left numbers out, as placeholders).
     /// - Parameter payload: the payload the dictionary came from.
     func define(_ role: Role, _ payload: UnsafeRawBufferPointer, in table: inout SymbolTable, skipping: Bool) throws(ByteReader.Malformed) {
-        let entry = self[role]
-        guard entry.firstNew >= table.count, skipping || entry.firstNew == table.count else {
-            throw ByteReader.Malformed(position: entry.section.lowerBound, reason: "the batch numbers its new \(role.field) ids from \(entry.firstNew), but the log before it holds \(table.count)")
-        }
+        try checkNumbering(of: role, following: table.count, skipping: skipping)
         try forEachSpelling(of: role, in: payload) { (number, bytes, position) throws(ByteReader.Malformed) in
             if case .conflicting = table.define(number, bytes) {
                 throw ByteReader.Malformed(position: position, reason: "\(role.field) id number \(number) is spelled differently than in an earlier batch")
             }
+        }
+    }
+
+    /// Checks that the batch numbers its new ids of `role` on from `count`,
+    /// the ids of that role in the log before it (but with `skipping`, from
+    /// `count` or above: damaged batches may have left numbers out).
+    func checkNumbering(of role: Role, following count: Int, skipping: Bool) throws(ByteReader.Malformed) {
+        let entry = self[role]
+        guard entry.firstNew >= count, skipping || entry.firstNew == count else {
+            throw ByteReader.Malformed(position: entry.section.lowerBound, reason: "the batch numbers its new \(role.field) ids from \(entry.firstNew), but the log before it holds \(count)")
         }
     }
 
