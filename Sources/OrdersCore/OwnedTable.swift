@@ -14,19 +14,20 @@ import Darwin
 /// added as an index first needs them (``cover(_:)``), in steps, so that the
 /// check is one compare that is almost never taken, and only memory that
 /// is used gets touched. A new entry is all zero bytes, which every element
-/// kept here takes as its empty value.
+/// kept here takes as its empty value. Open to the package, for the
+/// log's own tables on its column loop.
 @usableFromInline
-struct OwnedTable<Element: BitwiseCopyable>: ~Copyable {
+package struct OwnedTable<Element: BitwiseCopyable>: ~Copyable {
     @usableFromInline var base: UnsafeMutablePointer<Element>
     @usableFromInline var capacity: Int
     /// Entries `0..<count` are valid.
-    @usableFromInline var count = 0
+    @usableFromInline package var count = 0
 
     /// The fewest entries ``cover(_:)`` adds at once.
     @usableFromInline static var step: Int { max(1, 4096 / MemoryLayout<Element>.stride) }
 
     @inlinable
-    init() {
+    package init() {
         capacity = Self.step
         base = Self.allocate(capacity)
     }
@@ -35,7 +36,7 @@ struct OwnedTable<Element: BitwiseCopyable>: ~Copyable {
 
     /// Entry `index`, which must be below `count`.
     @inlinable
-    subscript(index: Int) -> Element {
+    package subscript(index: Int) -> Element {
         get {
             assert(index >= 0 && index < count, "index out of range")
             // Safe: callers keep `index` below `count` (``cover(_:)``), within the allocated block.
@@ -49,7 +50,7 @@ struct OwnedTable<Element: BitwiseCopyable>: ~Copyable {
 
     /// Makes `index` valid, adding zeroed entries up to it.
     @inlinable @inline(__always)
-    mutating func cover(_ index: Int) {
+    package mutating func cover(_ index: Int) {
         if index >= count { grow(toCover: index) }
     }
 

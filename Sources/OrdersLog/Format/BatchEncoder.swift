@@ -6,11 +6,11 @@ import OrdersCore
 ///
 /// Columns rather than rows: like values sit together, which zstd compresses
 /// far better, and each column decodes in a tight loop.
-struct BatchEncoder {
+struct BatchEncoder: ~Copyable {
     /// Per role, by an id's number in the log: the batch that last used it,
     /// so that each earlier id a batch uses is listed once.
     private var lastUse: [[UInt32]] = Array(repeating: [], count: Role.allCases.count)
-    /// This batch's serial, for `lastUse` and `priceBatch`; 0 is none.
+    /// This batch's serial, for `lastUse`; 0 is none.
     private var batch: UInt32 = 0
     /// Per role: the ids this batch uses that earlier batches added.
     private var again: [[UInt32]] = Array(repeating: [], count: Role.allCases.count)
@@ -18,20 +18,9 @@ struct BatchEncoder {
     private var firstNew = PerRole()
     private var next = PerRole()
     private var currencies: [Currency] = []
-    private var kinds = ByteWriter()
-    private var times = ByteWriter()
-    private var carts = ByteWriter()
-    private var products = ByteWriter()
-    private var orders = ByteWriter()
-    private var polls = ByteWriter()
-    private var voters = ByteWriter()
-    private var candidates = ByteWriter()
-    private var quantities = ByteWriter()
-    private var prices = ByteWriter()
-    private var currencyColumn = ByteWriter()
-    /// By product number: the last price written in this batch, where `priceBatch` is this batch.
-    private var lastPrice: [Int64] = []
-    private var priceBatch: [UInt32] = []
+    private var columns = ColumnWriters()
+    /// The last price written for each product in this batch, which the prices column's deltas are from.
+    private var lastPrices = LastPrices()
 
     /// The encoded batch and its time range.
     struct Encoded: Sendable {
@@ -65,13 +54,13 @@ struct BatchEncoder {
     /// use them, so they must have been numbered in that order: as
     /// `NDJSONParser` does, interning each event's ids as it reads them.
     mutating func encode(numbered events: ArraySlice<Event>, log: Identifiers, defined: [Int]) -> Encoded {
-        start(defined: defined)
+        start(defined: defined, products: log.products.count)
         var previousAt: Int64 = 0
         var minAt = Int64.max
         var maxAt = Int64.min
         for event in events {
             let at = event.at.milliseconds
-            times.write(zigzag: at &- previousAt)
+            columns.times.write(zigzag: at &- previousAt)
             previousAt = at
             minAt = min(minAt, at)
             maxAt = max(maxAt, at)
@@ -81,22 +70,25 @@ struct BatchEncoder {
                 write(cart, .cart)
                 write(product, .product)
                 // A product's price rarely changes within a batch: the delta is mostly zero.
-                prices.write(zigzag: price &- swapLastPrice(of: product, price))
-                currencyColumn.write(varint: UInt64(index(of: currency)))
+                // Checked here, not by `lastPrices`: the reader's column loop checks its products itself.
+                precondition(product.index < log.products.count, "a product id not in the log's tables")
+                columns.prices.write(zigzag: price &- lastPrices.last(of: product))
+                lastPrices.set(price, of: product)
+                columns.currencies.write(varint: UInt64(index(of: currency)))
             case let .quantityChanged(cart, product, qty):
                 write(kind: .quantityChanged, qty: qty)
                 write(cart, .cart)
                 write(product, .product)
             case let .itemRemoved(cart, product):
-                kinds.write(LogFormat.Kind.itemRemoved.rawValue)
+                columns.kinds.write(LogFormat.Kind.itemRemoved.rawValue)
                 write(cart, .cart)
                 write(product, .product)
             case let .checkedOut(cart, order):
-                kinds.write(LogFormat.Kind.checkedOut.rawValue)
+                columns.kinds.write(LogFormat.Kind.checkedOut.rawValue)
                 write(cart, .cart)
                 write(order, .order)
             case let .voteCast(poll, voter, candidate):
-                kinds.write(LogFormat.Kind.voteCast.rawValue)
+                columns.kinds.write(LogFormat.Kind.voteCast.rawValue)
                 write(poll, .poll)
                 write(voter, .voter)
                 write(candidate, .candidate)
@@ -107,8 +99,9 @@ struct BatchEncoder {
                        newIDs: Role.allCases.map { next[$0] - firstNew[$0] })
     }
 
-    /// Starts a batch after the batches that added `defined[role]` ids of each role.
-    private mutating func start(defined: [Int]) {
+    /// Starts a batch after the batches that added `defined[role]` ids of
+    /// each role, whose products are numbered below `products`.
+    private mutating func start(defined: [Int], products: Int) {
         batch += 1
         firstNew = PerRole(defined)
         next = PerRole(defined)
@@ -119,19 +112,17 @@ struct BatchEncoder {
             }
         }
         currencies.removeAll(keepingCapacity: true)
-        for column in [\Self.kinds, \.times, \.carts, \.products, \.orders, \.polls, \.voters, \.candidates,
-                       \.quantities, \.prices, \.currencyColumn] as [WritableKeyPath<Self, ByteWriter>] {
-            self[keyPath: column].bytes.removeAll(keepingCapacity: true)
-        }
+        columns.removeAll()
+        lastPrices.startBatch(products: products)
     }
 
     /// A kind byte with the quantity in its high bits when it fits, else in the quantities column.
     private mutating func write(kind: LogFormat.Kind, qty: Int64) {
         if qty <= LogFormat.maxInlineQuantity {
-            kinds.write(kind.rawValue | UInt8(qty) << LogFormat.kindBits)
+            columns.kinds.write(kind.rawValue | UInt8(qty) << LogFormat.kindBits)
         } else {
-            kinds.write(kind.rawValue)
-            quantities.write(varint: UInt64(qty))
+            columns.kinds.write(kind.rawValue)
+            columns.quantities.write(varint: UInt64(qty))
         }
     }
 
@@ -149,28 +140,14 @@ struct BatchEncoder {
             again[role.rawValue].append(UInt32(number))
         }
         switch role {
-        case .cart: carts.write(varint: isNew ? 0 : UInt64(next[role] - number))
-        case .order: orders.write(varint: isNew ? 0 : UInt64(next[role] - number))
-        case .voter: voters.write(varint: isNew ? 0 : UInt64(next[role] - number))
-        case .product: products.write(varint: UInt64(number))
-        case .poll: polls.write(varint: UInt64(number))
-        case .candidate: candidates.write(varint: UInt64(number))
+        case .cart: columns.carts.write(varint: isNew ? 0 : UInt64(next[role] - number))
+        case .order: columns.orders.write(varint: isNew ? 0 : UInt64(next[role] - number))
+        case .voter: columns.voters.write(varint: isNew ? 0 : UInt64(next[role] - number))
+        case .product: columns.products.write(varint: UInt64(number))
+        case .poll: columns.polls.write(varint: UInt64(number))
+        case .candidate: columns.candidates.write(varint: UInt64(number))
         }
         if isNew { next[role] += 1 }
-    }
-
-    /// The last price written for `product` in this batch (0 if none), which becomes `price`.
-    private mutating func swapLastPrice(of product: Symbol, _ price: Int64) -> Int64 {
-        let p = product.index
-        if p >= lastPrice.count {
-            let more = max(p + 1, lastPrice.count * 2) - lastPrice.count
-            lastPrice.append(contentsOf: repeatElement(0, count: more))
-            priceBatch.append(contentsOf: repeatElement(0, count: more))
-        }
-        let last = priceBatch[p] == batch ? lastPrice[p] : 0
-        lastPrice[p] = price
-        priceBatch[p] = batch
-        return last
     }
 
     private mutating func index(of currency: Currency) -> Int {
@@ -184,7 +161,7 @@ struct BatchEncoder {
     /// spellings no fold reads (carts, orders, voters).
     /// - Returns: the payload, and how many bytes of it a fold reads.
     private mutating func payload(count: Int, log: Identifiers) -> ([UInt8], Int) {
-        let columns = [kinds, times, carts, products, orders, polls, voters, candidates, quantities, prices, currencyColumn]
+        let columns = columns.inOrder
         var payload = ByteWriter(capacity: columns.reduce(64) { $0 + $1.bytes.count } + 16 * Role.allCases.reduce(0) { $0 + next[$1] - firstNew[$1] })
         payload.write(varint: UInt64(count))
         let sections = Role.allCases.map { section(of: $0, log: log) }
@@ -221,6 +198,25 @@ struct BatchEncoder {
         for number in spelled { section.write(varint: UInt64(table.withBytes(of: Symbol(rawValue: UInt32(number))) { $0.count })) }
         for number in spelled { table.withBytes(of: Symbol(rawValue: UInt32(number))) { section.write(contentsOf: $0) } }
         return section.bytes
+    }
+}
+
+/// The columns of the batch being written.
+private struct ColumnWriters {
+    var kinds = ByteWriter(), times = ByteWriter(), carts = ByteWriter(), products = ByteWriter()
+    var orders = ByteWriter(), polls = ByteWriter(), voters = ByteWriter(), candidates = ByteWriter()
+    var quantities = ByteWriter(), prices = ByteWriter(), currencies = ByteWriter()
+
+    /// Every column, in the format's order.
+    private static var order: [WritableKeyPath<Self, ByteWriter>] {
+        [\.kinds, \.times, \.carts, \.products, \.orders, \.polls, \.voters, \.candidates, \.quantities, \.prices, \.currencies]
+    }
+
+    var inOrder: [ByteWriter] { Self.order.map { self[keyPath: $0] } }
+
+    /// Empties every column, keeping its capacity for the next batch.
+    mutating func removeAll() {
+        for column in Self.order { self[keyPath: column].bytes.removeAll(keepingCapacity: true) }
     }
 }
 

@@ -1,50 +1,37 @@
 import OrdersCore
 
-/// The last price read for each product in the batch being read: what the
-/// prices column's deltas are taken from. Each entry carries the batch it
-/// was written in, so that a new batch starts from zero without clearing
-/// a table as long as the log's products.
+/// The last price of each product in the batch being written or read:
+/// what the prices column's deltas are taken from. Each entry carries the
+/// batch it was set in, so that a new batch starts from zero without
+/// clearing a table as long as the log's products.
 ///
-/// Noncopyable, in one block of its own: it is written for every item
-/// added, and an array would ask each time whether it is shared.
+/// Noncopyable, on an ``OwnedTable``: the column loop reads and writes it
+/// for every item added, and an array would ask each time whether it is shared.
 struct LastPrices: ~Copyable {
-    private struct Entry {
+    /// A price, and the batch it was set in; all zero for none.
+    struct Entry: BitwiseCopyable {
         var price: Int64
         var batch: UInt32
     }
 
-    private var entries: UnsafeMutablePointer<Entry>
-    private var capacity = 64
+    private var entries = OwnedTable<Entry>()
     private var current: UInt32 = 0
-
-    init() {
-        entries = .allocate(capacity: capacity)
-        entries.initialize(repeating: Entry(price: 0, batch: 0), count: capacity)
-    }
-
-    deinit { entries.deallocate() }
 
     /// Starts a batch whose product numbers are below `limit`.
     mutating func startBatch(products limit: Int) {
         current &+= 1
         if current == 0 {
             // After 2³² batches, the marks start over.
-            entries.update(repeating: Entry(price: 0, batch: 0), count: capacity)
+            for product in 0..<entries.count { entries[product] = Entry(price: 0, batch: 0) }
             current = 1
         }
-        guard limit > capacity else { return }
-        let grown = UnsafeMutablePointer<Entry>.allocate(capacity: max(limit, 2 * capacity))
-        grown.moveInitialize(from: entries, count: capacity)
-        (grown + capacity).initialize(repeating: Entry(price: 0, batch: 0), count: max(limit, 2 * capacity) - capacity)
-        entries.deallocate()
-        entries = grown
-        capacity = max(limit, 2 * capacity)
+        if limit > 0 { entries.cover(limit - 1) }
     }
 
     /// The last price of `product` in this batch, 0 before its first.
     @inline(__always)
     func last(of product: Symbol) -> Int64 {
-        // Safe: the column loop passes only products below the batch's limit, which `startBatch` covered.
+        // Callers pass only products below the batch's limit, which `startBatch` covered.
         let entry = entries[product.index]
         return entry.batch == current ? entry.price : 0
     }
