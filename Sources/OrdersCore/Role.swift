@@ -8,7 +8,7 @@ public enum Role: Int, CaseIterable, Sendable {
     case cart, product, order, poll, voter, candidate
 
     /// The role's field name in the NDJSON form.
-    public var field: String {
+    public var field: StaticString {
         switch self {
         case .cart: "cart"
         case .product: "product"

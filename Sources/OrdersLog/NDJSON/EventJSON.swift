@@ -37,9 +37,7 @@ public enum EventJSON {
         RFC3339.write(event.at, to: &output)
         output.append(0x22)
         func id(_ role: Role, _ symbol: Symbol) {
-            output.append(contentsOf: comma)
-            output.append(contentsOf: role.field.utf8)
-            output.append(contentsOf: colon)
+            key(role.field)
             ids[role].withBytes(of: symbol) { JSONText.appendString($0, to: &output) }
         }
         func int(_ name: StaticString, _ value: Int64) {
