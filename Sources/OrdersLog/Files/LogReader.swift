@@ -142,7 +142,7 @@ public final class LogReader: EventStream {
     /// decompress them: they come last in each batch (FORMAT.md).
     public static let reportedRoles = LogFormat.foldedRoles
 
-    /// Whether `fold(into:symbols:)` reads this log: not when skipping
+    /// Whether `fold(into:ids:)` reads this log: not when skipping
     /// damage, since a damaged batch must be dropped whole, and a fold that
     /// took its first events could not give them back.
     public var foldsDirectly: Bool { !skippingCorrupt }
@@ -186,7 +186,7 @@ public final class LogReader: EventStream {
     /// each on a thread of its own, and merges their reports: the reports
     /// `fold(into:)` gives, sooner on several cores. Other threads read,
     /// decompress and decode batches ahead; this one gives their ids bytes in
-    /// `symbols`, links their checkouts (``CheckoutChain``) and hands each
+    /// `ids`, links their checkouts (``CheckoutChain``) and hands each
     /// decoded batch to every part. For readers that ``foldsDirectly``.
     /// - Parameter batchDone: called after each batch is handed over, with its event count.
     /// - Throws: like `next`.

@@ -139,7 +139,7 @@ public final class LogWriter {
     ///   - progress: called after each chunk with how many events it held.
     /// - Throws: what reading or writing throws; call `rollback()` then.
     public func append(contentsOf stream: any EventStream, compressors: Int = 1, progress: (Int) -> Void = { _ in }) throws {
-        precondition(pending.isEmpty, "flush events appended with their own symbol table first")
+        precondition(pending.isEmpty, "flush events appended with their own tables of ids first")
         var events: [Event] = []
         guard stream is NDJSONReader else {
             var ids = Identifiers()

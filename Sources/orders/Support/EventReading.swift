@@ -4,7 +4,7 @@ import OrdersLog
 /// Reads every event of `path` in log order and hands them over a chunk at
 /// a time, with the seq of the chunk's first event and the ids so far.
 /// Notices about the input (a torn tail ignored) go to standard error.
-/// - Returns: the symbol table with every identifier of the input.
+/// - Returns: the ids of every identifier of the input, role by role.
 @discardableResult
 func readEvents(
     _ path: String, skippingCorrupt: Bool = false, threads: Int = 1, progress label: String,
