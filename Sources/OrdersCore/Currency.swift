@@ -12,13 +12,6 @@ public struct Currency: PackedKey, Comparable, CustomStringConvertible, BitwiseC
         self.rawValue = rawValue
     }
 
-    /// A value that fills a slot no currency is in yet; not a valid code.
-    @inlinable
-    public static var none: Currency { Currency(unchecked: 0) }
-
-    @inlinable
-    init(unchecked rawValue: UInt32) { self.rawValue = rawValue }
-
     /// A currency from its three-letter code, or `nil` if `code` is not three upper-case letters.
     @inlinable
     public init?<C: Collection<UInt8>>(code: C) {

@@ -45,10 +45,6 @@ struct OwnedMap<Key: PackedKey & BitwiseCopyable, Value: BitwiseCopyable & Senda
         _modify { yield &values[entry] }
     }
 
-    /// The key of entry `entry`.
-    @inlinable
-    func key(_ entry: Int) -> Key { keys[entry] }
-
     @usableFromInline
     mutating func grow() {
         let size = slots.count * 2
