@@ -156,3 +156,20 @@ func decodeLongVarint(at cursor: UnsafePointer<UInt8>, _ end: UnsafePointer<UInt
     }
     return (0, -1)  // Not reached: a tenth byte of at most 1 ends the varint.
 }
+
+/// The eight bytes at `cursor` as one little-endian word, if they are there
+/// and each is a whole varint of one byte (no high bit set): then the
+/// word's bytes are eight values, with nothing to decode.
+@inline(__always)
+func oneByteValues(_ cursor: UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> UInt64? {
+    guard end - cursor >= 8 else { return nil }
+    // Safe: eight bytes are there.
+    let word = UnsafeRawPointer(cursor).loadUnaligned(as: UInt64.self).littleEndian
+    return word & highBits == 0 ? word : nil
+}
+
+/// The signed value a zigzag varint holds: `(v >> 1) ^ -(v & 1)`.
+@inline(__always)
+func zigzag(_ value: UInt64) -> Int64 {
+    Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1)
+}

@@ -12,7 +12,8 @@ struct ChunkScratch: ~Copyable {
 
     /// Each event's time, ms since the epoch.
     let times: UnsafeMutablePointer<Int64>
-    /// How many of the chunk's kind bytes have each value.
+    /// How many of the chunk's kind bytes have each value (256 entries),
+    /// then room for counting them (4 × 256).
     let histogram: UnsafeMutablePointer<UInt32>
     let carts: UnsafeMutablePointer<UInt32>
     let products: UnsafeMutablePointer<UInt32>
@@ -28,7 +29,7 @@ struct ChunkScratch: ~Copyable {
 
     init() {
         times = .allocate(capacity: Self.events)
-        histogram = .allocate(capacity: 256)
+        histogram = .allocate(capacity: 5 * 256)
         carts = .allocate(capacity: Self.events)
         products = .allocate(capacity: Self.events)
         quantities = .allocate(capacity: Self.events)

@@ -42,28 +42,29 @@ struct EventColumns {
         var isComplete: Bool { next == limit }
 
         /// A *recent* reference, `d` back from `next` (0 for a new id).
+        ///
+        /// With no branch on whether the id is new, which is as random as
+        /// the events: `d` back from `next` is the new id itself when `d` is 0.
         @inline(__always)
         mutating func recent(_ cursor: inout UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> UInt32? {
             // A distance back takes one byte or two at random.
             guard let distance = decodeMixedVarint(&cursor, end) else { return nil }
-            if distance == 0 {
-                guard next < limit else { return nil }
-                next += 1
-                // Safe: limit < UInt32.max, checked with the dictionary.
-                return UInt32(truncatingIfNeeded: next - 1)
-            }
-            guard distance <= UInt64(next) else { return nil }
-            return UInt32(truncatingIfNeeded: next - Int(distance))
+            let grown = next &+ (distance == 0 ? 1 : 0)
+            guard distance <= UInt64(next), grown <= limit else { return nil }
+            // Safe: limit < UInt32.max, checked with the dictionary.
+            let id = UInt32(truncatingIfNeeded: next &- Int(truncatingIfNeeded: distance))
+            next = grown
+            return id
         }
 
         /// A *stable* reference: the number itself, `next` for a new id.
+        /// With no branch on which, as for a recent one.
         @inline(__always)
         mutating func stable(_ cursor: inout UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> UInt32? {
-            guard let number = decodeVarint(&cursor, end), number <= UInt64(next) else { return nil }
-            if number == UInt64(next) {
-                guard next < limit else { return nil }
-                next += 1
-            }
+            guard let number = decodeVarint(&cursor, end) else { return nil }
+            let grown = next &+ (number == UInt64(next) ? 1 : 0)
+            guard number <= UInt64(next), grown <= limit else { return nil }
+            next = grown
             return UInt32(truncatingIfNeeded: number)
         }
     }
@@ -139,20 +140,40 @@ private struct ColumnReader {
     /// - Returns: where the payload broke, if it did.
     mutating func decode(_ events: Range<Int>, currencyCodes: UnsafeBufferPointer<Currency>, into scratch: borrowing ChunkScratch) -> ByteReader.Malformed? {
         let end = self.end
-        // The times, and a count of each kind byte: how many values each column owes this chunk.
-        let histogram = scratch.histogram, times = scratch.times
-        histogram.update(repeating: 0, count: 256)
+        // A count of each kind byte: how many values each column owes this chunk.
+        let histogram = scratch.histogram
         let kinds = self.kinds + events.lowerBound
+        Self.count(kinds, events.count, into: histogram)
+        let times = scratch.times
         var cursor = self.times, at = self.at, minAt = range.minAt, maxAt = range.maxAt
-        for i in 0..<events.count {
-            histogram[Int(kinds[i])] &+= 1
-            guard let delta = decodeVarint(&cursor, end) else { return failure(cursor, "a time delta runs past the payload") }
-            // Wrapping, and checked once for the batch: a time out of range,
-            // or a sum that wrapped, leaves the minimum or maximum out of range.
-            at &+= Int64(bitPattern: delta >> 1) ^ -Int64(bitPattern: delta & 1)
+        /// The next time, `zigzag` on from the last: wrapping, and checked
+        /// once for the batch, since a time out of range, or a sum that
+        /// wrapped, leaves the minimum or maximum out of range.
+        @inline(__always) func step(_ delta: UInt64, _ i: Int) {
+            at &+= zigzag(delta)
             minAt = min(minAt, at)
             maxAt = max(maxAt, at)
             times[i] = at
+        }
+        var i = 0
+        while i < events.count {
+            // Eight deltas of one byte each, as nearly all are: nothing to decode or check.
+            if events.count &- i >= 8, let word = oneByteValues(cursor, end) {
+                step(word & 0xFF, i)
+                step(word >> 8 & 0xFF, i &+ 1)
+                step(word >> 16 & 0xFF, i &+ 2)
+                step(word >> 24 & 0xFF, i &+ 3)
+                step(word >> 32 & 0xFF, i &+ 4)
+                step(word >> 40 & 0xFF, i &+ 5)
+                step(word >> 48 & 0xFF, i &+ 6)
+                step(word >> 56, i &+ 7)
+                cursor += 8
+                i &+= 8
+                continue
+            }
+            guard let delta = decodeVarint(&cursor, end) else { return failure(cursor, "a time delta runs past the payload") }
+            step(delta, i)
+            i &+= 1
         }
         self.times = cursor
         self.at = at
@@ -173,22 +194,22 @@ private struct ColumnReader {
         }
         let spelledQuantities = Int(histogram[Int(LogFormat.Kind.itemAdded.rawValue)] + histogram[Int(LogFormat.Kind.quantityChanged.rawValue)])
 
-        if let broken = Self.ids(adds + changes + removes + checkouts, recent: true, &carts, &cartNumbers, end, into: scratch.carts) {
+        if let broken = Self.recentIDs(adds + changes + removes + checkouts, &carts, &cartNumbers, end, into: scratch.carts) {
             return outOfRange(.cart, broken)
         }
-        if let broken = Self.ids(adds + changes + removes, recent: false, &products, &productNumbers, end, into: scratch.products) {
+        if let broken = Self.stableIDs(adds + changes + removes, &products, &productNumbers, end, into: scratch.products) {
             return outOfRange(.product, broken)
         }
-        if let broken = Self.ids(checkouts, recent: true, &orders, &orderNumbers, end, into: scratch.orders) {
+        if let broken = Self.recentIDs(checkouts, &orders, &orderNumbers, end, into: scratch.orders) {
             return outOfRange(.order, broken)
         }
-        if let broken = Self.ids(votes, recent: false, &polls, &pollNumbers, end, into: scratch.polls) {
+        if let broken = Self.stableIDs(votes, &polls, &pollNumbers, end, into: scratch.polls) {
             return outOfRange(.poll, broken)
         }
-        if let broken = Self.ids(votes, recent: true, &voters, &voterNumbers, end, into: scratch.voters) {
+        if let broken = Self.recentIDs(votes, &voters, &voterNumbers, end, into: scratch.voters) {
             return outOfRange(.voter, broken)
         }
-        if let broken = Self.ids(votes, recent: false, &candidates, &candidateNumbers, end, into: scratch.candidates) {
+        if let broken = Self.stableIDs(votes, &candidates, &candidateNumbers, end, into: scratch.candidates) {
             return outOfRange(.candidate, broken)
         }
         cursor = quantities
@@ -204,26 +225,70 @@ private struct ColumnReader {
         let changesOfPrice = scratch.priceChanges
         for j in 0..<adds {
             guard let change = decodeVarint(&cursor, end) else { return failure(cursor, "a price runs past the payload") }
-            changesOfPrice[j] = Int64(bitPattern: change >> 1) ^ -Int64(bitPattern: change & 1)
+            changesOfPrice[j] = zigzag(change)
         }
         prices = cursor
         cursor = currencies
         let currencyCount = UInt64(currencyCodes.count), addedIn = scratch.currencies
-        for j in 0..<adds {
+        var j = 0
+        while j < adds {
+            // Eight indexes of one byte each, as nearly all are.
+            if adds - j >= 8, let word = oneByteValues(cursor, end) {
+                var outside = false
+                for k in 0..<8 {
+                    let currency = word >> (8 * UInt64(k)) & 0xFF
+                    outside = outside || currency >= currencyCount
+                    // Safe: the index is clamped into the table, and the eight fail together if it had to be.
+                    addedIn[j + k] = currencyCodes[Int(min(currency, currencyCount &- 1))]
+                }
+                if !outside {
+                    cursor += 8
+                    j += 8
+                    continue
+                }
+            }
             guard let currency = decodeVarint(&cursor, end), currency < currencyCount else {
                 return failure(cursor, "a currency index lies outside the batch's currencies")
             }
             addedIn[j] = currencyCodes[Int(currency)]
+            j += 1
         }
         currencies = cursor
         return nil
     }
 
-    /// Decodes `count` ids of one role, *recent* or *stable*, from its column into `out`.
+    /// Counts the `count` kind bytes at `kinds` into `histogram`, one
+    /// entry per byte value.
+    ///
+    /// In four tables, for every fourth event, added up at the end: in one
+    /// table, a run of events of one kind would make each count wait for
+    /// the one before it to be stored.
+    @inline(__always)
+    private static func count(_ kinds: UnsafePointer<UInt8>, _ count: Int, into histogram: UnsafeMutablePointer<UInt32>) {
+        let tables = histogram + 256
+        tables.update(repeating: 0, count: 4 * 256)
+        var i = 0
+        while count &- i >= 4 {
+            tables[Int(kinds[i])] &+= 1
+            tables[256 | Int(kinds[i &+ 1])] &+= 1
+            tables[512 | Int(kinds[i &+ 2])] &+= 1
+            tables[768 | Int(kinds[i &+ 3])] &+= 1
+            i &+= 4
+        }
+        while i < count {
+            tables[Int(kinds[i])] &+= 1
+            i &+= 1
+        }
+        for byte in 0..<256 {
+            histogram[byte] = tables[byte] &+ tables[256 | byte] &+ tables[512 | byte] &+ tables[768 | byte]
+        }
+    }
+
+    /// Decodes `count` *recent* ids of one role from its column into `out`.
     /// - Returns: where the column broke, or nil.
     @inline(__always)
-    private static func ids(
-        _ count: Int, recent: Bool, _ column: inout UnsafePointer<UInt8>, _ numbering: inout EventColumns.Numbering,
+    private static func recentIDs(
+        _ count: Int, _ column: inout UnsafePointer<UInt8>, _ numbering: inout EventColumns.Numbering,
         _ end: UnsafePointer<UInt8>, into out: UnsafeMutablePointer<UInt32>
     ) -> UnsafePointer<UInt8>? {
         var cursor = column, numbers = numbering
@@ -232,8 +297,47 @@ private struct ColumnReader {
             numbering = numbers
         }
         for j in 0..<count {
-            guard let id = recent ? numbers.recent(&cursor, end) : numbers.stable(&cursor, end) else { return cursor }
+            guard let id = numbers.recent(&cursor, end) else { return cursor }
             out[j] = id
+        }
+        return nil
+    }
+
+    /// Decodes `count` *stable* ids of one role from its column into `out`:
+    /// eight at a time while they take a byte each, as they nearly all do.
+    /// - Returns: where the column broke, or nil.
+    @inline(__always)
+    private static func stableIDs(
+        _ count: Int, _ column: inout UnsafePointer<UInt8>, _ numbering: inout EventColumns.Numbering,
+        _ end: UnsafePointer<UInt8>, into out: UnsafeMutablePointer<UInt32>
+    ) -> UnsafePointer<UInt8>? {
+        var cursor = column, numbers = numbering
+        defer {
+            column = cursor
+            numbering = numbers
+        }
+        var j = 0
+        while j < count {
+            if count - j >= 8, let word = oneByteValues(cursor, end) {
+                // With no branch: whether each is new, and whether any is past `next`.
+                var next = UInt64(numbers.next), beyond: UInt64 = 0
+                for k in 0..<8 {
+                    let number = word >> (8 * UInt64(k)) & 0xFF
+                    beyond |= next &- number  // its top bit set if number > next
+                    next &+= number == next ? 1 : 0
+                    out[j + k] = UInt32(truncatingIfNeeded: number)
+                }
+                // If one is not allowed, one at a time below finds which.
+                if beyond >> 63 == 0 && next <= UInt64(numbers.limit) {
+                    numbers.next = Int(next)
+                    cursor += 8
+                    j += 8
+                    continue
+                }
+            }
+            guard let id = numbers.stable(&cursor, end) else { return cursor }
+            out[j] = id
+            j += 1
         }
         return nil
     }

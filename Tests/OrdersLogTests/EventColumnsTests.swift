@@ -1,0 +1,107 @@
+import OrdersCore
+import Testing
+@testable import OrdersLog
+
+/// The column loop reads runs of one-byte values eight at a time; a value
+/// the rules refuse inside such a run must fail exactly where reading one
+/// value at a time fails, naming the same field.
+@Suite("Event columns")
+struct EventColumnsTests {
+    /// 60 events: items added to ten carts from six products in two
+    /// currencies, and votes in two polls for three candidates, so that
+    /// every column of one-byte values has runs of eight and more.
+    private func batch() -> (events: [Event], ids: Identifiers, payload: [UInt8]) {
+        var ids = Identifiers()
+        func id(_ role: Role, _ text: String) -> Symbol { ids[role].intern(Array(text.utf8)) }
+        var events: [Event] = []
+        let currencies = [Currency("KRW")!, Currency("USD")!]
+        for i in 0..<40 {
+            let at = Timestamp(milliseconds: 1_758_000_000_000 + Int64(i * 7))
+            let cart = id(.cart, "c\(i % 10)"), product = id(.product, "p\(i % 6)")
+            events.append(Event(at: at, .itemAdded(cart: cart, product: product, qty: 1, price: 100, currency: currencies[i % 10 % 2])))
+        }
+        for i in 0..<20 {
+            let at = Timestamp(milliseconds: 1_758_000_001_000 + Int64(i))
+            events.append(Event(at: at, .voteCast(poll: id(.poll, "p\(i % 2)"), voter: id(.voter, "v\(i)"), candidate: id(.candidate, "\(i % 3)"))))
+        }
+        return (events, ids, BatchPayload.encode(events[...], ids: ids))
+    }
+
+    private func column(_ payload: [UInt8], _ pick: (EventColumns) -> Range<Int>) throws -> Range<Int> {
+        let expected = BatchDecoder.Expected(eventCount: 60, minAt: .min, maxAt: .max)
+        return try payload.withUnsafeBytes { try pick(BatchDecoder().layout(of: $0, expecting: expected).columns) }
+    }
+
+    /// The error `payload` fails with, or nil if it decodes.
+    private func failure(_ payload: [UInt8]) -> BatchPayload.Invalid? {
+        var ids = Identifiers()
+        var events: [Event] = []
+        do {
+            try payload.withUnsafeBytes { try BatchPayload.decode($0, ids: &ids, into: &events) }
+            return nil
+        } catch let error as BatchPayload.Invalid {
+            return error
+        } catch {
+            return BatchPayload.Invalid(position: -1, reason: "\(error)")
+        }
+    }
+
+    @Test func theBatchDecodesToItsEvents() throws {
+        let (events, _, payload) = batch()
+        var ids = Identifiers()
+        var decoded: [Event] = []
+        try payload.withUnsafeBytes { try BatchPayload.decode($0, ids: &ids, into: &decoded) }
+        #expect(decoded == events)
+    }
+
+    /// A stable id numbered past the next new one fails at that id, wherever it is in a run.
+    @Test(arguments: [("products", Role.product), ("polls", .poll), ("candidates", .candidate)])
+    func aStableIDPastTheNextFailsWhereItIs(column name: String, role: Role) throws {
+        let payload = batch().payload
+        let bytes = try column(payload) { columns in
+            switch role {
+            case .product: columns.products
+            case .poll: columns.polls
+            default: columns.candidates
+            }
+        }
+        #expect(bytes.count >= 16, "\(name): a run of eight and more")
+        for position in bytes {
+            var broken = payload
+            broken[position] = 0x7F
+            let error = failure(broken)
+            #expect(error?.position == position + 1, "\(name) byte \(position - bytes.lowerBound)")
+            #expect(error?.reason.contains("a \(role.field) id lies outside") == true, "\(name): \(error?.reason ?? "decoded")")
+        }
+    }
+
+    /// A currency index past the batch's table fails at that index, wherever it is in a run.
+    @Test func aCurrencyIndexPastTheTableFailsWhereItIs() throws {
+        let payload = batch().payload
+        let bytes = try column(payload) { $0.currencies }
+        #expect(bytes.count >= 16)
+        for position in bytes {
+            for index: UInt8 in [2, 0x7F] {
+                var broken = payload
+                broken[position] = index
+                let error = failure(broken)
+                #expect(error?.position == position + 1, "byte \(position - bytes.lowerBound)")
+                #expect(error?.reason.contains("currency index") == true, "\(error?.reason ?? "decoded")")
+            }
+        }
+    }
+
+    /// A time delta that takes two bytes inside a run of one-byte deltas is read as the plain reader reads it.
+    @Test func aLongerTimeDeltaInARunIsReadWhole() throws {
+        let ids: Identifiers
+        var events: [Event]
+        (events, ids, _) = batch()
+        events[13].at = Timestamp(milliseconds: events[12].at.milliseconds + 5_000)
+        for i in 14..<40 { events[i].at = Timestamp(milliseconds: events[13].at.milliseconds + Int64(i)) }
+        let payload = BatchPayload.encode(events[...], ids: ids)
+        var log = Identifiers()
+        var decoded: [Event] = []
+        try payload.withUnsafeBytes { try BatchPayload.decode($0, ids: &log, into: &decoded) }
+        #expect(decoded.map(\.at) == events.map(\.at))
+    }
+}
