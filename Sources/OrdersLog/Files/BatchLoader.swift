@@ -14,13 +14,16 @@ struct LoadedBatch: Sendable {
     /// For a partitioned fold, by event index, the checkout before each
     /// checkout with the same order id: see ``CheckoutChain``.
     var previousCheckout: [Int64] = []
+    /// For a fold on two threads, its events' values, decoded: see ``LoadWork/columns``.
+    var decoded: DecodedBatch?
 }
 
 /// How much of a batch to load: its payload alone (for a fold straight from
-/// the columns), its events, or its events and which part of a partitioned
-/// fold takes each.
+/// the columns), its events' values decoded from the columns (for a fold
+/// on another thread), its events, or its events and which part of a
+/// partitioned fold takes each.
 enum LoadWork: Sendable {
-    case payload, events
+    case payload, columns, events
     case eventsByPart(Partitioning)
 }
 
@@ -75,6 +78,14 @@ struct BatchLoader: ~Copyable {
         switch work {
         case .payload:
             try loadPayload(batch, into: &loaded)
+        case .columns:
+            try loadPayload(batch, into: &loaded)
+            let decoded = loaded.decoded ?? DecodedBatch()
+            loaded.decoded = decoded
+            let expected = Self.expected(batch)
+            loaded.dictionary = try decoding(batch, loaded.payload) { (decoder, bytes) throws(ByteReader.Malformed) in
+                try decoder.decode(bytes, expecting: expected, into: decoded)
+            }
         case .events:
             try load(batch, into: &loaded)
         case .eventsByPart(let partitioning):

@@ -150,8 +150,9 @@ public final class LogReader: EventStream {
     /// Folds every remaining batch into `projector` straight from its columns,
     /// never storing the events: the same outcome as folding what `next`
     /// hands out, with less work. Only the ids of ``reportedRoles`` are
-    /// spelled out in `ids`. Other threads, if any, read and decompress
-    /// batches ahead; this one decodes and folds. For readers that ``foldsDirectly``.
+    /// spelled out in `ids`. Other threads, if any, read, decompress and
+    /// decode batches ahead, and this one folds; alone, it does all of it.
+    /// For readers that ``foldsDirectly``.
     /// - Parameter batchDone: called after each batch with its event count.
     /// - Throws: like `next`. A batch that fails may have been folded in
     ///   part, so after a throw `projector` holds no meaningful outcome.
@@ -169,8 +170,14 @@ public final class LogReader: EventStream {
             let batch = batches[nextBatch]
             nextBatch += 1
             do {
-                try load(batch, .payload)
-                try loader.decode(batch, &current, sending: &sink)
+                if workers > 0 {
+                    // A worker decoded the batch; this thread folds it while the workers go on.
+                    try load(batch, .columns)
+                    current.decoded!.handOver(payload: current.payload, to: &sink)
+                } else {
+                    try load(batch, .payload)
+                    try loader.decode(batch, &current, sending: &sink)
+                }
                 try defineCurrent(batch, in: &ids, roles: Self.reportedRoles)
             } catch let failure as BatchFailure {
                 throw corrupt(batch, failure)

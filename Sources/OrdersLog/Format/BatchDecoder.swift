@@ -12,7 +12,7 @@ import OrdersCore
 struct BatchDecoder: ~Copyable {
     private var lastPrices = LastPrices()
     /// Where each chunk of events is decoded before it is handed over.
-    private let scratch = ChunkScratch()
+    private let values = ColumnValues()
 
     /// The fields of the batch header that the payload must agree with.
     struct Expected {
@@ -143,9 +143,32 @@ struct BatchDecoder: ~Copyable {
         lastPrices.startBatch(products: batch.dictionary[.product].end)
         let decoded = batch.currencies.withUnsafeBufferPointer { currencies in
             batch.columns.read(payload, count: batch.count, dictionary: batch.dictionary, currencyCodes: currencies,
-                               prices: &lastPrices, scratch: scratch, into: &sink)
+                               prices: &lastPrices, values: values, into: &sink)
         }
-        let range = try decoded.get()
+        try check(decoded.get(), of: batch, expecting: expected)
+    }
+
+    /// Decodes every event's values into `decoded`, for the thread that
+    /// folds to hand over (``DecodedBatch/handOver(to:)``) while this one
+    /// decodes the next batch.
+    /// - Returns: the batch's dictionary, as `decode` does.
+    /// - Throws: where in the payload it broke, and how.
+    mutating func decode(
+        _ payload: UnsafeRawBufferPointer, expecting expected: Expected, into decoded: DecodedBatch
+    ) throws(ByteReader.Malformed) -> BatchDictionary {
+        let batch = try layout(of: payload, expecting: expected)
+        lastPrices.startBatch(products: batch.dictionary[.product].end)
+        decoded.prepare(count: batch.count, kinds: batch.columns.kinds.lowerBound)
+        let range = batch.currencies.withUnsafeBufferPointer { currencies in
+            batch.columns.decode(payload, count: batch.count, dictionary: batch.dictionary, currencyCodes: currencies,
+                                 prices: &lastPrices, into: decoded.values)
+        }
+        try check(range.get(), of: batch, expecting: expected)
+        return batch.dictionary
+    }
+
+    /// Checks the time range of the events read against the times a log allows and the header's range.
+    private func check(_ range: EventColumns.TimeRange, of batch: Layout, expecting expected: Expected) throws(ByteReader.Malformed) {
         guard batch.count > 0 else { return }
         guard range.minAt >= Timestamp.earliest.milliseconds, range.maxAt <= Timestamp.latest.milliseconds else {
             throw ByteReader.Malformed(position: 0, reason: "an event time is out of range")

@@ -3,12 +3,15 @@ import OrdersCore
 /// Reads a batch's eleven event columns and hands each event to a sink:
 /// the hot path of reading a log.
 ///
-/// A chunk of events at a time, in two steps. First each column is decoded
-/// on its own, in a loop of its own, into fixed-width values (``ChunkScratch``):
-/// those loops have no branch on the kind of event, which is as random as
-/// the events and mispredicted about as often as not. Then one loop over
-/// the kinds hands each event to the sink with its values, so that when a
-/// kind is mispredicted, little decoding work is thrown away with it.
+/// Two steps. First each column is decoded on its own, in a loop of its
+/// own, into fixed-width values (``ColumnValues``), and each added item's
+/// price is worked out: those loops have no branch on the kind of event,
+/// which is as random as the events and mispredicted about as often as not.
+/// Then one loop over the kinds hands each event to the sink with its
+/// values, so that when a kind is mispredicted, little decoding work is
+/// thrown away with it. One thread takes the steps in turn, a chunk of
+/// events at a time (`read`); or a worker decodes a whole batch (`decode`)
+/// while the thread that folds hands the one before over (`handOver`).
 ///
 /// Every read is checked against the end of the payload rather than of its
 /// column. A column whose values run past its end reads into the next
@@ -69,32 +72,103 @@ struct EventColumns {
         }
     }
 
-    /// Hands `count` events to `sink`, in order.
+    /// Hands `count` events to `sink`, in order, a chunk at a time.
     /// - Parameters:
     ///   - dictionary: where each role's numbering starts and ends in this batch.
     ///   - prices: the last price of each product in this batch, covering the products' limit.
-    ///   - scratch: room for one chunk's decoded values.
+    ///   - values: room for one chunk's decoded values.
     /// - Returns: the events' time range, or where the payload broke; the
-    ///   sink may have taken the events before the break.
+    ///   sink may have taken the events of the chunks before the break.
     func read<Sink: EventSink & ~Copyable>(
         _ payload: UnsafeRawBufferPointer, count: Int, dictionary: BatchDictionary,
         currencyCodes: UnsafeBufferPointer<Currency>, prices lastPrices: inout LastPrices,
-        scratch: borrowing ChunkScratch, into sink: inout Sink
+        values: borrowing ColumnValues, into sink: inout Sink
+    ) -> Result<TimeRange, ByteReader.Malformed> {
+        decode(payload, count: count, dictionary: dictionary, currencyCodes: currencyCodes, prices: &lastPrices, into: values) { reader, chunk in
+            Self.handOver(chunk.count, kinds: reader.kinds + chunk.lowerBound, from: values, to: &sink)
+            reader.rewind()
+        }
+    }
+
+    /// Decodes the values of all `count` events into `values`, which holds
+    /// that many, for ``handOver(_:kinds:from:to:)`` to hand over later,
+    /// perhaps on another thread.
+    /// - Returns: the events' time range, or where the payload broke.
+    func decode(
+        _ payload: UnsafeRawBufferPointer, count: Int, dictionary: BatchDictionary,
+        currencyCodes: UnsafeBufferPointer<Currency>, prices lastPrices: inout LastPrices,
+        into values: borrowing ColumnValues
+    ) -> Result<TimeRange, ByteReader.Malformed> {
+        precondition(values.capacity >= count, "room for every event of the batch")
+        return decode(payload, count: count, dictionary: dictionary, currencyCodes: currencyCodes, prices: &lastPrices, into: values) { _, _ in }
+    }
+
+    /// Decodes the events a chunk at a time into `values`, calling
+    /// `decoded` after each chunk.
+    @inline(__always)
+    private func decode(
+        _ payload: UnsafeRawBufferPointer, count: Int, dictionary: BatchDictionary,
+        currencyCodes: UnsafeBufferPointer<Currency>, prices lastPrices: inout LastPrices,
+        into values: borrowing ColumnValues, then decoded: (inout ColumnReader, Range<Int>) -> Void
     ) -> Result<TimeRange, ByteReader.Malformed> {
         guard let start = payload.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return .success(TimeRange()) }
         var reader = ColumnReader(self, start: start, end: start + payload.count, dictionary: dictionary)
         var first = 0
         while first < count {
-            let chunk = min(ChunkScratch.events, count - first)
-            if let failure = reader.decode(first..<first + chunk, currencyCodes: currencyCodes, into: scratch) {
+            let chunk = first..<first + min(ColumnValues.chunk, count - first)
+            if let failure = reader.decode(chunk, currencyCodes: currencyCodes, prices: &lastPrices, into: values) {
                 return .failure(failure)
             }
-            if let failure = reader.handOver(first..<first + chunk, from: scratch, prices: &lastPrices, to: &sink) {
-                return .failure(failure)
-            }
-            first += chunk
+            decoded(&reader, chunk)
+            first = chunk.upperBound
         }
         return reader.finish(self)
+    }
+
+    /// Hands `count` events, whose kind bytes are at `kinds` and whose values
+    /// `values` holds from its start, to `sink`, in order. Nothing can fail
+    /// here: every value was checked as it was decoded.
+    static func handOver<Sink: EventSink & ~Copyable>(
+        _ count: Int, kinds: UnsafePointer<UInt8>, from values: borrowing ColumnValues, to sink: inout Sink
+    ) {
+        var cart = 0, product = 0, quantity = 0, add = 0, order = 0, vote = 0
+        let times = values.times, carts = values.carts, products = values.products, quantities = values.quantities
+        let prices = values.prices, currencies = values.currencies
+        let orders = values.orders, polls = values.polls, voters = values.voters, candidates = values.candidates
+        for i in 0..<count {
+            let byte = kinds[i]
+            let at = Timestamp(milliseconds: times[i])
+            let inline = byte >> LogFormat.kindBits
+            // Safe: `decode` counted each kind and filled each array for exactly those events.
+            switch byte & LogFormat.kindMask {
+            case LogFormat.Kind.itemAdded.rawValue:
+                let qty = inline != 0 ? Int64(inline) : quantities[quantity]
+                quantity &+= inline == 0 ? 1 : 0
+                sink.itemAdded(at: at, cart: Symbol(rawValue: carts[cart]), product: Symbol(rawValue: products[product]),
+                               qty: qty, price: prices[add], currency: currencies[add])
+                cart &+= 1
+                product &+= 1
+                add &+= 1
+            case LogFormat.Kind.quantityChanged.rawValue:
+                let qty = inline != 0 ? Int64(inline) : quantities[quantity]
+                quantity &+= inline == 0 ? 1 : 0
+                sink.quantityChanged(at: at, cart: Symbol(rawValue: carts[cart]), product: Symbol(rawValue: products[product]), qty: qty)
+                cart &+= 1
+                product &+= 1
+            case LogFormat.Kind.itemRemoved.rawValue:
+                sink.itemRemoved(at: at, cart: Symbol(rawValue: carts[cart]), product: Symbol(rawValue: products[product]))
+                cart &+= 1
+                product &+= 1
+            case LogFormat.Kind.checkedOut.rawValue:
+                sink.checkedOut(at: at, cart: Symbol(rawValue: carts[cart]), order: Symbol(rawValue: orders[order]))
+                cart &+= 1
+                order &+= 1
+            default:
+                sink.voteCast(at: at, poll: Symbol(rawValue: polls[vote]), voter: Symbol(rawValue: voters[vote]),
+                              candidate: Symbol(rawValue: candidates[vote]))
+                vote &+= 1
+            }
+        }
     }
 }
 
@@ -108,6 +182,19 @@ private struct ColumnReader {
     var cartNumbers, productNumbers, orderNumbers, pollNumbers, voterNumbers, candidateNumbers: EventColumns.Numbering
     var range = EventColumns.TimeRange()
     var at: Int64 = 0
+    /// How many values of each kind the chunks so far have put in the
+    /// ``ColumnValues``: where the next chunk's go.
+    var filled = Filled()
+
+    struct Filled {
+        var events = 0, carts = 0, products = 0, quantities = 0, adds = 0, orders = 0, votes = 0
+    }
+
+    /// Makes the next chunk's values go at the start of the ``ColumnValues``
+    /// again: for one that holds a chunk, after the chunk was handed over.
+    mutating func rewind() {
+        filled = Filled()
+    }
 
     init(_ columns: EventColumns, start: UnsafePointer<UInt8>, end: UnsafePointer<UInt8>, dictionary: BatchDictionary) {
         self.start = start
@@ -131,20 +218,25 @@ private struct ColumnReader {
         candidateNumbers = .init(dictionary[.candidate])
     }
 
-    /// Decodes the values of the events `events` into `scratch`, column by column.
+    /// Decodes the values of the events `events`, a chunk, into `values`
+    /// after those of the chunks before, column by column, and works out
+    /// the price of each item they add.
     ///
     /// Each loop works on local copies of its cursor and state, written back
     /// after it: the struct's fields live in memory, and a store to the
-    /// scratch arrays could alias them, so the compiler would load and store
+    /// value arrays could alias them, so the compiler would load and store
     /// them again for every value.
     /// - Returns: where the payload broke, if it did.
-    mutating func decode(_ events: Range<Int>, currencyCodes: UnsafeBufferPointer<Currency>, into scratch: borrowing ChunkScratch) -> ByteReader.Malformed? {
+    mutating func decode(
+        _ events: Range<Int>, currencyCodes: UnsafeBufferPointer<Currency>, prices lastPrices: inout LastPrices,
+        into values: borrowing ColumnValues
+    ) -> ByteReader.Malformed? {
         let end = self.end
         // A count of each kind byte: how many values each column owes this chunk.
-        let histogram = scratch.histogram
+        let histogram = values.histogram
         let kinds = self.kinds + events.lowerBound
         Self.count(kinds, events.count, into: histogram)
-        let times = scratch.times
+        let times = values.times + filled.events
         var cursor = self.times, at = self.at, minAt = range.minAt, maxAt = range.maxAt
         /// The next time, `zigzag` on from the last: wrapping, and checked
         /// once for the batch, since a time out of range, or a sum that
@@ -194,26 +286,28 @@ private struct ColumnReader {
         }
         let spelledQuantities = Int(histogram[Int(LogFormat.Kind.itemAdded.rawValue)] + histogram[Int(LogFormat.Kind.quantityChanged.rawValue)])
 
-        if let broken = Self.recentIDs(adds + changes + removes + checkouts, &carts, &cartNumbers, end, into: scratch.carts) {
+        let lines = adds + changes + removes
+        let products = values.products + filled.products
+        if let broken = Self.recentIDs(lines + checkouts, &carts, &cartNumbers, end, into: values.carts + filled.carts) {
             return outOfRange(.cart, broken)
         }
-        if let broken = Self.stableIDs(adds + changes + removes, &products, &productNumbers, end, into: scratch.products) {
+        if let broken = Self.stableIDs(lines, &self.products, &productNumbers, end, into: products) {
             return outOfRange(.product, broken)
         }
-        if let broken = Self.recentIDs(checkouts, &orders, &orderNumbers, end, into: scratch.orders) {
+        if let broken = Self.recentIDs(checkouts, &orders, &orderNumbers, end, into: values.orders + filled.orders) {
             return outOfRange(.order, broken)
         }
-        if let broken = Self.stableIDs(votes, &polls, &pollNumbers, end, into: scratch.polls) {
+        if let broken = Self.stableIDs(votes, &polls, &pollNumbers, end, into: values.polls + filled.votes) {
             return outOfRange(.poll, broken)
         }
-        if let broken = Self.recentIDs(votes, &voters, &voterNumbers, end, into: scratch.voters) {
+        if let broken = Self.recentIDs(votes, &voters, &voterNumbers, end, into: values.voters + filled.votes) {
             return outOfRange(.voter, broken)
         }
-        if let broken = Self.stableIDs(votes, &candidates, &candidateNumbers, end, into: scratch.candidates) {
+        if let broken = Self.stableIDs(votes, &candidates, &candidateNumbers, end, into: values.candidates + filled.votes) {
             return outOfRange(.candidate, broken)
         }
         cursor = quantities
-        let spelled = scratch.quantities
+        let spelled = values.quantities + filled.quantities
         for j in 0..<spelledQuantities {
             guard let qty = decodeVarint(&cursor, end), qty >= 1, qty <= UInt64(Int64.max) else {
                 return failure(cursor, "a quantity is outside 1…Int64.max")
@@ -221,15 +315,30 @@ private struct ColumnReader {
             spelled[j] = Int64(qty)
         }
         quantities = cursor
+        // Each added item's price: its product's last price in the batch, changed.
+        // Which product each add has, with no branch: every event of kinds 0–2 has one.
+        let addedProducts = values.addedProducts
+        var line = 0, add = 0
+        for i in 0..<events.count {
+            // Kinds 0 (item added), 1 and 2 have products: 1 for those below 1, or below 3, by the borrow.
+            let kind = UInt64(kinds[i] & LogFormat.kindMask)
+            addedProducts[add] = products[line]
+            add &+= Int(truncatingIfNeeded: (kind &- 1) >> 63)
+            line &+= Int(truncatingIfNeeded: (kind &- 3) >> 63)
+        }
         cursor = prices
-        let changesOfPrice = scratch.priceChanges
+        let addedPrices = values.prices + filled.adds
         for j in 0..<adds {
             guard let change = decodeVarint(&cursor, end) else { return failure(cursor, "a price runs past the payload") }
-            changesOfPrice[j] = zigzag(change)
+            let product = Symbol(rawValue: addedProducts[j])
+            let (price, overflow) = lastPrices.last(of: product).addingReportingOverflow(zigzag(change))
+            guard !overflow, price >= 0 else { return failure(cursor, "a price is outside 0…Int64.max") }
+            lastPrices.set(price, of: product)
+            addedPrices[j] = price
         }
         prices = cursor
         cursor = currencies
-        let currencyCount = UInt64(currencyCodes.count), addedIn = scratch.currencies
+        let currencyCount = UInt64(currencyCodes.count), addedIn = values.currencies + filled.adds
         var j = 0
         while j < adds {
             // Eight indexes of one byte each, as nearly all are.
@@ -254,6 +363,13 @@ private struct ColumnReader {
             j += 1
         }
         currencies = cursor
+        filled.events &+= events.count
+        filled.carts &+= lines &+ checkouts
+        filled.products &+= lines
+        filled.quantities &+= spelledQuantities
+        filled.adds &+= adds
+        filled.orders &+= checkouts
+        filled.votes &+= votes
         return nil
     }
 
@@ -338,55 +454,6 @@ private struct ColumnReader {
             guard let id = numbers.stable(&cursor, end) else { return cursor }
             out[j] = id
             j += 1
-        }
-        return nil
-    }
-
-    /// Hands the events `events`, decoded in `scratch`, to `sink`.
-    /// - Returns: where the payload broke, if it did (a price out of range).
-    func handOver<Sink: EventSink & ~Copyable>(
-        _ events: Range<Int>, from scratch: borrowing ChunkScratch, prices lastPrices: inout LastPrices, to sink: inout Sink
-    ) -> ByteReader.Malformed? {
-        var cart = 0, product = 0, quantity = 0, add = 0, order = 0, vote = 0
-        let kinds = self.kinds + events.lowerBound, times = scratch.times, carts = scratch.carts, products = scratch.products
-        let quantities = scratch.quantities, priceChanges = scratch.priceChanges, currencies = scratch.currencies
-        let orders = scratch.orders, polls = scratch.polls, voters = scratch.voters, candidates = scratch.candidates
-        for i in 0..<events.count {
-            let byte = kinds[i]
-            let at = Timestamp(milliseconds: times[i])
-            let inline = byte >> LogFormat.kindBits
-            // Safe: `decode` counted each kind and filled each array for exactly those events.
-            switch byte & LogFormat.kindMask {
-            case LogFormat.Kind.itemAdded.rawValue:
-                let id = Symbol(rawValue: products[product])
-                let qty = inline != 0 ? Int64(inline) : quantities[quantity]
-                quantity &+= inline == 0 ? 1 : 0
-                let (price, overflow) = lastPrices.last(of: id).addingReportingOverflow(priceChanges[add])
-                guard !overflow, price >= 0 else { return failure(prices, "a price is outside 0…Int64.max") }
-                lastPrices.set(price, of: id)
-                sink.itemAdded(at: at, cart: Symbol(rawValue: carts[cart]), product: id, qty: qty, price: price, currency: currencies[add])
-                cart &+= 1
-                product &+= 1
-                add &+= 1
-            case LogFormat.Kind.quantityChanged.rawValue:
-                let qty = inline != 0 ? Int64(inline) : quantities[quantity]
-                quantity &+= inline == 0 ? 1 : 0
-                sink.quantityChanged(at: at, cart: Symbol(rawValue: carts[cart]), product: Symbol(rawValue: products[product]), qty: qty)
-                cart &+= 1
-                product &+= 1
-            case LogFormat.Kind.itemRemoved.rawValue:
-                sink.itemRemoved(at: at, cart: Symbol(rawValue: carts[cart]), product: Symbol(rawValue: products[product]))
-                cart &+= 1
-                product &+= 1
-            case LogFormat.Kind.checkedOut.rawValue:
-                sink.checkedOut(at: at, cart: Symbol(rawValue: carts[cart]), order: Symbol(rawValue: orders[order]))
-                cart &+= 1
-                order &+= 1
-            default:
-                sink.voteCast(at: at, poll: Symbol(rawValue: polls[vote]), voter: Symbol(rawValue: voters[vote]),
-                              candidate: Symbol(rawValue: candidates[vote]))
-                vote &+= 1
-            }
         }
         return nil
     }

@@ -1,0 +1,71 @@
+import OrdersCore
+
+/// The values of a run of a batch's events, decoded column by column into
+/// fixed-width arrays before ``EventColumns`` hands them over: each array
+/// holds the values of the events that have that field, in event order.
+///
+/// A run is one chunk of ``chunk`` events, small enough to stay in the
+/// cache beside the fold's state, when one thread decodes and folds; or a
+/// whole batch, when a worker decodes it for the thread that folds
+/// (``DecodedBatch``). Allocated once and reused for every run.
+struct ColumnValues: ~Copyable {
+    /// Events per chunk: the column loop decodes this many at a time.
+    static let chunk = 4096
+
+    /// The most events a run can hold.
+    let capacity: Int
+
+    /// Each event's time, ms since the epoch.
+    let times: UnsafeMutablePointer<Int64>
+    let carts: UnsafeMutablePointer<UInt32>
+    /// One more than `capacity`, all zero at first: reading which product
+    /// each added item has reads one past the products, never outside.
+    let products: UnsafeMutablePointer<UInt32>
+    /// The quantities too large for their kind byte.
+    let quantities: UnsafeMutablePointer<Int64>
+    /// Each added item's unit price, and its currency.
+    let prices: UnsafeMutablePointer<Int64>
+    let currencies: UnsafeMutablePointer<Currency>
+    let orders: UnsafeMutablePointer<UInt32>
+    let polls: UnsafeMutablePointer<UInt32>
+    let voters: UnsafeMutablePointer<UInt32>
+    let candidates: UnsafeMutablePointer<UInt32>
+
+    /// For decoding one chunk: how many of its kind bytes have each value
+    /// (256 entries), then room for counting them (4 × 256).
+    let histogram: UnsafeMutablePointer<UInt32>
+    /// For decoding one chunk: the product of each item it adds, and one more.
+    let addedProducts: UnsafeMutablePointer<UInt32>
+
+    init(capacity: Int = Self.chunk) {
+        self.capacity = capacity
+        times = .allocate(capacity: capacity)
+        carts = .allocate(capacity: capacity)
+        products = .allocate(capacity: capacity + 1)
+        products.initialize(repeating: 0, count: capacity + 1)
+        quantities = .allocate(capacity: capacity)
+        prices = .allocate(capacity: capacity)
+        currencies = .allocate(capacity: capacity)
+        orders = .allocate(capacity: capacity)
+        polls = .allocate(capacity: capacity)
+        voters = .allocate(capacity: capacity)
+        candidates = .allocate(capacity: capacity)
+        histogram = .allocate(capacity: 5 * 256)
+        addedProducts = .allocate(capacity: Self.chunk + 1)
+    }
+
+    deinit {
+        times.deallocate()
+        carts.deallocate()
+        products.deallocate()
+        quantities.deallocate()
+        prices.deallocate()
+        currencies.deallocate()
+        orders.deallocate()
+        polls.deallocate()
+        voters.deallocate()
+        candidates.deallocate()
+        histogram.deallocate()
+        addedProducts.deallocate()
+    }
+}

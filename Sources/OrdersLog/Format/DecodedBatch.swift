@@ -1,0 +1,33 @@
+import OrdersCore
+
+/// The values of a whole batch's events, decoded by a worker for the thread
+/// that folds: with two threads, one reads, decompresses and decodes the
+/// next batch while the other hands this one's events to the fold, and
+/// neither waits long for the other.
+///
+/// Reused from batch to batch; it grows to the largest batch it held.
+final class DecodedBatch: @unchecked Sendable {  // One thread at a time: the worker that fills it, then the one that folds.
+    private(set) var values = ColumnValues(capacity: 0)
+    /// The batch's events.
+    private(set) var count = 0
+    /// Where the kinds column starts in the batch's payload.
+    private var kinds = 0
+
+    /// Makes room for a batch of `count` events whose kinds column starts at
+    /// byte `kinds` of its payload.
+    func prepare(count: Int, kinds: Int) {
+        if values.capacity < count { values = ColumnValues(capacity: count) }
+        self.count = count
+        self.kinds = kinds
+    }
+
+    /// Hands the batch's events to `sink`, in order; `payload` is the
+    /// batch's, whose kind bytes the values go with.
+    func handOver<Sink: EventSink & ~Copyable>(payload: [UInt8], to sink: inout Sink) {
+        payload.withUnsafeBytes { bytes in
+            // Safe: the payload decoded into these values, so its kinds column holds `count` bytes.
+            let kinds = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + self.kinds
+            EventColumns.handOver(count, kinds: kinds, from: values, to: &sink)
+        }
+    }
+}
