@@ -66,15 +66,16 @@ func replay(_ input: InputArgument, zone: ZoneRules) throws -> (reports: Reports
 }
 
 /// Folds a log that reads strictly, as `replay` does: each event straight
-/// from the columns as it is decoded, with `log`'s other threads (if any)
-/// reading and decompressing ahead; from three threads on, in as many
+/// from the columns, with `log`'s other thread (if any) reading,
+/// decompressing and decoding ahead; from three threads on, in as many
 /// parts (see `Partitioning`).
 ///
-/// On two threads one fold keeps pace with a worker decompressing ahead, and
-/// parts would only add work: the parts decode every event into memory and
-/// sort it by part, which costs more than folding it (10M events on two
-/// cores: 0.55-0.62 s for one fold and a worker, 0.79-0.88 s in two parts).
-/// Parts pay on more cores: each takes a share of the fold.
+/// On two threads one fold and a worker decoding ahead share the work about
+/// evenly, and parts would only add work: the parts decode every event into
+/// memory and sort it by part, which costs more than folding it (10M events
+/// on two cores: 0.55-0.62 s for one fold and a worker that only
+/// decompressed, 0.79-0.88 s in two parts). Parts pay on more cores: each
+/// takes a share of the fold.
 func foldLog(
     _ log: LogReader, threads: Int, zone: ZoneRules, ids: inout Identifiers, batchDone: (Int) -> Void = { _ in }
 ) throws -> Reports {
