@@ -4,7 +4,8 @@ import OrdersLog
 
 /// A whole file through format detection and every reader (log, NDJSON,
 /// zstd): it is written to a file in /dev/shm and read to the end, and a
-/// log is folded three ways that must agree. A fold reads less than `next`
+/// log is folded four ways that must agree (by its events, straight from
+/// its columns on one thread and on two, and in parts). A fold reads less than `next`
 /// (not the spellings of carts, orders and voters), so it may succeed where
 /// `next` fails; where `next` succeeds, every fold must give its reports.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -32,13 +33,29 @@ public func fuzzLogFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard stream is LogReader, let reader = try? LogReader(path: path) else { return 0 }
     var direct = Projector()
     var directIDs = Identifiers()
+    var directError: String?
     do {
         try reader.fold(into: &direct, ids: &directIDs)
         if !failed && (direct.reports != projector.reports || !sameNames(directIDs, ids)) {
             fatalError("the direct fold and the fold of next's events differ")
         }
     } catch {
+        directError = "\(error)"
         if !failed { fatalError("the direct fold failed where next did not: \(error)") }
+    }
+    // On two threads a worker decodes the columns while this thread folds: the same reports, or the same error.
+    if let paired = try? LogReader(path: path, threads: 2) {
+        var twoThreads = Projector()
+        var twoThreadsIDs = Identifiers()
+        do {
+            try paired.fold(into: &twoThreads, ids: &twoThreadsIDs)
+            if let directError { fatalError("the fold on two threads succeeded where the fold on one failed: \(directError)") }
+            if twoThreads.reports != direct.reports || !sameNames(twoThreadsIDs, directIDs) {
+                fatalError("the fold on two threads and the fold on one differ")
+            }
+        } catch {
+            if "\(error)" != directError { fatalError("the fold on two threads failed otherwise than on one: \(error)") }
+        }
     }
     // And so must a fold split into parts, each on its own thread.
     guard let split = try? LogReader(path: path) else { return 0 }
