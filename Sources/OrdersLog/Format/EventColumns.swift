@@ -288,22 +288,22 @@ private struct ColumnReader {
 
         let lines = adds + changes + removes
         let products = values.products + filled.products
-        if let broken = Self.recentIDs(lines + checkouts, &carts, &cartNumbers, end, into: values.carts + filled.carts) {
+        if let broken = Self.ids(lines + checkouts, recent: true, &carts, &cartNumbers, end, into: values.carts + filled.carts) {
             return outOfRange(.cart, broken)
         }
-        if let broken = Self.stableIDs(lines, &self.products, &productNumbers, end, into: products) {
+        if let broken = Self.ids(lines, recent: false, &self.products, &productNumbers, end, into: products) {
             return outOfRange(.product, broken)
         }
-        if let broken = Self.recentIDs(checkouts, &orders, &orderNumbers, end, into: values.orders + filled.orders) {
+        if let broken = Self.ids(checkouts, recent: true, &orders, &orderNumbers, end, into: values.orders + filled.orders) {
             return outOfRange(.order, broken)
         }
-        if let broken = Self.stableIDs(votes, &polls, &pollNumbers, end, into: values.polls + filled.votes) {
+        if let broken = Self.ids(votes, recent: false, &polls, &pollNumbers, end, into: values.polls + filled.votes) {
             return outOfRange(.poll, broken)
         }
-        if let broken = Self.recentIDs(votes, &voters, &voterNumbers, end, into: values.voters + filled.votes) {
+        if let broken = Self.ids(votes, recent: true, &voters, &voterNumbers, end, into: values.voters + filled.votes) {
             return outOfRange(.voter, broken)
         }
-        if let broken = Self.stableIDs(votes, &candidates, &candidateNumbers, end, into: values.candidates + filled.votes) {
+        if let broken = Self.ids(votes, recent: false, &candidates, &candidateNumbers, end, into: values.candidates + filled.votes) {
             return outOfRange(.candidate, broken)
         }
         cursor = quantities
@@ -400,31 +400,13 @@ private struct ColumnReader {
         }
     }
 
-    /// Decodes `count` *recent* ids of one role from its column into `out`.
+    /// Decodes `count` ids of one role, *recent* or *stable*, from its column
+    /// into `out`; stable ones eight at a time while they take a byte each,
+    /// as they nearly all do.
     /// - Returns: where the column broke, or nil.
     @inline(__always)
-    private static func recentIDs(
-        _ count: Int, _ column: inout UnsafePointer<UInt8>, _ numbering: inout EventColumns.Numbering,
-        _ end: UnsafePointer<UInt8>, into out: UnsafeMutablePointer<UInt32>
-    ) -> UnsafePointer<UInt8>? {
-        var cursor = column, numbers = numbering
-        defer {
-            column = cursor
-            numbering = numbers
-        }
-        for j in 0..<count {
-            guard let id = numbers.recent(&cursor, end) else { return cursor }
-            out[j] = id
-        }
-        return nil
-    }
-
-    /// Decodes `count` *stable* ids of one role from its column into `out`:
-    /// eight at a time while they take a byte each, as they nearly all do.
-    /// - Returns: where the column broke, or nil.
-    @inline(__always)
-    private static func stableIDs(
-        _ count: Int, _ column: inout UnsafePointer<UInt8>, _ numbering: inout EventColumns.Numbering,
+    private static func ids(
+        _ count: Int, recent: Bool, _ column: inout UnsafePointer<UInt8>, _ numbering: inout EventColumns.Numbering,
         _ end: UnsafePointer<UInt8>, into out: UnsafeMutablePointer<UInt32>
     ) -> UnsafePointer<UInt8>? {
         var cursor = column, numbers = numbering
@@ -434,7 +416,7 @@ private struct ColumnReader {
         }
         var j = 0
         while j < count {
-            if count - j >= 8, let word = oneByteValues(cursor, end) {
+            if !recent, count - j >= 8, let word = oneByteValues(cursor, end) {
                 // With no branch: whether each is new, and whether any is past `next`.
                 var next = UInt64(numbers.next), beyond: UInt64 = 0
                 for k in 0..<8 {
@@ -451,7 +433,7 @@ private struct ColumnReader {
                     continue
                 }
             }
-            guard let id = numbers.stable(&cursor, end) else { return cursor }
+            guard let id = recent ? numbers.recent(&cursor, end) : numbers.stable(&cursor, end) else { return cursor }
             out[j] = id
             j += 1
         }
