@@ -13,6 +13,8 @@ public struct Projector: ~Copyable, Sendable {
     @usableFromInline var gatherer: ReportsGatherer
     /// Events and anomalies so far.
     @usableFromInline var counts = Summary()
+    /// The reports of events another projector folded for this one, if any.
+    @usableFromInline var foldedElsewhere: Reports?
 
     public init(zone: ZoneRules = .utc) {
         gatherer = ReportsGatherer(zone: zone)
@@ -29,7 +31,26 @@ public struct Projector: ~Copyable, Sendable {
 
     /// The reports so far.
     public var reports: Reports {
-        gatherer.reports(counts: counts, openCarts: ledger.openCarts)
+        var reports = gatherer.reports(counts: counts, openCarts: ledger.openCarts)
+        if let foldedElsewhere { reports.merge(foldedElsewhere) }
+        return reports
+    }
+
+    /// The zone in which the reports count dates.
+    public var zone: ZoneRules { gatherer.zone }
+
+    /// How many events it has folded, here or elsewhere.
+    public var eventsFolded: Int64 { counts.events + (foldedElsewhere?.summary.events ?? 0) }
+
+    /// Adds the reports of events another projector folded for this one:
+    /// events that share no state with those folded here, such as the
+    /// votes of a log whose carts this one folds.
+    public mutating func add(foldedElsewhere other: Reports) {
+        if foldedElsewhere == nil {
+            foldedElsewhere = other
+        } else {
+            foldedElsewhere!.merge(other)
+        }
     }
 }
 

@@ -23,7 +23,9 @@ struct LoadedBatch: Sendable {
 /// on another thread), its events, or its events and which part of a
 /// partitioned fold takes each.
 enum LoadWork: Sendable {
-    case payload, columns, events
+    case payload, events
+    /// With `votes`, the worker also folds the batch's votes into it.
+    case columns(votes: WorkerVotes?)
     case eventsByPart(Partitioning)
 }
 
@@ -78,7 +80,7 @@ struct BatchLoader: ~Copyable {
         switch work {
         case .payload:
             try loadPayload(batch, into: &loaded)
-        case .columns:
+        case .columns(let votes):
             try loadPayload(batch, into: &loaded)
             let decoded = loaded.decoded ?? DecodedBatch()
             loaded.decoded = decoded
@@ -86,6 +88,7 @@ struct BatchLoader: ~Copyable {
             loaded.dictionary = try decoding(batch, loaded.payload) { (decoder, bytes) throws(ByteReader.Malformed) in
                 try decoder.decode(bytes, expecting: expected, into: decoded)
             }
+            if let votes { decoded.handOverVotes(payload: loaded.payload, to: &votes.projector) }
         case .events:
             try load(batch, into: &loaded)
         case .eventsByPart(let partitioning):

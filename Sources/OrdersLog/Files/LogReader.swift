@@ -157,14 +157,20 @@ public final class LogReader: EventStream {
     /// - Throws: like `next`. A batch that fails may have been folded in
     ///   part, so after a throw `projector` holds no meaningful outcome.
     public func fold(into projector: inout Projector, ids: inout Identifiers, batchDone: (Int) -> Void = { _ in }) throws {
-        try handOver(to: &projector, ids: &ids, batchDone: batchDone)
+        // With one worker, taking the batches in order, it folds the votes too, if the fold starts here.
+        let votes = workers == 1 && nextBatch == 0 && projector.eventsFolded == 0 ? WorkerVotes(zone: projector.zone) : nil
+        try handOver(to: &projector, ids: &ids, votes: votes, batchDone: batchDone)
+        if let votes { projector.add(foldedElsewhere: votes.projector.reports) }
     }
 
     /// `fold(into:)` with any sink. Internal, so that every sink it is
     /// called with is one this module knows and specializes it for: a call
     /// from another module would run its generic form, a call through a
     /// witness table for every event.
-    func handOver<Sink: EventSink & ~Copyable>(to sink: inout Sink, ids: inout Identifiers, batchDone: (Int) -> Void = { _ in }) throws {
+    /// - Parameter votes: where the worker folds the votes, which `sink` then does not get.
+    func handOver<Sink: EventSink & ~Copyable>(
+        to sink: inout Sink, ids: inout Identifiers, votes: WorkerVotes? = nil, batchDone: (Int) -> Void = { _ in }
+    ) throws {
         precondition(foldsDirectly, "fold(into:) reads strictly")
         while nextBatch < batches.count {
             let batch = batches[nextBatch]
@@ -172,8 +178,8 @@ public final class LogReader: EventStream {
             do {
                 if workers > 0 {
                     // A worker decoded the batch; this thread folds it while the workers go on.
-                    try load(batch, .columns)
-                    current.decoded!.handOver(payload: current.payload, to: &sink)
+                    try load(batch, .columns(votes: votes))
+                    current.decoded!.handOver(payload: current.payload, to: &sink, votes: votes == nil)
                 } else {
                     try load(batch, .payload)
                     try loader.decode(batch, &current, sending: &sink)

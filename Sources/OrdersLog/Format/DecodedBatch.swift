@@ -21,13 +21,35 @@ final class DecodedBatch: @unchecked Sendable {  // One thread at a time: the wo
         self.kinds = kinds
     }
 
-    /// Hands the batch's events to `sink`, in order; `payload` is the
-    /// batch's, whose kind bytes the values go with.
-    func handOver<Sink: EventSink & ~Copyable>(payload: [UInt8], to sink: inout Sink) {
+    /// Hands the batch's events to `sink`, in order, or all but its votes;
+    /// `payload` is the batch's, whose kind bytes the values go with.
+    func handOver<Sink: EventSink & ~Copyable>(payload: [UInt8], to sink: inout Sink, votes: Bool = true) {
         payload.withUnsafeBytes { bytes in
             // Safe: the payload decoded into these values, so its kinds column holds `count` bytes.
             let kinds = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + self.kinds
-            EventColumns.handOver(count, kinds: kinds, from: values, to: &sink)
+            EventColumns.handOver(count, kinds: kinds, from: values, to: &sink, votes: votes)
         }
+    }
+
+    /// Hands the batch's votes, and nothing else, to `sink`, in order.
+    func handOverVotes<Sink: EventSink & ~Copyable>(payload: [UInt8], to sink: inout Sink) {
+        payload.withUnsafeBytes { bytes in
+            // Safe: as in `handOver`.
+            let kinds = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + self.kinds
+            EventColumns.handOverVotes(count, kinds: kinds, from: values, to: &sink)
+        }
+    }
+}
+
+/// The fold of a log's votes on the worker that decodes its batches, when
+/// there is one: votes share no state with carts in the fold, and every
+/// report's total is a sum, so they can be folded apart and their reports
+/// added (``Projector/add(foldedElsewhere:)``). One worker takes the
+/// batches in order, as the fold must.
+final class WorkerVotes: @unchecked Sendable {  // The one worker uses it while the batches go, the folding thread after.
+    var projector: Projector
+
+    init(zone: ZoneRules) {
+        projector = Projector(zone: zone)
     }
 }

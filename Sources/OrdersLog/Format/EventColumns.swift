@@ -126,10 +126,11 @@ struct EventColumns {
     }
 
     /// Hands `count` events, whose kind bytes are at `kinds` and whose values
-    /// `values` holds from its start, to `sink`, in order. Nothing can fail
-    /// here: every value was checked as it was decoded.
+    /// `values` holds from its start, to `sink`, in order; with `votes`
+    /// false, all but the votes. Nothing can fail here: every value was
+    /// checked as it was decoded.
     static func handOver<Sink: EventSink & ~Copyable>(
-        _ count: Int, kinds: UnsafePointer<UInt8>, from values: borrowing ColumnValues, to sink: inout Sink
+        _ count: Int, kinds: UnsafePointer<UInt8>, from values: borrowing ColumnValues, to sink: inout Sink, votes: Bool = true
     ) {
         var cart = 0, product = 0, quantity = 0, add = 0, order = 0, vote = 0
         let times = values.times, carts = values.carts, products = values.products, quantities = values.quantities
@@ -164,10 +165,24 @@ struct EventColumns {
                 cart &+= 1
                 order &+= 1
             default:
-                sink.voteCast(at: at, poll: Symbol(rawValue: polls[vote]), voter: Symbol(rawValue: voters[vote]),
-                              candidate: Symbol(rawValue: candidates[vote]))
+                if votes {
+                    sink.voteCast(at: at, poll: Symbol(rawValue: polls[vote]), voter: Symbol(rawValue: voters[vote]),
+                                  candidate: Symbol(rawValue: candidates[vote]))
+                }
                 vote &+= 1
             }
+        }
+    }
+
+    /// Hands the votes among `count` events, as `handOver` would, and nothing else, to `sink`.
+    static func handOverVotes<Sink: EventSink & ~Copyable>(
+        _ count: Int, kinds: UnsafePointer<UInt8>, from values: borrowing ColumnValues, to sink: inout Sink
+    ) {
+        var vote = 0
+        for i in 0..<count where kinds[i] & LogFormat.kindMask == LogFormat.Kind.voteCast.rawValue {
+            sink.voteCast(at: Timestamp(milliseconds: values.times[i]), poll: Symbol(rawValue: values.polls[vote]),
+                          voter: Symbol(rawValue: values.voters[vote]), candidate: Symbol(rawValue: values.candidates[vote]))
+            vote &+= 1
         }
     }
 }
