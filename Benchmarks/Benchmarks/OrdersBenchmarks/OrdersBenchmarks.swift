@@ -49,7 +49,8 @@ private let smallLog = generatedLog(200_000, seed: 7)
 private let largeLog = generatedLog(2_000_000, seed: 11)
 
 /// Folds a whole log straight from its columns, as `orders replay` does on
-/// one thread, or on two with a worker decompressing ahead.
+/// one thread, or on two with a worker decompressing and decoding ahead
+/// and folding the votes.
 private func replay(_ path: String, threads: Int) throws -> Int64 {
     let reader = try LogReader(path: path, threads: threads)
     var ids = Identifiers()
