@@ -432,6 +432,16 @@ private struct ColumnReader {
         var j = 0
         while j < count {
             if !recent, count - j >= 8, let word = oneByteValues(cursor, end) {
+                // Eight ids met before, as nearly all are: each byte below `next`
+                // (below 0x80, as every byte here is, when `next` is 0x80 or more).
+                // Then byte + 0x80 - next has no high bit, and carries into no other byte.
+                let below = UInt64(0x80 &- min(numbers.next, 0x80))
+                if (word &+ lowBits &* below) & highBits == 0 {
+                    for k in 0..<8 { out[j + k] = UInt32(truncatingIfNeeded: word >> (8 * UInt64(k)) & 0xFF) }
+                    cursor += 8
+                    j += 8
+                    continue
+                }
                 // With no branch: whether each is new, and whether any is past `next`.
                 var next = UInt64(numbers.next), beyond: UInt64 = 0
                 for k in 0..<8 {
