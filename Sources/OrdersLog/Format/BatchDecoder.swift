@@ -149,7 +149,7 @@ struct BatchDecoder: ~Copyable {
     }
 
     /// Decodes every event's values into `decoded`, for the thread that
-    /// folds to hand over (``DecodedBatch/handOver(to:)``) while this one
+    /// folds to hand over (``DecodedBatch/handOver(payload:to:votes:)``) while this one
     /// decodes the next batch.
     /// - Returns: the batch's dictionary, as `decode` does.
     /// - Throws: where in the payload it broke, and how.

@@ -24,19 +24,19 @@ final class DecodedBatch: @unchecked Sendable {  // One thread at a time: the wo
     /// Hands the batch's events to `sink`, in order, or all but its votes;
     /// `payload` is the batch's, whose kind bytes the values go with.
     func handOver<Sink: EventSink & ~Copyable>(payload: [UInt8], to sink: inout Sink, votes: Bool = true) {
-        payload.withUnsafeBytes { bytes in
-            // Safe: the payload decoded into these values, so its kinds column holds `count` bytes.
-            let kinds = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + self.kinds
-            EventColumns.handOver(count, kinds: kinds, from: values, to: &sink, votes: votes)
-        }
+        withKinds(of: payload) { EventColumns.handOver(count, kinds: $0, from: values, to: &sink, votes: votes) }
     }
 
     /// Hands the batch's votes, and nothing else, to `sink`, in order.
     func handOverVotes<Sink: EventSink & ~Copyable>(payload: [UInt8], to sink: inout Sink) {
+        withKinds(of: payload) { EventColumns.handOverVotes(count, kinds: $0, from: values, to: &sink) }
+    }
+
+    /// Runs `body` on the kind bytes of `payload`, the batch's.
+    private func withKinds(of payload: [UInt8], _ body: (UnsafePointer<UInt8>) -> Void) {
         payload.withUnsafeBytes { bytes in
-            // Safe: as in `handOver`.
-            let kinds = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + self.kinds
-            EventColumns.handOverVotes(count, kinds: kinds, from: values, to: &sink)
+            // Safe: the payload decoded into these values, so its kinds column holds `count` bytes.
+            body(bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + kinds)
         }
     }
 }

@@ -91,7 +91,7 @@ struct EventColumns {
     }
 
     /// Decodes the values of all `count` events into `values`, which holds
-    /// that many, for ``handOver(_:kinds:from:to:)`` to hand over later,
+    /// that many, for ``handOver(_:kinds:from:to:votes:)`` to hand over later,
     /// perhaps on another thread.
     /// - Returns: the events' time range, or where the payload broke.
     func decode(
@@ -135,7 +135,7 @@ struct EventColumns {
         var cart = 0, product = 0, quantity = 0, add = 0, order = 0, vote = 0
         let times = values.times, carts = values.carts, products = values.products, quantities = values.quantities
         let prices = values.prices, currencies = values.currencies
-        let orders = values.orders, polls = values.polls, voters = values.voters, candidates = values.candidates
+        let orders = values.orders
         for i in 0..<count {
             let byte = kinds[i]
             let at = Timestamp(milliseconds: times[i])
@@ -165,13 +165,19 @@ struct EventColumns {
                 cart &+= 1
                 order &+= 1
             default:
-                if votes {
-                    sink.voteCast(at: at, poll: Symbol(rawValue: polls[vote]), voter: Symbol(rawValue: voters[vote]),
-                                  candidate: Symbol(rawValue: candidates[vote]))
-                }
+                if votes { castVote(vote, at: at, from: values, to: &sink) }
                 vote &+= 1
             }
         }
+    }
+
+    /// Hands the `vote`th vote that `values` holds, cast `at`, to `sink`.
+    @inline(__always)
+    private static func castVote<Sink: EventSink & ~Copyable>(
+        _ vote: Int, at: Timestamp, from values: borrowing ColumnValues, to sink: inout Sink
+    ) {
+        sink.voteCast(at: at, poll: Symbol(rawValue: values.polls[vote]), voter: Symbol(rawValue: values.voters[vote]),
+                      candidate: Symbol(rawValue: values.candidates[vote]))
     }
 
     /// Hands the votes among `count` events, as `handOver` would, and nothing else, to `sink`.
@@ -180,8 +186,7 @@ struct EventColumns {
     ) {
         var vote = 0
         for i in 0..<count where kinds[i] & LogFormat.kindMask == LogFormat.Kind.voteCast.rawValue {
-            sink.voteCast(at: Timestamp(milliseconds: values.times[i]), poll: Symbol(rawValue: values.polls[vote]),
-                          voter: Symbol(rawValue: values.voters[vote]), candidate: Symbol(rawValue: values.candidates[vote]))
+            castVote(vote, at: Timestamp(milliseconds: values.times[i]), from: values, to: &sink)
             vote &+= 1
         }
     }
