@@ -1,7 +1,7 @@
 /// How a fold splits into parts that decide their events on their own, so
 /// that a log can be folded on several threads with the outcome of one pass.
 ///
-/// A cart's events go to the part its id hashes to, and a vote to its
+/// A cart's events go to the part that owns its id, and a vote to its
 /// voter's part: every rule but one reads only the state of one cart or one
 /// voter. That one is `duplicate_order`, which asks whether any earlier
 /// checkout, in any cart, applied the same order id; a part learns the other
@@ -12,27 +12,24 @@ public struct Partitioning: Sendable {
     public let parts: Int
 
     public init(parts: Int) {
-        precondition(parts >= 1, "a fold has at least one part")
+        precondition(parts >= 1 && parts <= Int(UInt32.max), "a fold has at least one part")
         self.parts = parts
     }
 
-    /// The part that owns `id`'s cart or voter. Ids are numbered in order of
-    /// first use, so they are mixed first (Fibonacci hashing), then the high
-    /// bits pick the part.
+    /// The part that owns `id`'s cart or voter, and the id's number in that
+    /// part.
+    ///
+    /// Ids are numbered 0, 1, 2… in order of first use, and dealt out to the
+    /// parts in turn: each part gets every `parts`th id, an even share of
+    /// the ids whatever the log, and numbers its own 0, 1, 2… in the same
+    /// order, so that a part's tables hold only its own ids.
     @inlinable
-    public func part(of id: Symbol) -> Int {
-        let mixed = id.rawValue &* 0x9E37_79B9
-        return Int((UInt64(mixed) &* UInt64(parts)) >> 32)
+    public func place(_ id: Symbol) -> (part: Int, local: Symbol) {
+        let (local, part) = id.rawValue.quotientAndRemainder(dividingBy: UInt32(truncatingIfNeeded: parts))
+        return (Int(part), Symbol(rawValue: local))
     }
 
-    /// The part that decides `event`.
+    /// The part that owns `id`'s cart or voter.
     @inlinable
-    public func owner(of event: Event) -> Int {
-        switch event.kind {
-        case .itemAdded(let cart, _, _, _, _), .quantityChanged(let cart, _, _), .itemRemoved(let cart, _), .checkedOut(let cart, _):
-            part(of: cart)
-        case .voteCast(_, let voter, _):
-            part(of: voter)
-        }
-    }
+    public func part(of id: Symbol) -> Int { place(id).part }
 }

@@ -7,26 +7,21 @@ struct LoadedBatch: Sendable {
     var payload: [UInt8] = []
     var events: [Event] = []
     var dictionary = BatchDictionary(entries: [])
-    /// For a partitioned fold, each part's events by index, and the
-    /// checkouts: see ``sortByPart(_:)``.
-    var byPart: [[UInt32]] = []
-    var checkouts: [UInt32] = []
-    /// For a partitioned fold, by event index, the checkout before each
-    /// checkout with the same order id: see ``CheckoutChain``.
-    var previousCheckout: [Int64] = []
-    /// For a fold on two threads, its events' values, decoded: see ``LoadWork/columns``.
+    /// For a fold on other threads, its events' values, decoded: see ``LoadWork/columns(votes:)``.
     var decoded: DecodedBatch?
+    /// For a partitioned fold, its events dealt out to the parts.
+    var shares: PartShares?
 }
 
 /// How much of a batch to load: its payload alone (for a fold straight from
 /// the columns), its events' values decoded from the columns (for a fold
-/// on another thread), its events, or its events and which part of a
-/// partitioned fold takes each.
+/// on another thread), its events, or its events dealt out to the parts of
+/// a partitioned fold.
 enum LoadWork: Sendable {
     case payload, events
     /// With `votes`, the worker also folds the batch's votes into it.
     case columns(votes: WorkerVotes?)
-    case eventsByPart(Partitioning)
+    case dealt(Partitioning)
 }
 
 /// A batch that would not read: where, and why.
@@ -81,20 +76,29 @@ struct BatchLoader: ~Copyable {
         case .payload:
             try loadPayload(batch, into: &loaded)
         case .columns(let votes):
-            try loadPayload(batch, into: &loaded)
-            let decoded = loaded.decoded ?? DecodedBatch()
-            loaded.decoded = decoded
-            let expected = Self.expected(batch)
-            loaded.dictionary = try decoding(batch, loaded.payload) { (decoder, bytes) throws(ByteReader.Malformed) in
-                try decoder.decode(bytes, expecting: expected, into: decoded)
-            }
+            let decoded = try decodeColumns(batch, into: &loaded)
             if let votes { decoded.handOverVotes(payload: loaded.payload, to: &votes.projector) }
         case .events:
             try load(batch, into: &loaded)
-        case .eventsByPart(let partitioning):
-            try load(batch, into: &loaded)
-            loaded.sortByPart(partitioning)
+        case .dealt(let partitioning):
+            let decoded = try decodeColumns(batch, into: &loaded)
+            let shares = loaded.shares ?? PartShares()
+            loaded.shares = shares
+            shares.deal(decoded.count, among: partitioning) { decoded.handOver(payload: loaded.payload, to: &$0) }
         }
+    }
+
+    /// Decompresses the part of `batch` a fold reads into `loaded` and
+    /// decodes its events' values, for handing over later.
+    private mutating func decodeColumns(_ batch: LogLayout.Batch, into loaded: inout LoadedBatch) throws -> DecodedBatch {
+        try loadPayload(batch, into: &loaded)
+        let decoded = loaded.decoded ?? DecodedBatch()
+        loaded.decoded = decoded
+        let expected = Self.expected(batch)
+        loaded.dictionary = try decoding(batch, loaded.payload) { (decoder, bytes) throws(ByteReader.Malformed) in
+            try decoder.decode(bytes, expecting: expected, into: decoded)
+        }
+        return decoded
     }
 
     /// Reads and checks `batch` and decompresses the part of its payload a

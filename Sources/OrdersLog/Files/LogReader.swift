@@ -231,13 +231,13 @@ public final class LogReader: EventStream {
             let batch = batches[nextBatch]
             nextBatch += 1
             do {
-                try load(batch, .eventsByPart(partitioning))
+                try load(batch, .dealt(partitioning))
                 try defineCurrent(batch, in: &ids, roles: Self.reportedRoles)
             } catch let failure as BatchFailure {
                 throw corrupt(batch, failure)
             }
-            chain.link(&current, firstSeq: Int64(batch.header.firstSeq))
-            let shared = SharedBatch(current, firstSeq: Int64(batch.header.firstSeq))
+            chain.link(current.shares!, firstSeq: Int64(batch.header.firstSeq))
+            let shared = SharedBatch(current, firstSeq: Int64(batch.header.firstSeq), eventCount: Int(batch.header.eventCount))
             current = LoadedBatch()
             // The buffers of batches every part is done with go back to the workers.
             while !handedOut.isEmpty && isKnownUniquelyReferenced(&handedOut[0]) { spare.append(handedOut.removeFirst().loaded) }
@@ -388,7 +388,7 @@ private final class LoaderBox: @unchecked Sendable {  // Used by the one thread 
     }
 
     /// A worker's function: loads a batch, as far as asked, into the buffers it comes with.
-    static func worker(file: FileDescriptor, name: String) -> ((LogLayout.Batch, LoadedBatch, LoadWork)) -> Result<LoadedBatch, any Error> {
+    static func worker(file: FileDescriptor, name: String) -> (inout (LogLayout.Batch, LoadedBatch, LoadWork)) -> Result<LoadedBatch, any Error> {
         let own: LoaderBox
         do {
             own = try LoaderBox(file: file, name: name)
@@ -396,7 +396,8 @@ private final class LoaderBox: @unchecked Sendable {  // Used by the one thread 
             return { _ in .failure(error) }
         }
         return { job in
-            var loaded = job.1
+            var loaded = LoadedBatch()
+            swap(&loaded, &job.1)
             do {
                 try own.loader.load(job.0, into: &loaded, doing: job.2)
                 return .success(loaded)

@@ -7,7 +7,6 @@ import OrdersCore
 struct CheckoutChain {
     /// The last checkout of each order id so far, by symbol, as ``link(_:)`` writes it; -1 for none.
     private var last = GrowableArray<Int64>()
-    private let partitioning: Partitioning
     /// Whether an applied checkout used each order id; the parts write it.
     let placed = OrderFlags()
 
@@ -18,28 +17,24 @@ struct CheckoutChain {
 
     init(_ partitioning: Partitioning) {
         precondition(partitioning.parts <= Self.maxParts, "more parts than a checkout link can name")
-        self.partitioning = partitioning
     }
 
     /// A checkout's seq and the part that decides it, in one word.
     static func pack(seq: Int64, part: Int) -> Int64 { seq << partBits | Int64(part) }
     static func unpack(_ word: Int64) -> (seq: Int64, part: Int) { (word >> partBits, Int(word & (1 << partBits - 1))) }
 
-    /// Writes, for each checkout of `loaded` (sorted by part), the checkout
-    /// before it with the same order id, or -1, into `previousCheckout`, and
-    /// makes room in `placed` for its order id.
-    mutating func link(_ loaded: inout LoadedBatch, firstSeq: Int64) {
-        let count = loaded.events.count
-        if loaded.previousCheckout.count < count {
-            loaded.previousCheckout.append(contentsOf: repeatElement(-1, count: count - loaded.previousCheckout.count))
-        }
-        for index in loaded.checkouts {
-            guard case let .checkedOut(cart, order) = loaded.events[Int(index)].kind else { continue }
-            let seq = firstSeq + Int64(index)
+    /// Writes, for each checkout of `shares`, the checkout before it with
+    /// the same order id, or -1, into its `previousCheckout`, and makes room
+    /// in `placed` for its order id.
+    mutating func link(_ shares: PartShares, firstSeq: Int64) {
+        shares.previousCheckout.removeAll(keepingCapacity: true)
+        for checkout in shares.checkouts {
+            let seq = firstSeq + Int64(checkout.index)
             precondition(seq < 1 << (63 - Self.partBits), "a seq beyond what a checkout link holds")
+            let order = checkout.order
             last.extend(toCover: order.index, with: -1)
-            loaded.previousCheckout[Int(index)] = last[order.index]
-            last[order.index] = Self.pack(seq: seq, part: partitioning.part(of: cart))
+            shares.previousCheckout.append(last[order.index])
+            last[order.index] = Self.pack(seq: seq, part: Int(checkout.part))
             placed.reserve(order)
         }
     }

@@ -22,15 +22,18 @@ final class OrderedWorkers<Job: Sendable, Output: Sendable>: @unchecked Sendable
     private var threads: [pthread_t] = []
 
     /// Starts `count` threads; each calls `makeWorker` once for the function
-    /// that does its jobs (which may keep state of its own).
-    init(count: Int, makeWorker: @escaping @Sendable () -> (Job) -> Output) {
+    /// that does its jobs (which may keep state of its own). A job comes
+    /// `inout`, so that the function can take its buffers out and fill
+    /// them in place: a copy would share them with the queue's, and be
+    /// copied again at its first write.
+    init(count: Int, makeWorker: @escaping @Sendable () -> (inout Job) -> Output) {
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(changed, nil)
         for _ in 0..<count {
             threads.append(startThread { [self] in
                 let work = makeWorker()
-                while let (index, job) = nextAssignment() {
-                    let output = work(job)
+                while case (let index, var job)? = nextAssignment() {
+                    let output = work(&job)
                     locked { done[index] = output }
                     pthread_cond_broadcast(changed)
                 }

@@ -11,21 +11,14 @@ import OrdersCore
 /// after another, as in one pass, and parts wait only at order ids used
 /// again (about 200 checkouts in 10M events here).
 ///
-/// A part numbers its own carts and voters 0, 1, 2… as it first meets them,
-/// and folds their events under those numbers: the ledger's tables, indexed
-/// by those ids, then hold only this part's, where the log's numbers would
-/// leave every part a table as large as the log's ids. No report names a cart
-/// or a voter, so the reports are those of the log's numbers.
+/// The part's events come dealt out by the worker that decoded their batch
+/// (``PartShares``), its carts and voters by the part's own numbers.
 struct PartFold: ~Copyable {
     private(set) var projector: Projector
     let part: Int
     private let partitioning: Partitioning
     private let progress: PartProgress
     private let placed: OrderFlags
-
-    /// The part's numbers for the carts and voters it owns.
-    private var carts = LocalNumbers()
-    private var voters = LocalNumbers()
 
     init(part: Int, of partitioning: Partitioning, zone: ZoneRules, progress: PartProgress, placed: OrderFlags) {
         self.part = part
@@ -38,41 +31,29 @@ struct PartFold: ~Copyable {
     /// Folds this part's events of `batch`, which follows the batch before.
     /// - Returns: false if the fold was cancelled while waiting for another part.
     mutating func fold(_ batch: SharedBatch) -> Bool {
-        let loaded = batch.loaded
-        let folded = loaded.events.withUnsafeBufferPointer { events in
-            loaded.byPart[part].withUnsafeBufferPointer { mine in
-                for entry in mine {
-                    let index = Int(entry)
-                    let event = events[index]
-                    switch event.kind {
-                    case let .checkedOut(cart, order):
-                        let seq = batch.firstSeq + Int64(index)
-                        let previous = loaded.previousCheckout[index]
-                        if previous >= 0 {
-                            let (previousSeq, owner) = CheckoutChain.unpack(previous)
-                            if owner != part {
-                                guard progress.wait(for: owner, toFold: previousSeq) else { return false }
-                            }
-                            if placed[order] { projector.ledger.notePlacedElsewhere(order: order) }
-                        }
-                        let status = projector.fold(Event(at: event.at, .checkedOut(cart: carts.number(cart), order: order)))
-                        if status == .applied { placed[order] = true }
-                        progress.publish(part, foldedBelow: seq + 1)
-                    case let .itemAdded(cart, product, qty, price, currency):
-                        projector.fold(Event(at: event.at, .itemAdded(cart: carts.number(cart), product: product, qty: qty, price: price, currency: currency)))
-                    case let .quantityChanged(cart, product, qty):
-                        projector.fold(Event(at: event.at, .quantityChanged(cart: carts.number(cart), product: product, qty: qty)))
-                    case let .itemRemoved(cart, product):
-                        projector.fold(Event(at: event.at, .itemRemoved(cart: carts.number(cart), product: product)))
-                    case let .voteCast(poll, voter, candidate):
-                        projector.fold(Event(at: event.at, .voteCast(poll: poll, voter: voters.number(voter), candidate: candidate)))
-                    }
-                }
-                return true
+        // Safe: a batch is dealt out before it is handed to the parts.
+        let shares = batch.loaded.shares.unsafelyUnwrapped
+        var checkouts = shares.checkoutsByPart[part].makeIterator()
+        for event in shares.events(of: part) {
+            guard case let .checkedOut(_, order) = event.kind else {
+                projector.fold(event)
+                continue
             }
+            // Safe: the dealer listed each of the part's checkouts as it dealt it.
+            let number = Int(checkouts.next()!)
+            let seq = batch.firstSeq + Int64(shares.checkouts[number].index)
+            let previous = shares.previousCheckout[number]
+            if previous >= 0 {
+                let (previousSeq, owner) = CheckoutChain.unpack(previous)
+                if owner != part {
+                    guard progress.wait(for: owner, toFold: previousSeq) else { return false }
+                }
+                if placed[order] { projector.ledger.notePlacedElsewhere(order: order) }
+            }
+            if projector.fold(event) == .applied { placed[order] = true }
+            progress.publish(part, foldedBelow: seq + 1)
         }
-        guard folded else { return false }
-        progress.publish(part, foldedBelow: batch.firstSeq + Int64(loaded.events.count))
+        progress.publish(part, foldedBelow: batch.firstSeq + Int64(batch.eventCount))
         return true
     }
 
@@ -82,22 +63,4 @@ struct PartFold: ~Copyable {
         return projector.reports
     }
 
-}
-
-/// A part's own numbers for the ids of one role it owns: 0, 1, 2… as it first meets them.
-private struct LocalNumbers: ~Copyable {
-    /// By the log's number: the part's number plus one; 0 for none yet.
-    private var local = GrowableArray<UInt32>()
-    private var count: UInt32 = 0
-
-    /// This part's number for `id`, given one if it has none.
-    @inline(__always)
-    mutating func number(_ id: Symbol) -> Symbol {
-        local.extend(toCover: id.index, with: 0)
-        if local[id.index] == 0 {
-            count += 1
-            local[id.index] = count
-        }
-        return Symbol(rawValue: local[id.index] - 1)
-    }
 }

@@ -12,14 +12,14 @@ final class PartProgress: @unchecked Sendable {  // The mutex and condition are 
     final class Mark: Sendable {
         /// Every event this part owns with a seq below this is folded, its outcome written.
         let folded = Atomic<Int64>(0)
+        /// The lowest seq a part asleep in `wait` needs this part to fold, or `.max`.
+        let awaited = Atomic<Int64>(.max)
         /// Keeps the marks of two parts off one cache line.
-        private let padding: (Int64, Int64, Int64, Int64, Int64, Int64, Int64) = (0, 0, 0, 0, 0, 0, 0)
+        private let padding: (Int64, Int64, Int64, Int64, Int64, Int64) = (0, 0, 0, 0, 0, 0)
     }
 
     private let marks: [Mark]
     private let cancelled = Atomic<Bool>(false)
-    /// Parts asleep in `wait`: a publisher wakes them only when there are any.
-    private let sleepers = Atomic<Int>(0)
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
@@ -37,12 +37,22 @@ final class PartProgress: @unchecked Sendable {  // The mutex and condition are 
     }
 
     /// Says that `part` has folded every event it owns below `seq`.
+    ///
+    /// It wakes the parts asleep only once one of them can go on: a part
+    /// waiting for one far behind would otherwise be woken at every
+    /// checkout that part folds.
     @inline(__always)
     func publish(_ part: Int, foldedBelow seq: Int64) {
-        // Sequentially consistent with the sleeper count, so that a waiter that
-        // saw the old mark is seen asleep here, or sees the new mark.
-        marks[part].folded.store(seq, ordering: .sequentiallyConsistent)
-        if sleepers.load(ordering: .sequentiallyConsistent) > 0 { wake() }
+        let mark = marks[part]
+        // Sequentially consistent with the waiter's target, so that a waiter
+        // that saw the old mark is seen waiting here, or sees the new mark.
+        mark.folded.store(seq, ordering: .sequentiallyConsistent)
+        if mark.awaited.load(ordering: .sequentiallyConsistent) < seq {
+            pthread_mutex_lock(mutex)
+            mark.awaited.store(.max, ordering: .sequentiallyConsistent)
+            pthread_cond_broadcast(changed)
+            pthread_mutex_unlock(mutex)
+        }
     }
 
     /// Whether `part` has folded the event at `seq`, if it owns it.
@@ -56,13 +66,18 @@ final class PartProgress: @unchecked Sendable {  // The mutex and condition are 
     /// - Returns: false if the fold was cancelled meanwhile.
     func wait(for part: Int, toFold seq: Int64) -> Bool {
         for _ in 0..<1000 where hasFolded(part, seq) { return true }
-        sleepers.add(1, ordering: .sequentiallyConsistent)
+        let mark = marks[part]
         pthread_mutex_lock(mutex)
-        while marks[part].folded.load(ordering: .sequentiallyConsistent) <= seq && !cancelled.load(ordering: .sequentiallyConsistent) {
+        while !cancelled.load(ordering: .sequentiallyConsistent) {
+            // The target changes only under the mutex, so a publisher that
+            // sees it wakes this part, asleep by then.
+            if seq < mark.awaited.load(ordering: .sequentiallyConsistent) {
+                mark.awaited.store(seq, ordering: .sequentiallyConsistent)
+            }
+            if mark.folded.load(ordering: .sequentiallyConsistent) > seq { break }
             pthread_cond_wait(changed, mutex)
         }
         pthread_mutex_unlock(mutex)
-        sleepers.subtract(1, ordering: .sequentiallyConsistent)
         return hasFolded(part, seq)
     }
 
