@@ -48,6 +48,9 @@ struct BatchLoader: ~Copyable {
     private var frame: [UInt8] = []
     private var decompressor: ZstdDecompressor
     private var decoder = BatchDecoder()
+    /// The values of the batch being dealt out to parts: needed only until
+    /// then, so one per loader rather than one per batch in flight.
+    private var dealing = DecodedBatch()
 
     init(file: FileDescriptor, name: String) throws {
         self.file = file
@@ -76,12 +79,15 @@ struct BatchLoader: ~Copyable {
         case .payload:
             try loadPayload(batch, into: &loaded)
         case .columns(let votes):
-            let decoded = try decodeColumns(batch, into: &loaded)
+            let decoded = loaded.decoded ?? DecodedBatch()
+            loaded.decoded = decoded
+            try decodeColumns(batch, into: &loaded, decoded)
             if let votes { decoded.handOverVotes(payload: loaded.payload, to: &votes.projector) }
         case .events:
             try load(batch, into: &loaded)
         case .dealt(let partitioning):
-            let decoded = try decodeColumns(batch, into: &loaded)
+            let decoded = dealing
+            try decodeColumns(batch, into: &loaded, decoded)
             let shares = loaded.shares ?? PartShares()
             loaded.shares = shares
             shares.deal(decoded.count, among: partitioning) { decoded.handOver(payload: loaded.payload, to: &$0) }
@@ -89,16 +95,13 @@ struct BatchLoader: ~Copyable {
     }
 
     /// Decompresses the part of `batch` a fold reads into `loaded` and
-    /// decodes its events' values, for handing over later.
-    private mutating func decodeColumns(_ batch: LogLayout.Batch, into loaded: inout LoadedBatch) throws -> DecodedBatch {
+    /// decodes its events' values into `decoded`, for handing over later.
+    private mutating func decodeColumns(_ batch: LogLayout.Batch, into loaded: inout LoadedBatch, _ decoded: DecodedBatch) throws {
         try loadPayload(batch, into: &loaded)
-        let decoded = loaded.decoded ?? DecodedBatch()
-        loaded.decoded = decoded
         let expected = Self.expected(batch)
         loaded.dictionary = try decoding(batch, loaded.payload) { (decoder, bytes) throws(ByteReader.Malformed) in
             try decoder.decode(bytes, expecting: expected, into: decoded)
         }
-        return decoded
     }
 
     /// Reads and checks `batch` and decompresses the part of its payload a
