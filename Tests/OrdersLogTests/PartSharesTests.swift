@@ -1,0 +1,106 @@
+import OrdersCore
+@testable import OrdersLog
+import Testing
+
+@Suite("Dealing a batch's events out to the parts of a fold")
+struct PartSharesTests {
+    /// Hands `event` to `sink` as the column loop would.
+    private func send(_ event: Event, to sink: inout PartShares.Dealer) {
+        let at = event.at
+        switch event.kind {
+        case let .itemAdded(cart, product, qty, price, currency):
+            sink.itemAdded(at: at, cart: cart, product: product, qty: qty, price: price, currency: currency)
+        case let .quantityChanged(cart, product, qty):
+            sink.quantityChanged(at: at, cart: cart, product: product, qty: qty)
+        case let .itemRemoved(cart, product):
+            sink.itemRemoved(at: at, cart: cart, product: product)
+        case let .checkedOut(cart, order):
+            sink.checkedOut(at: at, cart: cart, order: order)
+        case let .voteCast(poll, voter, candidate):
+            sink.voteCast(at: at, poll: poll, voter: voter, candidate: candidate)
+        }
+    }
+
+    /// The id that decides `event`: its cart, or its voter.
+    private func owner(_ event: Event) -> Symbol {
+        switch event.kind {
+        case .itemAdded(let cart, _, _, _, _), .quantityChanged(let cart, _, _), .itemRemoved(let cart, _), .checkedOut(let cart, _): cart
+        case .voteCast(_, let voter, _): voter
+        }
+    }
+
+    @Test("each id goes to one part, which numbers its ids 0, 1, 2… in order", arguments: [1, 2, 3, 7])
+    func idsAreDealtInTurn(parts: Int) {
+        let partitioning = Partitioning(parts: parts)
+        var seen = [Int](repeating: 0, count: parts)
+        for raw in UInt32(0)..<1000 {
+            let (part, local) = partitioning.place(Symbol(rawValue: raw))
+            #expect(part == Int(raw) % parts)
+            #expect(local.index == seen[part], "id \(raw)")
+            seen[part] += 1
+        }
+        #expect(partitioning.place(Symbol(rawValue: .max)).part == Int(UInt32.max % UInt32(parts)))
+    }
+
+    @Test("each part gets exactly its events, in log order, in its own numbers; the checkouts are listed", arguments: [1, 2, 3, 5])
+    func dealingKeepsEveryEvent(parts: Int) {
+        var ids = Identifiers()
+        let events = sampleEvents(3_000, seed: UInt64(parts), ids: &ids)
+        let partitioning = Partitioning(parts: parts)
+        let shares = PartShares()
+        // Twice, so the second deal must replace the first, in reused buffers.
+        for round in 0..<2 {
+            let batch = round == 0 ? Array(events.prefix(700)) : events
+            shares.deal(batch.count, among: partitioning) { dealer in
+                for event in batch { send(event, to: &dealer) }
+            }
+            var expected = [[Event]](repeating: [], count: parts)
+            var checkouts: [PartShares.Checkout] = []
+            var checkoutsByPart = [[UInt32]](repeating: [], count: parts)
+            for (index, event) in batch.enumerated() {
+                let (part, _) = partitioning.place(owner(event))
+                let local = event.renumbered { role, id in role == .cart || role == .voter ? partitioning.place(id).local : id }
+                expected[part].append(local)
+                if case let .checkedOut(_, order) = event.kind {
+                    checkoutsByPart[part].append(UInt32(checkouts.count))
+                    checkouts.append(PartShares.Checkout(index: UInt32(index), part: UInt32(part), order: order))
+                }
+            }
+            for part in 0..<parts {
+                #expect(Array(shares.events(of: part)) == expected[part], "part \(part) of \(parts), round \(round)")
+            }
+            #expect(shares.checkoutsByPart == checkoutsByPart)
+            #expect(shares.checkouts.map(\.index) == checkouts.map(\.index))
+            #expect(shares.checkouts.map(\.part) == checkouts.map(\.part))
+            #expect(shares.checkouts.map(\.order) == checkouts.map(\.order))
+            #expect(!checkouts.isEmpty)
+        }
+    }
+
+    @Test("a part's buffer grows past its fair share when one part owns every event")
+    func oneBusyPartGrows() {
+        var ids = Identifiers()
+        let events = sampleEvents(2_000, seed: 9, ids: &ids)
+        // One cart for every event: all of them go to one part.
+        let cart = events.lazy.compactMap { event -> Symbol? in
+            if case let .itemAdded(cart, _, _, _, _) = event.kind { return cart } else { return nil }
+        }.first!
+        let carts = events.map { event -> Event in
+            switch event.kind {
+            case let .itemAdded(_, product, qty, price, currency): Event(at: event.at, .itemAdded(cart: cart, product: product, qty: qty, price: price, currency: currency))
+            case let .quantityChanged(_, product, qty): Event(at: event.at, .quantityChanged(cart: cart, product: product, qty: qty))
+            case let .itemRemoved(_, product): Event(at: event.at, .itemRemoved(cart: cart, product: product))
+            case let .checkedOut(_, order): Event(at: event.at, .checkedOut(cart: cart, order: order))
+            case .voteCast: Event(at: event.at, .itemRemoved(cart: cart, product: Symbol(rawValue: 0)))
+            }
+        }
+        let partitioning = Partitioning(parts: 4)
+        let shares = PartShares()
+        shares.deal(carts.count, among: partitioning) { dealer in
+            for event in carts { send(event, to: &dealer) }
+        }
+        let busy = partitioning.place(cart).part
+        #expect(Array(shares.events(of: busy)) == carts.map { $0.renumbered { role, id in role == .cart ? partitioning.place(id).local : id } })
+        for part in 0..<4 where part != busy { #expect(shares.events(of: part).isEmpty) }
+    }
+}
