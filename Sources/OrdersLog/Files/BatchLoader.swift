@@ -88,7 +88,7 @@ struct BatchLoader: ~Copyable {
         case .dealt(let partitioning):
             let decoded = dealing
             try decodeColumns(batch, into: &loaded, decoded)
-            let shares = loaded.shares ?? PartShares()
+            let shares = loaded.shares.flatMap { $0.parts == partitioning.parts ? $0 : nil } ?? PartShares(parts: partitioning.parts)
             loaded.shares = shares
             shares.deal(decoded.count, among: partitioning) { decoded.handOver(payload: loaded.payload, to: &$0) }
         }

@@ -213,7 +213,7 @@ public final class LogReader: EventStream {
         // Each part is a single worker, so it folds the batches in order.
         let folds = (0..<parts).map { [placed = chain.placed] part in
             OrderedWorkers<SharedBatch?, Reports?>(count: 1) {
-                var fold = PartFold(part: part, of: partitioning, zone: zone, progress: progress, placed: placed)
+                var fold = PartFold(part: part, zone: zone, progress: progress, placed: placed)
                 return { batch in
                     guard let batch else { return fold.finish() }
                     _ = fold.fold(batch)  // false only once cancelled, when its output is not taken

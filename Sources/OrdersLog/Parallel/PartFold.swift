@@ -13,16 +13,25 @@ import OrdersCore
 ///
 /// The part's events come dealt out by the worker that decoded their batch
 /// (``PartShares``), its carts and voters by the part's own numbers.
-struct PartFold: ~Copyable {
+struct PartFold: EventSink, ~Copyable {
     private(set) var projector: Projector
     let part: Int
-    private let partitioning: Partitioning
     private let progress: PartProgress
     private let placed: OrderFlags
+    /// The seq of the first event of the batch being folded.
+    private var firstSeq: Int64 = 0
+    /// The batch's checkouts and their links, which of them are this
+    /// part's, and how many of those it has folded: taken from the batch
+    /// once, so that a checkout reads no class's property.
+    private var batchCheckouts: [PartShares.Checkout] = []
+    private var links: [Int64] = []
+    private var checkouts: [UInt32] = []
+    private var checkoutsFolded = 0
+    /// Set once a wait for another part was cancelled: the rest of the fold is not wanted.
+    private var cancelled = false
 
-    init(part: Int, of partitioning: Partitioning, zone: ZoneRules, progress: PartProgress, placed: OrderFlags) {
+    init(part: Int, zone: ZoneRules, progress: PartProgress, placed: OrderFlags) {
         self.part = part
-        self.partitioning = partitioning
         self.progress = progress
         self.placed = placed
         projector = Projector(zone: zone)
@@ -33,28 +42,54 @@ struct PartFold: ~Copyable {
     mutating func fold(_ batch: SharedBatch) -> Bool {
         // Safe: a batch is dealt out before it is handed to the parts.
         let shares = batch.loaded.shares.unsafelyUnwrapped
-        var checkouts = shares.checkoutsByPart[part].makeIterator()
-        for event in shares.events(of: part) {
-            guard case let .checkedOut(_, order) = event.kind else {
-                projector.fold(event)
-                continue
-            }
-            // Safe: the dealer listed each of the part's checkouts as it dealt it.
-            let number = Int(checkouts.next()!)
-            let seq = batch.firstSeq + Int64(shares.checkouts[number].index)
-            let previous = shares.previousCheckout[number]
-            if previous >= 0 {
-                let (previousSeq, owner) = CheckoutChain.unpack(previous)
-                if owner != part {
-                    guard progress.wait(for: owner, toFold: previousSeq) else { return false }
-                }
-                if placed[order] { projector.ledger.notePlacedElsewhere(order: order) }
-            }
-            if projector.fold(event) == .applied { placed[order] = true }
-            progress.publish(part, foldedBelow: seq + 1)
-        }
+        firstSeq = batch.firstSeq
+        batchCheckouts = shares.checkouts
+        links = shares.previousCheckout
+        checkouts = shares.checkoutsByPart[part]
+        checkoutsFolded = 0
+        shares.handOver(part: part, to: &self)
+        guard !cancelled else { return false }
         progress.publish(part, foldedBelow: batch.firstSeq + Int64(batch.eventCount))
         return true
+    }
+
+    mutating func itemAdded(at: Timestamp, cart: Symbol, product: Symbol, qty: Int64, price: Int64, currency: Currency) {
+        projector.itemAdded(at: at, cart: cart, product: product, qty: qty, price: price, currency: currency)
+    }
+
+    mutating func quantityChanged(at: Timestamp, cart: Symbol, product: Symbol, qty: Int64) {
+        projector.quantityChanged(at: at, cart: cart, product: product, qty: qty)
+    }
+
+    mutating func itemRemoved(at: Timestamp, cart: Symbol, product: Symbol) {
+        projector.itemRemoved(at: at, cart: cart, product: product)
+    }
+
+    /// Decides a checkout once every earlier checkout of its order id is
+    /// decided, by whichever part, and says when it is.
+    mutating func checkedOut(at: Timestamp, cart: Symbol, order: Symbol) {
+        guard !cancelled else { return }
+        // The dealer listed each of the part's checkouts as it dealt it.
+        let number = Int(checkouts[checkoutsFolded])
+        checkoutsFolded &+= 1
+        let seq = firstSeq + Int64(batchCheckouts[number].index)
+        let previous = links[number]
+        if previous >= 0 {
+            let (previousSeq, owner) = CheckoutChain.unpack(previous)
+            if owner != part {
+                guard progress.wait(for: owner, toFold: previousSeq) else {
+                    cancelled = true
+                    return
+                }
+            }
+            if placed[order] { projector.ledger.notePlacedElsewhere(order: order) }
+        }
+        if projector.fold(Event(at: at, .checkedOut(cart: cart, order: order))) == .applied { placed[order] = true }
+        progress.publish(part, foldedBelow: seq + 1)
+    }
+
+    mutating func voteCast(at: Timestamp, poll: Symbol, voter: Symbol, candidate: Symbol) {
+        projector.voteCast(at: at, poll: poll, voter: voter, candidate: candidate)
     }
 
     /// Says that this part has folded all its events; its reports.
