@@ -121,6 +121,15 @@ struct CommandTests {
         #expect(zone.status == 64)
         #expect(zone.stderr.contains("unknown time zone 'Mars/Olympus'"))
         #expect(try CLI.run(["audit", "Fixtures/kiosk-day.ndjson"]).status == 64)
+        for (command, threads) in [(["replay"], "0"), (["report", "daily"], "257"), (["tally"], "100000")] {
+            let run = try CLI.run(command + ["Fixtures/kiosk-day.ndjson", "--threads", threads])
+            #expect(run.status == 64, "\(command) --threads \(threads)")
+            #expect(run.stderr.contains("--threads must be between 1 and 256, not \(threads)"))
+            #expect(run.stdout.isEmpty)
+        }
+        let importing = try CLI.run(["import", "/tmp/orders-never-written.log", "Fixtures/kiosk-day.ndjson", "--threads", "300"])
+        #expect(importing.status == 64)
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/orders-never-written.log"))
     }
 
     @Test func auditByOrderFindsTheCart() throws {

@@ -30,7 +30,7 @@ extension Orders {
         @Argument(help: ArgumentHelp("NDJSON files (plain or .zst) or logs to import; - for standard input.", valueName: "file"))
         var files: [String]
 
-        @Option(help: ArgumentHelp("Threads that parse NDJSON (or decode a log), and as many that compress the log's batches, while one reads the input and one encodes and writes; 1 does everything on one thread. Defaults to the number of cores.", valueName: "n"))
+        @Option(help: ArgumentHelp("Threads that parse NDJSON (or decode a log), and as many that compress the log's batches, while one reads the input and one encodes and writes; 1 does everything on one thread. 1 to 256; defaults to the number of cores.", valueName: "n"))
         var threads: Int = InputArgument.cores
 
         @Option(help: ArgumentHelp("Events per compressed batch.", visibility: .hidden))
@@ -39,7 +39,7 @@ extension Orders {
         func validate() throws {
             guard !files.isEmpty else { throw ValidationError("name at least one FILE to import (- for standard input)") }
             guard files.filter({ $0 == "-" }).count <= 1 else { throw ValidationError("standard input (-) can be read only once") }
-            guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+            try InputArgument.check(threads: threads)
         }
 
         func run() throws {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Glibc
 import OrdersCore
+import OrdersLog
 import OrdersReports
 
 /// The input every reading command takes.
@@ -11,14 +12,24 @@ struct InputArgument: ParsableArguments {
     @Flag(help: "Go on past damaged frames of a log, and say on standard error which seqs were skipped. Without it a corrupt log fails.")
     var skipCorrupt = false
 
-    @Option(help: ArgumentHelp("Threads to read with; 1 does everything on one thread. For a log, the others read, decompress and decode batches ahead of the one that folds, and from 3 threads on the fold is split into n parts, each on a thread of its own (carts by their id, votes by their voter), with the results of one pass. NDJSON is parsed in chunks on n threads while one more folds. Defaults to the number of cores.", valueName: "n"))
+    @Option(help: ArgumentHelp("Threads to read with; 1 does everything on one thread. For a log, the others read, decompress and decode batches ahead of the one that folds, and from 3 threads on the fold is split into n parts, each on a thread of its own (carts by their id, votes by their voter), with the results of one pass. NDJSON is parsed in chunks on n threads while one more folds. 1 to 256; defaults to the number of cores.", valueName: "n"))
     var threads: Int = InputArgument.cores
 
-    /// The cores this process may run on.
-    static var cores: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+    /// The most threads a command takes: as many parts as a fold can be split into.
+    static let maxThreads = LogReader.maxParts
+
+    /// The cores this process may run on, up to `maxThreads`.
+    static var cores: Int { min(maxThreads, max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))) }
+
+    /// Refuses a thread count that is not 1…`maxThreads`, before any thread is started.
+    static func check(threads: Int) throws {
+        guard (1...maxThreads).contains(threads) else {
+            throw ValidationError("--threads must be between 1 and \(maxThreads), not \(threads)")
+        }
+    }
 
     func validate() throws {
-        guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+        try Self.check(threads: threads)
     }
 }
 
