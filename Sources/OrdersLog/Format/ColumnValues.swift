@@ -37,7 +37,10 @@ struct ColumnValues: ~Copyable {
     /// For decoding one chunk: the product of each item it adds, and one more.
     let addedProducts: UnsafeMutablePointer<UInt32>
 
-    init(capacity: Int = Self.chunk) {
+    /// - Parameter decoding: false for values that are only filled and
+    ///   handed over, never decoded into: they need no room for counting
+    ///   kinds and added products.
+    init(capacity: Int = Self.chunk, decoding: Bool = true) {
         self.capacity = capacity
         times = .allocate(capacity: capacity)
         carts = .allocate(capacity: capacity)
@@ -50,8 +53,8 @@ struct ColumnValues: ~Copyable {
         polls = .allocate(capacity: capacity)
         voters = .allocate(capacity: capacity)
         candidates = .allocate(capacity: capacity)
-        histogram = .allocate(capacity: 5 * 256)
-        addedProducts = .allocate(capacity: Self.chunk + 1)
+        histogram = .allocate(capacity: decoding ? 5 * 256 : 0)
+        addedProducts = .allocate(capacity: decoding ? Self.chunk + 1 : 0)
     }
 
     deinit {

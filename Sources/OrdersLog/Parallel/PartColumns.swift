@@ -18,7 +18,7 @@ struct PartColumns: EventSink, ~Copyable {
     }
 
     init(capacity: Int) {
-        values = ColumnValues(capacity: capacity)
+        values = ColumnValues(capacity: capacity, decoding: false)
         kinds = .allocate(capacity: capacity)
     }
 
@@ -104,7 +104,7 @@ struct PartColumns: EventSink, ~Copyable {
 
     /// Moves what it holds into arrays with room for `capacity` events.
     private mutating func grow(to capacity: Int) {
-        let grown = ColumnValues(capacity: Swift.max(capacity, 16))
+        let grown = ColumnValues(capacity: Swift.max(capacity, 16), decoding: false)
         grown.times.initialize(from: values.times, count: filled.events)
         grown.carts.initialize(from: values.carts, count: filled.carts)
         grown.products.initialize(from: values.products, count: filled.products)
