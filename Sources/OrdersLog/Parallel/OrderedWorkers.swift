@@ -8,7 +8,53 @@ import Glibc
 /// Hand-written on pthreads rather than Dispatch or Swift concurrency: an
 /// ordered hand-off is a mutex and a condition variable, and the caller
 /// keeps control of how far ahead it submits (its memory bound).
-final class OrderedWorkers<Job: Sendable, Output: Sendable>: @unchecked Sendable {  // Mutable state is guarded by `mutex`.
+///
+/// The threads hold only the queue, never this object, so that dropping
+/// the last reference to it stops and joins them.
+final class OrderedWorkers<Job: Sendable, Output: Sendable>: Sendable {
+    private let queue = JobQueue<Job, Output>()
+    private let threads: [pthread_t]
+
+    /// Starts `count` threads; each calls `makeWorker` once for the function
+    /// that does its jobs (which may keep state of its own). A job comes
+    /// `inout`, so that the function can take its buffers out and fill
+    /// them in place: a copy would share them with the queue's, and be
+    /// copied again at its first write.
+    init(count: Int, makeWorker: @escaping @Sendable () -> (inout Job) -> Output) {
+        threads = (0..<count).map { [queue] _ in
+            startThread { queue.serve(makeWorker()) }
+        }
+    }
+
+    deinit {
+        queue.stop()
+        for thread in threads { pthread_join(thread, nil) }
+    }
+
+    /// Jobs submitted whose outputs have not been taken.
+    var pending: Int { queue.pending }
+
+    /// Queues a job.
+    func submit(_ job: Job) { queue.submit(job) }
+
+    /// Queues a job once fewer than `limit` are pending, waiting until then:
+    /// how another thread than the taker's submits without running ahead.
+    /// - Returns: false, without queueing, if the workers were stopped.
+    func submit(_ job: Job, whenFewerPendingThan limit: Int) -> Bool {
+        queue.submit(job, whenFewerPendingThan: limit)
+    }
+
+    /// The output of the earliest job not yet taken, waiting for it (and, if
+    /// another thread submits, for it to be submitted).
+    func take() -> Output { queue.take() }
+
+    /// Stops the workers and wakes a thread waiting to submit; jobs not yet
+    /// started are dropped.
+    func stop() { queue.stop() }
+}
+
+/// The jobs of ``OrderedWorkers`` and their outputs, shared by its threads.
+private final class JobQueue<Job: Sendable, Output: Sendable>: @unchecked Sendable {  // Mutable state is guarded by `mutex`.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     /// Jobs in submission order from `nextJob` on; those handed out are nil,
@@ -19,41 +65,30 @@ final class OrderedWorkers<Job: Sendable, Output: Sendable>: @unchecked Sendable
     private var taken = 0
     private var done: [Int: Output] = [:]
     private var stopping = false
-    private var threads: [pthread_t] = []
 
-    /// Starts `count` threads; each calls `makeWorker` once for the function
-    /// that does its jobs (which may keep state of its own). A job comes
-    /// `inout`, so that the function can take its buffers out and fill
-    /// them in place: a copy would share them with the queue's, and be
-    /// copied again at its first write.
-    init(count: Int, makeWorker: @escaping @Sendable () -> (inout Job) -> Output) {
+    init() {
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(changed, nil)
-        for _ in 0..<count {
-            threads.append(startThread { [self] in
-                let work = makeWorker()
-                while case (let index, var job)? = nextAssignment() {
-                    let output = work(&job)
-                    locked { done[index] = output }
-                    pthread_cond_broadcast(changed)
-                }
-            })
-        }
     }
 
     deinit {
-        stop()
-        for thread in threads { pthread_join(thread, nil) }
         pthread_cond_destroy(changed)
         pthread_mutex_destroy(mutex)
         changed.deallocate()
         mutex.deallocate()
     }
 
-    /// Jobs submitted whose outputs have not been taken.
+    /// A worker thread's life: does jobs with `work` until stopped.
+    func serve(_ work: (inout Job) -> Output) {
+        while case (let index, var job)? = nextAssignment() {
+            let output = work(&job)
+            locked { done[index] = output }
+            pthread_cond_broadcast(changed)
+        }
+    }
+
     var pending: Int { locked { submitted - taken } }
 
-    /// Queues a job.
     func submit(_ job: Job) {
         locked {
             jobs.append((submitted, job))
@@ -62,9 +97,6 @@ final class OrderedWorkers<Job: Sendable, Output: Sendable>: @unchecked Sendable
         pthread_cond_broadcast(changed)
     }
 
-    /// Queues a job once fewer than `limit` are pending, waiting until then:
-    /// how another thread than the taker's submits without running ahead.
-    /// - Returns: false, without queueing, if the workers were stopped.
     func submit(_ job: Job, whenFewerPendingThan limit: Int) -> Bool {
         let queued = locked {
             while !stopping && submitted - taken >= limit { pthread_cond_wait(changed, mutex) }
@@ -77,8 +109,6 @@ final class OrderedWorkers<Job: Sendable, Output: Sendable>: @unchecked Sendable
         return queued
     }
 
-    /// The output of the earliest job not yet taken, waiting for it (and, if
-    /// another thread submits, for it to be submitted).
     func take() -> Output {
         let output = locked {
             while done[taken] == nil { pthread_cond_wait(changed, mutex) }
@@ -89,8 +119,6 @@ final class OrderedWorkers<Job: Sendable, Output: Sendable>: @unchecked Sendable
         return output
     }
 
-    /// Stops the workers and wakes a thread waiting to submit; jobs not yet
-    /// started are dropped.
     func stop() {
         locked { stopping = true }
         pthread_cond_broadcast(changed)

@@ -1,0 +1,32 @@
+@testable import OrdersLog
+import Testing
+
+@Suite("Ordered workers")
+struct OrderedWorkersTests {
+    /// Something a worker holds while its thread lives.
+    private final class Token: Sendable {}
+
+    @Test("outputs come back in the order the jobs went in")
+    func outputsInOrder() {
+        let workers = OrderedWorkers<Int, Int>(count: 3) { { job in job * 2 } }
+        for job in 0..<100 { workers.submit(job) }
+        #expect((0..<100).map { _ in workers.take() } == (0..<100).map { $0 * 2 })
+    }
+
+    @Test("dropping the workers stops their threads and lets go of what they hold")
+    func droppingStopsTheThreads() {
+        weak var dropped: OrderedWorkers<Int, Int>?
+        weak var held: Token?
+        do {
+            let token = Token()
+            let workers = OrderedWorkers<Int, Int>(count: 2) { { job in withExtendedLifetime(token) { job + 1 } } }
+            workers.submit(41)
+            #expect(workers.take() == 42)
+            dropped = workers
+            held = token
+        }
+        // Its threads have been joined, and their work functions released.
+        #expect(dropped == nil)
+        #expect(held == nil)
+    }
+}
