@@ -85,6 +85,21 @@ struct PartSharesTests {
         #expect(partitioning.place(Symbol(rawValue: .max)).part == Int(UInt32.max % UInt32(parts)))
     }
 
+    @Test("an id's part and number are its remainder and quotient, for every part count and any id")
+    func placingIsDividing() {
+        var state: UInt64 = 7
+        for parts in Array(1...300) + [1 << 16 + 1, 1 << 31, 1 << 31 + 1, Int(UInt32.max)] {
+            let partitioning = Partitioning(parts: parts)
+            for probe in 0..<2_000 {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                let id = probe < 4 ? [0, 1, UInt32.max - 1, UInt32.max][probe] : UInt32(truncatingIfNeeded: state >> 32)
+                let (part, local) = partitioning.place(Symbol(rawValue: id))
+                #expect(part == Int(id % UInt32(parts)) && local.rawValue == id / UInt32(parts), "\(id) in \(parts) parts")
+                if part != Int(id % UInt32(parts)) || local.rawValue != id / UInt32(parts) { return }
+            }
+        }
+    }
+
     @Test("each part gets exactly its events, in log order, in its own numbers; the checkouts are listed", arguments: [1, 2, 3, 5])
     func dealingKeepsEveryEvent(parts: Int) {
         var ids = Identifiers()
