@@ -49,8 +49,9 @@ struct BatchLoader: ~Copyable {
     private var decompressor: ZstdDecompressor
     private var decoder = BatchDecoder()
     /// The values of the batch being dealt out to parts: needed only until
-    /// then, so one per loader rather than one per batch in flight.
-    private var dealing = DecodedBatch()
+    /// then, so one per loader rather than one per batch in flight; made
+    /// when first needed.
+    private var dealing: DecodedBatch?
 
     init(file: FileDescriptor, name: String) throws {
         self.file = file
@@ -86,7 +87,8 @@ struct BatchLoader: ~Copyable {
         case .events:
             try load(batch, into: &loaded)
         case .dealt(let partitioning):
-            let decoded = dealing
+            let decoded = dealing ?? DecodedBatch()
+            dealing = decoded
             try decodeColumns(batch, into: &loaded, decoded)
             let shares = loaded.shares.flatMap { $0.parts == partitioning.parts ? $0 : nil } ?? PartShares(parts: partitioning.parts)
             loaded.shares = shares
