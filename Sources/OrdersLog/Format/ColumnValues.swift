@@ -18,8 +18,9 @@ struct ColumnValues: ~Copyable {
     /// Each event's time, ms since the epoch.
     let times: UnsafeMutablePointer<Int64>
     let carts: UnsafeMutablePointer<UInt32>
-    /// One more than `capacity`, all zero at first: reading which product
-    /// each added item has reads one past the products, never outside.
+    /// One more than `capacity`, all zero at first when decoding: reading
+    /// which product each added item has reads one past the products, never
+    /// outside.
     let products: UnsafeMutablePointer<UInt32>
     /// The quantities too large for their kind byte.
     let quantities: UnsafeMutablePointer<Int64>
@@ -39,13 +40,14 @@ struct ColumnValues: ~Copyable {
 
     /// - Parameter decoding: false for values that are only filled and
     ///   handed over, never decoded into: they need no room for counting
-    ///   kinds and added products.
+    ///   kinds and added products, and no zeroed products.
     init(capacity: Int = Self.chunk, decoding: Bool = true) {
         self.capacity = capacity
         times = .allocate(capacity: capacity)
         carts = .allocate(capacity: capacity)
         products = .allocate(capacity: capacity + 1)
-        products.initialize(repeating: 0, count: capacity + 1)
+        // Values only filled and handed over are written before they are read, and their pages are not touched before.
+        if decoding { products.initialize(repeating: 0, count: capacity + 1) }
         quantities = .allocate(capacity: capacity)
         prices = .allocate(capacity: capacity)
         currencies = .allocate(capacity: capacity)
