@@ -48,6 +48,8 @@ struct PartFold: EventSink, ~Copyable {
         checkouts = shares.checkoutsByPart[part]
         checkoutsFolded = 0
         shares.handOver(part: part, to: &self)
+        // Let go of the lists, so the worker that deals the next batch into them finds them its own.
+        (batchCheckouts, links, checkouts) = ([], [], [])
         guard !cancelled else { return false }
         progress.publish(part, foldedBelow: batch.firstSeq + Int64(batch.eventCount))
         return true
