@@ -38,8 +38,4 @@ public struct Partitioning: Sendable {
         let local = UInt32(truncatingIfNeeded: reciprocal.multipliedFullWidth(by: UInt64(id.rawValue)).high)
         return (Int(id.rawValue &- local &* UInt32(truncatingIfNeeded: parts)), Symbol(rawValue: local))
     }
-
-    /// The part that owns `id`'s cart or voter.
-    @inlinable
-    public func part(of id: Symbol) -> Int { place(id).part }
 }

@@ -80,8 +80,8 @@ func foldLog(
     _ log: LogReader, threads: Int, zone: ZoneRules, ids: inout Identifiers, batchDone: (Int) -> Void = { _ in }
 ) throws -> Reports {
     if threads >= 3 {
-        // More parts than that would not pay anyway.
-        return try log.foldPartitioned(parts: min(threads, LogReader.maxParts), zone: zone, ids: &ids, batchDone: batchDone)
+        // `--threads` is at most LogReader.maxParts (InputArgument.check).
+        return try log.foldPartitioned(parts: threads, zone: zone, ids: &ids, batchDone: batchDone)
     }
     var projector = Projector(zone: zone)
     try log.fold(into: &projector, ids: &ids, batchDone: batchDone)
