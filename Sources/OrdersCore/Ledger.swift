@@ -6,8 +6,9 @@
 /// clock, no I/O, no globals.
 ///
 /// The state is tables indexed by the ids' numbers, each role numbered on
-/// its own (``Identifiers``): 8 bytes per cart, 8 per voter, a bit per order,
-/// and the lines of the open carts. A closed cart keeps only that it is
+/// its own (``Identifiers``): 8 bytes per cart, 8 per voter and more for
+/// one who votes again (``VoterVotes``), a bit per order, and the lines of
+/// the open carts. A closed cart keeps only that it is
 /// closed. Noncopyable, so that its tables are written in place with no
 /// check of who else holds them: the fold writes them for every event.
 public struct Ledger: ~Copyable, @unchecked Sendable {  // Owns its tables; nothing is shared.
@@ -17,12 +18,8 @@ public struct Ledger: ~Copyable, @unchecked Sendable {  // Owns its tables; noth
     @usableFromInline var pool = LinePool()
     /// A bit per order: used as the id of an applied order.
     @usableFromInline var usedOrders = OwnedTable<UInt64>()
-    /// The first vote counted from each voter, `(poll << 32 | candidate) + 1`;
-    /// 0 for none. Most voters vote once, and a voter's votes come close
-    /// together, so this table is read where it was just written.
-    @usableFromInline var firstVote = OwnedTable<UInt64>()
-    /// Every (poll, voter, candidate) counted after a voter's first.
-    @usableFromInline var laterVotes = OwnedMap<VoteKey, UInt8>()
+    /// Every vote counted, by voter.
+    @usableFromInline var votes = VoterVotes()
     /// Carts that are open now, empty or not.
     @usableFromInline var openCount: Int64 = 0
 
@@ -169,7 +166,7 @@ public struct Ledger: ~Copyable, @unchecked Sendable {  // Owns its tables; noth
     public mutating func castVote<Observer: FoldObserver & ~Copyable>(
         poll: Symbol, voter: Symbol, candidate: Symbol, observer: inout Observer
     ) -> Status {
-        guard countVote(poll: poll, voter: voter, candidate: candidate) else { return .anomaly(.duplicateVote) }
+        guard votes.count(poll: poll, voter: voter, candidate: candidate) else { return .anomaly(.duplicateVote) }
         observer.voted(poll: poll, candidate: candidate)
         return .applied
     }
@@ -183,26 +180,6 @@ public struct Ledger: ~Copyable, @unchecked Sendable {  // Owns its tables; noth
     }
 
     // MARK: Storage
-
-    /// Counts the vote unless the same voter already voted for the same candidate in the same poll.
-    /// - Returns: whether it was counted.
-    @inlinable
-    mutating func countVote(poll: Symbol, voter: Symbol, candidate: Symbol) -> Bool {
-        // The key plus one, so that 0 marks no vote yet; the one key that wraps to 0 goes to `laterVotes`.
-        let key = (UInt64(poll.rawValue) << 32 | UInt64(candidate.rawValue)) &+ 1
-        firstVote.cover(voter.index)
-        if key != 0 {
-            let first = firstVote[voter.index]
-            if first == 0 {
-                firstVote[voter.index] = key
-                return true
-            }
-            if first == key { return false }
-        }
-        let known = laterVotes.count
-        _ = laterVotes.entry(for: VoteKey(poll: poll, voter: voter, candidate: candidate), empty: 0)
-        return laterVotes.count > known
-    }
 
     /// The cart if it is open; nil if it is closed or was never seen.
     @inlinable
@@ -231,22 +208,4 @@ public struct Ledger: ~Copyable, @unchecked Sendable {  // Owns its tables; noth
         usedOrders.cover(word)
         usedOrders[word] |= 1 << UInt64(order.index & 63)
     }
-}
-
-/// One vote's identity: who voted for what in which poll.
-@usableFromInline
-struct VoteKey: PackedKey, BitwiseCopyable {
-    @usableFromInline var poll: Symbol
-    @usableFromInline var voter: Symbol
-    @usableFromInline var candidate: Symbol
-
-    @inlinable
-    init(poll: Symbol, voter: Symbol, candidate: Symbol) {
-        self.poll = poll
-        self.voter = voter
-        self.candidate = candidate
-    }
-
-    @inlinable
-    var packed: (UInt64, UInt64) { (UInt64(poll.rawValue) << 32 | UInt64(voter.rawValue), UInt64(candidate.rawValue)) }
 }
