@@ -24,8 +24,10 @@ let package = Package(
         ),
         // CRC-32C with the CPU's instruction, which Swift cannot reach; OrdersLog falls back to software.
         .target(name: "CCRC32C"),
+        // A hint to the CPU that Swift cannot spell: fetch memory into the cache before it is read.
+        .target(name: "CPrefetch"),
         // The domain: events, the fold rules, report values. No I/O, no Foundation.
-        .target(name: "OrdersCore"),
+        .target(name: "OrdersCore", dependencies: ["CPrefetch"]),
         // Bytes, files and zstd: the binary log format and NDJSON.
         .target(
             name: "OrdersLog",

@@ -10,4 +10,15 @@ public protocol EventSink: ~Copyable {
     mutating func itemRemoved(at: Timestamp, cart: Symbol, product: Symbol)
     mutating func checkedOut(at: Timestamp, cart: Symbol, order: Symbol)
     mutating func voteCast(at: Timestamp, poll: Symbol, voter: Symbol, candidate: Symbol)
+
+    /// A hint that a vote from `voter` comes a few votes from now: `near`
+    /// (two votes ahead) or not (eight), so that the sink may start
+    /// fetching what it will read for it (see ``Ledger/prefetchVote(voter:near:)``).
+    /// It changes nothing. By default it does nothing.
+    func prefetchVote(voter: Symbol, near: Bool)
+}
+
+extension EventSink where Self: ~Copyable {
+    @inlinable
+    public func prefetchVote(voter: Symbol, near: Bool) {}
 }

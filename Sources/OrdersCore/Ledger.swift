@@ -171,6 +171,14 @@ public struct Ledger: ~Copyable, @unchecked Sendable {  // Owns its tables; noth
         return .applied
     }
 
+    /// Starts fetching what a vote from `voter` will read, a few votes
+    /// ahead of it: its entry when not `near`, then, `near`, its block of
+    /// votes (``VoterVotes``). A hint that changes nothing.
+    @inlinable
+    public func prefetchVote(voter: Symbol, near: Bool) {
+        votes.prefetch(voter: voter, near: near)
+    }
+
     /// Marks `order` as the id of an applied checkout that this ledger did not
     /// fold: another part's, when a fold is split by ``Partitioning``. Later
     /// checkouts of the same id are then duplicates here too.

@@ -56,6 +56,11 @@ public struct Projector: ~Copyable, Sendable {
 
 extension Projector: EventSink {
     @inlinable
+    public func prefetchVote(voter: Symbol, near: Bool) {
+        ledger.prefetchVote(voter: voter, near: near)
+    }
+
+    @inlinable
     public mutating func itemAdded(at: Timestamp, cart: Symbol, product: Symbol, qty: Int64, price: Int64, currency: Currency) {
         counts.count(ledger.addItem(cart: cart, product: product, qty: qty, price: price, currency: currency))
     }

@@ -58,7 +58,7 @@ struct VoterVotesTests {
         #expect(vote(&ledger, 0, 8, 0) == .applied)
     }
 
-    @Test("random votes match a plain set", arguments: [1, 2, 3])
+    @Test("random votes, and hints to fetch any voter, match a plain set", arguments: [1, 2, 3])
     func randomVotesMatchASet(seed: UInt64) {
         var state = seed
         func below(_ n: UInt32) -> UInt32 {
@@ -72,6 +72,7 @@ struct VoterVotesTests {
             let voter = below(below(60) + 1)
             let poll = below(20) == 0 ? UInt32.max - below(2) : below(4)
             let candidate = below(20) == 0 ? UInt32.max - below(2) : below(9)
+            if step % 3 == 0 { ledger.prefetchVote(voter: Symbol(rawValue: below(100)), near: step % 2 == 0) }
             let expected: Status = seen.insert([poll, voter, candidate]).inserted ? .applied : .anomaly(.duplicateVote)
             let status = vote(&ledger, poll, voter, candidate)
             #expect(status == expected, "step \(step)")

@@ -104,4 +104,55 @@ struct EventColumnsTests {
         try payload.withUnsafeBytes { try BatchPayload.decode($0, ids: &log, into: &decoded) }
         #expect(decoded.map(\.at) == events.map(\.at))
     }
+
+    /// Takes the votes and the hints of votes to come, in order: a class,
+    /// for `prefetchVote` is not mutating.
+    private final class HintLog: EventSink {
+        /// The voter of each vote taken, in order.
+        var cast: [UInt32] = []
+        /// Each hint: how many votes were taken before it, the voter it names, and whether it is near.
+        var hints: [(before: Int, voter: UInt32, near: Bool)] = []
+        func itemAdded(at: Timestamp, cart: Symbol, product: Symbol, qty: Int64, price: Int64, currency: Currency) {}
+        func quantityChanged(at: Timestamp, cart: Symbol, product: Symbol, qty: Int64) {}
+        func itemRemoved(at: Timestamp, cart: Symbol, product: Symbol) {}
+        func checkedOut(at: Timestamp, cart: Symbol, order: Symbol) {}
+        func voteCast(at: Timestamp, poll: Symbol, voter: Symbol, candidate: Symbol) { cast.append(voter.rawValue) }
+        func prefetchVote(voter: Symbol, near: Bool) { hints.append((cast.count, voter.rawValue, near)) }
+    }
+
+    /// Every vote's voter is named 8 votes ahead and again 2 ahead, as each loop that folds votes goes.
+    @Test func eachVoteIsHintedEightAndTwoVotesAhead() throws {
+        var ids = Identifiers()
+        func id(_ role: Role, _ text: String) -> Symbol { ids[role].intern(Array(text.utf8)) }
+        var events: [Event] = []
+        for i in 0..<300 {
+            let at = Timestamp(milliseconds: 1_758_000_000_000 + Int64(i))
+            events.append(i % 3 == 0
+                ? Event(at: at, .voteCast(poll: id(.poll, "p"), voter: id(.voter, "v\(i * 7 % 50)"), candidate: id(.candidate, "c\(i % 4)")))
+                : Event(at: at, .itemAdded(cart: id(.cart, "c\(i % 9)"), product: id(.product, "p"), qty: 1, price: 100, currency: Currency("KRW")!)))
+        }
+        let payload = BatchPayload.encode(events[...], ids: ids)
+        let expected = BatchDecoder.Expected(eventCount: events.count, minAt: .min, maxAt: .max)
+        var decoder = BatchDecoder()
+        let streamed = HintLog()
+        var sink = streamed
+        _ = try payload.withUnsafeBytes { try decoder.decode($0, expecting: expected, into: &sink) }
+        let decoded = DecodedBatch()
+        var columns = BatchDecoder()
+        _ = try payload.withUnsafeBytes { try columns.decode($0, expecting: expected, into: decoded) }
+        let handedOver = HintLog(), votesOnly = HintLog()
+        var all = handedOver, votes = votesOnly
+        decoded.handOver(payload: payload, to: &all)
+        decoded.handOverVotes(payload: payload, to: &votes)
+
+        for (name, log) in [("streamed", streamed), ("handed over", handedOver), ("votes only", votesOnly)] {
+            let cast = log.cast
+            #expect(cast.count == 100, "\(name)")
+            #expect(log.hints.count == 2 * cast.count, "\(name): two hints a vote")
+            for (before, voter, near) in log.hints {
+                let ahead = before + (near ? 2 : 8)
+                if ahead < cast.count { #expect(voter == cast[ahead], "\(name): hint \(near ? "near" : "far") before vote \(before)") }
+            }
+        }
+    }
 }

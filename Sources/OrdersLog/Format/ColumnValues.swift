@@ -29,6 +29,8 @@ struct ColumnValues: ~Copyable {
     let currencies: UnsafeMutablePointer<Currency>
     let orders: UnsafeMutablePointer<UInt32>
     let polls: UnsafeMutablePointer<UInt32>
+    /// All zero at first: a fold reads a few votes ahead of the one it
+    /// folds, past the last, never past `capacity`.
     let voters: UnsafeMutablePointer<UInt32>
     let candidates: UnsafeMutablePointer<UInt32>
 
@@ -54,6 +56,7 @@ struct ColumnValues: ~Copyable {
         orders = .allocate(capacity: capacity)
         polls = .allocate(capacity: capacity)
         voters = .allocate(capacity: capacity)
+        voters.initialize(repeating: 0, count: capacity)
         candidates = .allocate(capacity: capacity)
         histogram = .allocate(capacity: decoding ? 5 * 256 : 0)
         addedProducts = .allocate(capacity: decoding ? Self.chunk + 1 : 0)

@@ -165,7 +165,10 @@ struct EventColumns {
                 cart &+= 1
                 order &+= 1
             default:
-                if votes { castVote(vote, at: at, from: values, to: &sink) }
+                if votes {
+                    prefetchVotes(after: vote, of: count, from: values, to: sink)
+                    castVote(vote, at: at, from: values, to: &sink)
+                }
                 vote &+= 1
             }
         }
@@ -180,12 +183,28 @@ struct EventColumns {
                       candidate: Symbol(rawValue: values.candidates[vote]))
     }
 
+    /// Tells `sink` of the voters of the votes 8 and 2 after the `vote`th
+    /// (``EventSink/prefetchVote(voter:near:)``): far enough ahead for
+    /// memory to come, near enough that it is still in the cache. Past the
+    /// last vote it names a voter that `values` held before, or 0, which
+    /// costs a useless fetch and nothing else.
+    @inline(__always)
+    private static func prefetchVotes<Sink: EventSink & ~Copyable>(
+        after vote: Int, of count: Int, from values: borrowing ColumnValues, to sink: borrowing Sink
+    ) {
+        // Safe: there are no more votes than events, and `values` has room for `count` of each.
+        let last = count &- 1
+        sink.prefetchVote(voter: Symbol(rawValue: values.voters[min(vote &+ 8, last)]), near: false)
+        sink.prefetchVote(voter: Symbol(rawValue: values.voters[min(vote &+ 2, last)]), near: true)
+    }
+
     /// Hands the votes among `count` events, as `handOver` would, and nothing else, to `sink`.
     static func handOverVotes<Sink: EventSink & ~Copyable>(
         _ count: Int, kinds: UnsafePointer<UInt8>, from values: borrowing ColumnValues, to sink: inout Sink
     ) {
         var vote = 0
         for i in 0..<count where kinds[i] & LogFormat.kindMask == LogFormat.Kind.voteCast.rawValue {
+            prefetchVotes(after: vote, of: count, from: values, to: sink)
             castVote(vote, at: Timestamp(milliseconds: values.times[i]), from: values, to: &sink)
             vote &+= 1
         }

@@ -90,6 +90,10 @@ struct PartFold: EventSink, ~Copyable {
         progress.publish(part, foldedBelow: seq + 1)
     }
 
+    func prefetchVote(voter: Symbol, near: Bool) {
+        projector.prefetchVote(voter: voter, near: near)
+    }
+
     mutating func voteCast(at: Timestamp, poll: Symbol, voter: Symbol, candidate: Symbol) {
         projector.voteCast(at: at, poll: poll, voter: voter, candidate: candidate)
     }

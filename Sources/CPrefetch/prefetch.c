@@ -1,0 +1,2 @@
+// Everything is in the header, inlined where Swift calls it; SwiftPM needs a C file to make a target.
+#include "prefetch.h"
