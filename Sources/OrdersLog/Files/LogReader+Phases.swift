@@ -63,6 +63,10 @@ private struct RulesSink: EventSink, ~Copyable {
     mutating func voteCast(at: Timestamp, poll: Symbol, voter: Symbol, candidate: Symbol) {
         _ = ledger.castVote(poll: poll, voter: voter, candidate: candidate, observer: &observer)
     }
+
+    func prefetchVote(voter: Symbol, near: Bool) {
+        ledger.prefetchVote(voter: voter, near: near)
+    }
 }
 
 /// An observer that keeps nothing.
