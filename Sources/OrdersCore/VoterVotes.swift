@@ -5,7 +5,9 @@ import CPrefetch
 ///
 /// A voter's votes are kept together: its first in a table by voter number,
 /// and from its second on, in a block of its own in one pool, of 2, 4, 8 or
-/// 16 votes, moved to a block twice as large when full. A vote then reads
+/// 16 votes, moved to a block twice as large when full (the block it
+/// leaves is not reused: voters never give votes back, and the blocks left
+/// behind hold at most as many votes as those in use). A vote then reads
 /// the voter's entry and, from the second on, its block: places that follow
 /// from the voter alone, which a fold that knows the voters of the votes
 /// ahead has fetched meanwhile (``prefetch(voter:near:)``). A hash map of
