@@ -166,7 +166,7 @@ struct EventColumns {
                 order &+= 1
             default:
                 if votes {
-                    prefetchVotes(after: vote, of: count, from: values, to: sink)
+                    prefetchVotes(after: vote, of: count, from: values, to: &sink)
                     castVote(vote, at: at, from: values, to: &sink)
                 }
                 vote &+= 1
@@ -190,7 +190,7 @@ struct EventColumns {
     /// costs a useless fetch and nothing else.
     @inline(__always)
     private static func prefetchVotes<Sink: EventSink & ~Copyable>(
-        after vote: Int, of count: Int, from values: borrowing ColumnValues, to sink: borrowing Sink
+        after vote: Int, of count: Int, from values: borrowing ColumnValues, to sink: inout Sink
     ) {
         // Safe: there are no more votes than events, and `values` has room for `count` of each.
         let last = count &- 1
@@ -204,7 +204,7 @@ struct EventColumns {
     ) {
         var vote = 0
         for i in 0..<count where kinds[i] & LogFormat.kindMask == LogFormat.Kind.voteCast.rawValue {
-            prefetchVotes(after: vote, of: count, from: values, to: sink)
+            prefetchVotes(after: vote, of: count, from: values, to: &sink)
             castVote(vote, at: Timestamp(milliseconds: values.times[i]), from: values, to: &sink)
             vote &+= 1
         }
