@@ -56,7 +56,7 @@ final class PartShares: @unchecked Sendable {  // Filled by the worker that deco
         // Room for a fair share and a quarter more, so that a part's columns seldom grow.
         let share = count / parts + count / (4 * parts) + 16
         for part in 0..<parts {
-            columns[part].removeAll(reservingCapacity: share)
+            (columns + part).pointee.removeAll(reservingCapacity: share)
             checkoutsByPart[part].removeAll(keepingCapacity: true)
         }
         checkouts.removeAll(keepingCapacity: true)
@@ -70,6 +70,11 @@ final class PartShares: @unchecked Sendable {  // Filled by the worker that deco
     }
 
     /// The sink that deals the events it takes, in log order.
+    ///
+    /// It reaches a part's columns as `(columns + part).pointee`, not
+    /// `columns[part]`: built with `-sanitize=thread`, Swift 6.3 fails to
+    /// compile the subscript's access on this noncopyable struct's member
+    /// ("Invalid bitcast"), which broke `swift test --sanitize=thread`.
     struct Dealer: EventSink, ~Copyable {
         private let partitioning: Partitioning
         private let columns: UnsafeMutablePointer<PartColumns>
@@ -85,19 +90,19 @@ final class PartShares: @unchecked Sendable {  // Filled by the worker that deco
 
         mutating func itemAdded(at: Timestamp, cart: Symbol, product: Symbol, qty: Int64, price: Int64, currency: Currency) {
             let (part, cart) = partitioning.place(cart)
-            columns[part].itemAdded(at: at, cart: cart, product: product, qty: qty, price: price, currency: currency)
+            (columns + part).pointee.itemAdded(at: at, cart: cart, product: product, qty: qty, price: price, currency: currency)
             index &+= 1
         }
 
         mutating func quantityChanged(at: Timestamp, cart: Symbol, product: Symbol, qty: Int64) {
             let (part, cart) = partitioning.place(cart)
-            columns[part].quantityChanged(at: at, cart: cart, product: product, qty: qty)
+            (columns + part).pointee.quantityChanged(at: at, cart: cart, product: product, qty: qty)
             index &+= 1
         }
 
         mutating func itemRemoved(at: Timestamp, cart: Symbol, product: Symbol) {
             let (part, cart) = partitioning.place(cart)
-            columns[part].itemRemoved(at: at, cart: cart, product: product)
+            (columns + part).pointee.itemRemoved(at: at, cart: cart, product: product)
             index &+= 1
         }
 
@@ -105,13 +110,13 @@ final class PartShares: @unchecked Sendable {  // Filled by the worker that deco
             let (part, cart) = partitioning.place(cart)
             checkoutsByPart[part].append(UInt32(checkouts.count))
             checkouts.append(Checkout(index: index, part: UInt32(part), order: order))
-            columns[part].checkedOut(at: at, cart: cart, order: order)
+            (columns + part).pointee.checkedOut(at: at, cart: cart, order: order)
             index &+= 1
         }
 
         mutating func voteCast(at: Timestamp, poll: Symbol, voter: Symbol, candidate: Symbol) {
             let (part, voter) = partitioning.place(voter)
-            columns[part].voteCast(at: at, poll: poll, voter: voter, candidate: candidate)
+            (columns + part).pointee.voteCast(at: at, poll: poll, voter: voter, candidate: candidate)
             index &+= 1
         }
     }
