@@ -8,9 +8,9 @@
 /// The state is tables indexed by the ids' numbers, each role numbered on
 /// its own (``Identifiers``): 8 bytes per cart, 8 per voter and more for
 /// one who votes again (``VoterVotes``), a bit per order, and the lines of
-/// the open carts. A closed cart keeps only that it is
-/// closed. Noncopyable, so that its tables are written in place with no
-/// check of who else holds them: the fold writes them for every event.
+/// the open carts. A closed cart keeps only that it is closed. Noncopyable,
+/// so that its tables are written in place with no check of who else holds
+/// them: the fold writes them for every event.
 public struct Ledger: ~Copyable, @unchecked Sendable {  // Owns its tables; nothing is shared.
     /// Every cart, by its number; `.none` where no cart has that number yet.
     @usableFromInline var carts = OwnedTable<Cart>()
