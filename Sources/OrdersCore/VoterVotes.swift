@@ -42,26 +42,18 @@ struct VoterVotes: ~Copyable {
     mutating func count(poll: Symbol, voter: Symbol, candidate: Symbol) -> Bool {
         let key = UInt64(poll.rawValue) << 32 | UInt64(candidate.rawValue)
         byVoter.cover(voter.index)
-        let entry = byVoter[voter.index]
-        if entry == 0 {
-            if key < Self.blockFlag - 1 {
+        var entry = byVoter[voter.index]
+        if entry < Self.blockFlag {
+            // No vote yet: kept in the entry, unless its key is too large for it (a poll numbered from 2³¹ on).
+            if entry == 0 && key < Self.blockFlag - 1 {
                 byVoter[voter.index] = key + 1
                 return true
             }
-            // A key too large for the entry (a poll numbered from 2³¹ on) starts a block.
+            if entry != 0 && entry - 1 == key { return false }
+            // A second vote, or a first too large: a block, holding the first if there is one, takes it below.
             let start = pool.append(zeroed: 2)
-            pool[start] = key
-            byVoter[voter.index] = Self.block(start: start, count: 1)
-            return true
-        }
-        if entry < Self.blockFlag {
-            // A second vote: it moves to a block with the first.
-            if entry - 1 == key { return false }
-            let start = pool.append(zeroed: 2)
-            pool[start] = entry - 1
-            pool[start + 1] = key
-            byVoter[voter.index] = Self.block(start: start, count: 2)
-            return true
+            if entry != 0 { pool[start] = entry - 1 }
+            entry = Self.block(start: start, count: entry == 0 ? 0 : 1)
         }
         let start = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF)
         let count = Int(truncatingIfNeeded: entry >> 32 & 0xFF)
