@@ -271,22 +271,36 @@ public struct SymbolTable: Sendable {
 
     /// A fast hash of a short byte string, eight bytes at a time; never 0
     /// in the high half of a slot, since the symbol part is at least 1.
+    ///
+    /// The last one to eight bytes are read in one load that may overlap
+    /// the bytes before (the length, hashed too, tells them apart), not a
+    /// byte at a time: a loop whose length varies with the id's is a
+    /// mispredicted branch for ids of mixed lengths.
     @inlinable
     static func hash32(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
         var offset = 0
-        while offset + 8 <= bytes.count {
+        while offset + 8 < bytes.count {
             h = mix(h ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
             offset += 8
         }
-        var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        while offset < bytes.count {
-            tail |= UInt64(bytes[offset]) << shift
-            shift += 8
-            offset += 1
+        return UInt32(truncatingIfNeeded: mix(h ^ lastWord(bytes) ^ 0xFF51_AFD7_ED55_8CCD))
+    }
+
+    /// The last eight bytes of `bytes` as a word, or, for fewer, a word that
+    /// holds every byte: with the length, it tells any two strings apart.
+    @inlinable @inline(__always)
+    static func lastWord(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        let count = bytes.count
+        if count >= 8 { return bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) }
+        if count >= 4 {
+            // Two loads of four that overlap for fewer than eight bytes.
+            return UInt64(bytes.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
+                | UInt64(bytes.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)) << 32
         }
-        return UInt32(truncatingIfNeeded: mix(h ^ tail ^ 0xFF51_AFD7_ED55_8CCD))
+        guard count > 0 else { return 0 }
+        // The first, middle and last bytes: all of them, for one to three.
+        return UInt64(bytes[0]) | UInt64(bytes[count >> 1]) << 8 | UInt64(bytes[count - 1]) << 16
     }
 
     @inlinable
@@ -301,19 +315,30 @@ public struct SymbolTable: Sendable {
     }
 }
 
-/// Byte equality of two spans of `count` bytes.
+/// Byte equality of two spans of `count` bytes: a word at a time, and the
+/// last one to eight bytes as one word that may overlap the words before,
+/// so that a short id's length costs no mispredicted loop.
 @inlinable
 func memoryEquals(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
-    var i = 0
-    while i + 8 <= count {
-        if a.loadUnaligned(fromByteOffset: i, as: UInt64.self) != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
-            return false
+    if count >= 8 {
+        var i = 0
+        while i + 8 < count {
+            if a.loadUnaligned(fromByteOffset: i, as: UInt64.self) != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
+                return false
+            }
+            i += 8
         }
-        i += 8
+        return a.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) == b.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
     }
-    while i < count {
-        if a.load(fromByteOffset: i, as: UInt8.self) != b.load(fromByteOffset: i, as: UInt8.self) { return false }
-        i += 1
+    if count >= 4 {
+        let first = a.loadUnaligned(as: UInt32.self) ^ b.loadUnaligned(as: UInt32.self)
+        let last = a.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self) ^ b.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+        return first | last == 0
     }
-    return true
+    guard count > 0 else { return true }
+    // The first, middle and last bytes: all of them, for one to three.
+    let first = a.load(as: UInt8.self) ^ b.load(as: UInt8.self)
+    let middle = a.load(fromByteOffset: count >> 1, as: UInt8.self) ^ b.load(fromByteOffset: count >> 1, as: UInt8.self)
+    let last = a.load(fromByteOffset: count - 1, as: UInt8.self) ^ b.load(fromByteOffset: count - 1, as: UInt8.self)
+    return first | middle | last == 0
 }

@@ -1,4 +1,4 @@
-import OrdersCore
+@testable import OrdersCore
 import Testing
 
 @Suite("Interning identifiers")
@@ -28,6 +28,33 @@ struct SymbolTableTests {
         let a = table.intern(Array("abcdefgh-1".utf8)), b = table.intern(Array("abcdefgh-2".utf8))
         #expect(a != b)
         #expect(table.intern([0]) != table.intern([0, 0]))
+    }
+
+    /// Hashing and comparing read an id's last bytes in overlapping loads:
+    /// a byte changed anywhere, in an id of any length from 1 to 40, changes
+    /// its hash and makes it unequal, and the table gives it a symbol of its own.
+    @Test func aByteChangedAtAnyPlaceOfAnyLengthMakesAnotherId() {
+        var table = SymbolTable()
+        var symbols = Set<Symbol>()
+        for length in 1...40 {
+            let id = (0..<length).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+            let variants = [id] + (0..<length).map { place in
+                var changed = id
+                changed[place] ^= 0x20
+                return changed
+            }
+            // Each alone in its buffer, so that a read past its end is caught by ASan.
+            let hashes = variants.map { $0.withUnsafeBytes { SymbolTable.hash32($0) } }
+            #expect(Set(hashes).count == variants.count, "length \(length)")
+            for changed in variants.dropFirst() {
+                let equal = id.withUnsafeBytes { a in changed.withUnsafeBytes { b in memoryEquals(a.baseAddress!, b.baseAddress!, length) } }
+                #expect(!equal, "\(changed)")
+            }
+            #expect(id.withUnsafeBytes { a in Array(id).withUnsafeBytes { b in memoryEquals(a.baseAddress!, b.baseAddress!, length) } })
+            for variant in variants { symbols.insert(variant.withUnsafeBytes { table.intern($0) }) }
+        }
+        #expect(symbols.count == table.count)
+        #expect(table.count == (1...40).reduce(0) { $0 + $1 + 1 })
     }
 
     /// A table built apart joins another exactly as its ids interned one by
