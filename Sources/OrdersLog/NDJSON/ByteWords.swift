@@ -30,10 +30,24 @@ func specialBytes(_ word: UInt64) -> UInt64 {
 
 /// Where the first byte at or after `start` is that is not plain ASCII
 /// inside a JSON string (see `specialBytes`), or `bytes.count` if none is:
-/// eight bytes at a time, then one at a time near the end.
+/// sixteen bytes at a time, then eight, then one at a time near the end.
+///
+/// Sixteen at first, with no branch on which eight hold the byte: the ids
+/// and names of a line end within sixteen bytes, at random places, and a
+/// branch for each eight was mispredicted as often as not.
 @inline(__always)
 func firstSpecialByte(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
     var p = start
+    while p + 16 <= bytes.count {
+        let first = specialBytes(bytes.loadUnaligned(fromByteOffset: p, as: UInt64.self))
+        let second = specialBytes(bytes.loadUnaligned(fromByteOffset: p + 8, as: UInt64.self))
+        if first | second != 0 {
+            // 8 for a word with none: then the second word's index is added.
+            let inFirst = first.trailingZeroBitCount >> 3, inSecond = second.trailingZeroBitCount >> 3
+            return p + inFirst + inSecond & (0 &- inFirst >> 3)
+        }
+        p += 16
+    }
     while p + 8 <= bytes.count {
         let special = specialBytes(bytes.loadUnaligned(fromByteOffset: p, as: UInt64.self))
         if special != 0 { return p + special.trailingZeroBitCount >> 3 }
