@@ -28,27 +28,27 @@ struct CanonicalLine {
               let at = RFC3339.parse(bytes(time))
         else { return nil }
         switch bytes(type).count {
-        case 10 where NDJSONParser.spells(bytes(type), "item_added"):
+        case 10 where holds("item_added", at: type.lowerBound):
             guard skip(#","cart":""#), let cart = identifier(), skip(#","product":""#), let product = identifier(),
                   skip(#","qty":"#), let qty = integer(), qty >= 1, skip(#","price":"#), let price = integer(),
                   skip(#","currency":""#), let code = string(), let currency = Currency(code: bytes(code)), end()
             else { return nil }
             return Event(at: at, .itemAdded(cart: intern(cart, &ids.carts), product: intern(product, &ids.products),
                                             qty: qty, price: price, currency: currency))
-        case 16 where NDJSONParser.spells(bytes(type), "quantity_changed"):
+        case 16 where holds("quantity_changed", at: type.lowerBound):
             guard skip(#","cart":""#), let cart = identifier(), skip(#","product":""#), let product = identifier(),
                   skip(#","qty":"#), let qty = integer(), qty >= 1, end()
             else { return nil }
             return Event(at: at, .quantityChanged(cart: intern(cart, &ids.carts), product: intern(product, &ids.products), qty: qty))
-        case 12 where NDJSONParser.spells(bytes(type), "item_removed"):
+        case 12 where holds("item_removed", at: type.lowerBound):
             guard skip(#","cart":""#), let cart = identifier(), skip(#","product":""#), let product = identifier(), end()
             else { return nil }
             return Event(at: at, .itemRemoved(cart: intern(cart, &ids.carts), product: intern(product, &ids.products)))
-        case 11 where NDJSONParser.spells(bytes(type), "checked_out"):
+        case 11 where holds("checked_out", at: type.lowerBound):
             guard skip(#","cart":""#), let cart = identifier(), skip(#","order":""#), let order = identifier(), end()
             else { return nil }
             return Event(at: at, .checkedOut(cart: intern(cart, &ids.carts), order: intern(order, &ids.orders)))
-        case 9 where NDJSONParser.spells(bytes(type), "vote_cast"):
+        case 9 where holds("vote_cast", at: type.lowerBound):
             guard skip(#","poll":""#), let poll = identifier(), skip(#","voter":""#), let voter = identifier(),
                   skip(#","candidate":""#), let candidate = identifier(), end()
             else { return nil }
@@ -62,24 +62,30 @@ struct CanonicalLine {
     // MARK: Pieces of the line
 
     /// Moves past `literal` if the line goes on with it (7 to 16 bytes, as
-    /// every separator here is): two overlapping loads, two compares.
+    /// every separator here is).
     @inline(__always)
     private mutating func skip(_ literal: StaticString) -> Bool {
-        let count = literal.utf8CodeUnitCount
-        guard p + count <= line.count else { return false }
-        let text = UnsafeRawPointer(literal.utf8Start)
-        let equal: Bool
-        if count >= 8 {
-            equal = line.loadUnaligned(fromByteOffset: p, as: UInt64.self) == text.loadUnaligned(as: UInt64.self)
-                && line.loadUnaligned(fromByteOffset: p + count - 8, as: UInt64.self)
-                == text.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
-        } else {
-            equal = line.loadUnaligned(fromByteOffset: p, as: UInt32.self) == text.loadUnaligned(as: UInt32.self)
-                && line.loadUnaligned(fromByteOffset: p + count - 4, as: UInt32.self)
-                == text.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
-        }
-        if equal { p += count }
+        let equal = holds(literal, at: p)
+        if equal { p += literal.utf8CodeUnitCount }
         return equal
+    }
+
+    /// Whether the line holds `literal` (4 to 16 bytes) at `offset`: two
+    /// overlapping loads, two compares, where `memcmp` would branch on the
+    /// length, which for a type name is as random as the events.
+    @inline(__always)
+    private func holds(_ literal: StaticString, at offset: Int) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard offset + count <= line.count else { return false }
+        let text = UnsafeRawPointer(literal.utf8Start)
+        if count >= 8 {
+            return line.loadUnaligned(fromByteOffset: offset, as: UInt64.self) == text.loadUnaligned(as: UInt64.self)
+                && line.loadUnaligned(fromByteOffset: offset + count - 8, as: UInt64.self)
+                == text.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        }
+        return line.loadUnaligned(fromByteOffset: offset, as: UInt32.self) == text.loadUnaligned(as: UInt32.self)
+            && line.loadUnaligned(fromByteOffset: offset + count - 4, as: UInt32.self)
+            == text.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
     }
 
     /// The content of the string that starts at `p`, just past its opening
