@@ -317,9 +317,10 @@ public struct SymbolTable: Sendable {
 
 /// Byte equality of two spans of `count` bytes: a word at a time, and the
 /// last one to eight bytes as one word that may overlap the words before,
-/// so that a short id's length costs no mispredicted loop.
-@inlinable
-func memoryEquals(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
+/// so that a short id's length costs no mispredicted loop, as `memcmp`'s
+/// branches on the length would.
+@inlinable @inline(__always)
+package func memoryEquals(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
     if count >= 8 {
         var i = 0
         while i + 8 < count {

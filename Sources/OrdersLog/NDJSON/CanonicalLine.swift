@@ -70,22 +70,14 @@ struct CanonicalLine {
         return equal
     }
 
-    /// Whether the line holds `literal` (4 to 16 bytes) at `offset`: two
-    /// overlapping loads, two compares, where `memcmp` would branch on the
-    /// length, which for a type name is as random as the events.
+    /// Whether the line holds `literal` at `offset`: a word at a time, with
+    /// no branch on the length (``memoryEquals``), which for a type name is
+    /// as random as the events.
     @inline(__always)
     private func holds(_ literal: StaticString, at offset: Int) -> Bool {
         let count = literal.utf8CodeUnitCount
-        guard offset + count <= line.count else { return false }
-        let text = UnsafeRawPointer(literal.utf8Start)
-        if count >= 8 {
-            return line.loadUnaligned(fromByteOffset: offset, as: UInt64.self) == text.loadUnaligned(as: UInt64.self)
-                && line.loadUnaligned(fromByteOffset: offset + count - 8, as: UInt64.self)
-                == text.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
-        }
-        return line.loadUnaligned(fromByteOffset: offset, as: UInt32.self) == text.loadUnaligned(as: UInt32.self)
-            && line.loadUnaligned(fromByteOffset: offset + count - 4, as: UInt32.self)
-            == text.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+        // Safe: the line has `count` bytes from `offset`.
+        return offset + count <= line.count && memoryEquals(line.baseAddress! + offset, literal.utf8Start, count)
     }
 
     /// The content of the string that starts at `p`, just past its opening
