@@ -61,8 +61,7 @@ struct CanonicalLine {
 
     // MARK: Pieces of the line
 
-    /// Moves past `literal` if the line goes on with it (7 to 16 bytes, as
-    /// every separator here is).
+    /// Moves past `literal` if the line goes on with it.
     @inline(__always)
     private mutating func skip(_ literal: StaticString) -> Bool {
         let equal = holds(literal, at: p)
