@@ -165,20 +165,19 @@ struct EventColumns {
                 cart &+= 1
                 order &+= 1
             default:
-                if votes {
-                    prefetchVotes(after: vote, of: count, from: values, to: &sink)
-                    castVote(vote, at: at, from: values, to: &sink)
-                }
+                if votes { castVote(vote, of: count, at: at, from: values, to: &sink) }
                 vote &+= 1
             }
         }
     }
 
-    /// Hands the `vote`th vote that `values` holds, cast `at`, to `sink`.
+    /// Hands the `vote`th vote that `values` holds, of `count` events,
+    /// cast `at`, to `sink`, after hinting it of the votes to come.
     @inline(__always)
     private static func castVote<Sink: EventSink & ~Copyable>(
-        _ vote: Int, at: Timestamp, from values: borrowing ColumnValues, to sink: inout Sink
+        _ vote: Int, of count: Int, at: Timestamp, from values: borrowing ColumnValues, to sink: inout Sink
     ) {
+        prefetchVotes(after: vote, of: count, from: values, to: &sink)
         sink.voteCast(at: at, poll: Symbol(rawValue: values.polls[vote]), voter: Symbol(rawValue: values.voters[vote]),
                       candidate: Symbol(rawValue: values.candidates[vote]))
     }
@@ -204,8 +203,7 @@ struct EventColumns {
     ) {
         var vote = 0
         for i in 0..<count where kinds[i] & LogFormat.kindMask == LogFormat.Kind.voteCast.rawValue {
-            prefetchVotes(after: vote, of: count, from: values, to: &sink)
-            castVote(vote, at: Timestamp(milliseconds: values.times[i]), from: values, to: &sink)
+            castVote(vote, of: count, at: Timestamp(milliseconds: values.times[i]), from: values, to: &sink)
             vote &+= 1
         }
     }
