@@ -71,12 +71,14 @@ struct CanonicalLineTests {
     @Test func canonicalLinesTakeTheFastPath() {
         for text in Self.lines where !text.contains("+09:00") {
             var ids = Identifiers()
-            let event = Array(text.utf8).withUnsafeBytes { CanonicalLine.parse($0, ids: &ids) }
+            var lastDate = RFC3339.LastDate()
+            let event = Array(text.utf8).withUnsafeBytes { CanonicalLine.parse($0, ids: &ids, lastDate: &lastDate) }
             #expect(event != nil, "\(text)")
         }
         var ids = Identifiers()
+        var lastDate = RFC3339.LastDate()
         let spaced = #"{"type": "item_removed", "at": "2025-09-16T09:00:00Z", "cart": "c", "product": "p"}"#
-        #expect(Array(spaced.utf8).withUnsafeBytes { CanonicalLine.parse($0, ids: &ids) } == nil)
+        #expect(Array(spaced.utf8).withUnsafeBytes { CanonicalLine.parse($0, ids: &ids, lastDate: &lastDate) } == nil)
         #expect(ids.counts == [0, 0, 0, 0, 0, 0])
     }
 }

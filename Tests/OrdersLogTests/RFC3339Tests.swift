@@ -35,16 +35,22 @@ struct RFC3339Tests {
     /// The word-at-a-time reading of the common shape agrees with the general
     /// parser on every near miss: each byte of a valid time replaced in turn
     /// by every byte value, and every month and day of a leap and a plain year.
+    /// Each is read with no date remembered, and after the valid time, whose
+    /// date is then remembered: a near miss in the date must not be taken for it.
     @Test
     func theCommonShapeIsReadAsTheGeneralParserReadsIt() {
+        let valid = Array("2024-02-29T23:59:58.987Z".utf8)
         func check(_ bytes: [UInt8]) {
             bytes.withUnsafeBytes { text in
-                let fast = RFC3339.parseUTCMillis(text)
+                var fresh = RFC3339.LastDate()
+                let fast = RFC3339.parseUTCMillis(text, lastDate: &fresh)
                 #expect(fast == nil || fast == RFC3339.parseAny(text), "\(String(decoding: bytes, as: UTF8.self))")
                 #expect(RFC3339.parse(text) == RFC3339.parseAny(text))
+                var remembered = RFC3339.LastDate()
+                _ = valid.withUnsafeBytes { RFC3339.parse($0, lastDate: &remembered) }
+                #expect(RFC3339.parse(text, lastDate: &remembered) == RFC3339.parseAny(text), "\(String(decoding: bytes, as: UTF8.self))")
             }
         }
-        let valid = Array("2024-02-29T23:59:58.987Z".utf8)
         for index in valid.indices {
             for byte in 0...255 {
                 var bytes = valid
@@ -60,6 +66,25 @@ struct RFC3339Tests {
                 }
             }
         }
-        #expect(valid.withUnsafeBytes { RFC3339.parseUTCMillis($0) } != nil)
+        var lastDate = RFC3339.LastDate()
+        #expect(valid.withUnsafeBytes { RFC3339.parseUTCMillis($0, lastDate: &lastDate) } != nil)
+    }
+
+    /// A run of times, as a log has them, read with one remembered date:
+    /// each as the general parser reads it, across days, months and years,
+    /// and after a time the common shape does not take.
+    @Test
+    func aRememberedDateGivesTheDayOfEachTimeInARun() {
+        let times = ["2024-12-31T23:59:59.999Z", "2024-12-31T00:00:00.000Z", "2025-01-01T00:00:00.000Z",
+                     "2025-01-01T12:00:00+09:00", "2025-01-01T12:00:00.000Z", "2025-01-02T12:00:00.000Z",
+                     "2025-02-02T12:00:00.000Z", "2024-02-02T12:00:00.000Z", "2024-02-30T12:00:00.000Z",
+                     "2024-02-02T24:00:00.000Z", "2024-02-02T23:00:00.000Z"]
+        var lastDate = RFC3339.LastDate()
+        for time in times {
+            let bytes = Array(time.utf8)
+            bytes.withUnsafeBytes { text in
+                #expect(RFC3339.parse(text, lastDate: &lastDate) == RFC3339.parseAny(text), "\(time)")
+            }
+        }
     }
 }

@@ -16,16 +16,17 @@ struct CanonicalLine {
 
     /// The event on `line`, its ids interned into `ids` in the order the
     /// general parser interns them; or `nil`, with `ids` untouched.
-    static func parse(_ line: UnsafeRawBufferPointer, ids: inout Identifiers) -> Event? {
+    /// `lastDate` is the date of the line before, if it had the common shape.
+    static func parse(_ line: UnsafeRawBufferPointer, ids: inout Identifiers, lastDate: inout RFC3339.LastDate) -> Event? {
         var reader = CanonicalLine(line: line)
-        return reader.event(ids: &ids)
+        return reader.event(ids: &ids, lastDate: &lastDate)
     }
 
     private init(line: UnsafeRawBufferPointer) { self.line = line }
 
-    private mutating func event(ids: inout Identifiers) -> Event? {
+    private mutating func event(ids: inout Identifiers, lastDate: inout RFC3339.LastDate) -> Event? {
         guard skip(#"{"type":""#), let type = string(), skip(#","at":""#), let time = string(),
-              let at = RFC3339.parse(bytes(time))
+              let at = RFC3339.parse(bytes(time), lastDate: &lastDate)
         else { return nil }
         switch bytes(type).count {
         case 10 where holds("item_added", at: type.lowerBound):

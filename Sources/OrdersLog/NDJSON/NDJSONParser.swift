@@ -107,10 +107,12 @@ public struct NDJSONParser {
 
     /// Unescaped bytes of the string being decoded.
     private var scratch: [UInt8] = []
+    /// The date of the last line the fast path read.
+    private var lastDate = RFC3339.LastDate()
 
     /// The event on `line`, or `nil` if the line is blank.
     public mutating func parse(_ line: UnsafeRawBufferPointer, ids: inout Identifiers) throws(Failure) -> Event? {
-        if fastPath, let event = CanonicalLine.parse(line, ids: &ids) { return event }
+        if fastPath, let event = CanonicalLine.parse(line, ids: &ids, lastDate: &lastDate) { return event }
         var p = 0
         skipWhitespace(line, &p)
         if p == line.count { return nil }

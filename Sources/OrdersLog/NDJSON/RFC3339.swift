@@ -7,36 +7,61 @@ public enum RFC3339 {
     /// - Returns: `nil` if `text` is not such a time, names an impossible date,
     ///   or falls outside the years 0000 to 9999 once in UTC.
     public static func parse(_ text: UnsafeRawBufferPointer) -> Timestamp? {
-        if text.count == 24, let instant = parseUTCMillis(text) { return instant }
+        var lastDate = LastDate()
+        return parse(text, lastDate: &lastDate)
+    }
+
+    /// Parses as `parse(_:)` does, reusing the day of `lastDate` when the
+    /// time is on the same date, and remembering the date read.
+    @inline(__always)
+    public static func parse(_ text: UnsafeRawBufferPointer, lastDate: inout LastDate) -> Timestamp? {
+        if text.count == 24, let instant = parseUTCMillis(text, lastDate: &lastDate) { return instant }
         return parseAny(text)
+    }
+
+    /// The date of the last time read in the common shape, and its day
+    /// number. Events come in time order, so nearly all are on the date
+    /// of the one before, whose date is then neither checked nor converted
+    /// again: that was a third of reading a time.
+    public struct LastDate {
+        /// The time's first ten bytes, `YYYY-MM-DD`, XORed with the template.
+        fileprivate var yearMonth: UInt64 = 0
+        /// Out of the range of two bytes until a date is read, so that none matches.
+        fileprivate var day: UInt32 = 0x1_0000
+        fileprivate var days: Int64 = 0
+
+        public init() {}
     }
 
     /// The common shape, `YYYY-MM-DDTHH:MM:SS.mmmZ`, read as three words:
     /// `nil` for anything else (or an impossible date), which `parseAny`
     /// then decides. Hand-written because every event has a time.
     @inline(__always)
-    static func parseUTCMillis(_ text: UnsafeRawBufferPointer) -> Timestamp? {
+    static func parseUTCMillis(_ text: UnsafeRawBufferPointer, lastDate: inout LastDate) -> Timestamp? {
         // Each word XOR its template: separators become 0, digits their value.
         let a = text.loadUnaligned(fromByteOffset: 0, as: UInt64.self) ^ 0x2D30_302D_3030_3030  // "0000-00-"
         let b = text.loadUnaligned(fromByteOffset: 8, as: UInt64.self) ^ 0x3030_3A30_3054_3030  // "00T00:00"
         let c = text.loadUnaligned(fromByteOffset: 16, as: UInt64.self) ^ 0x5A30_3030_2E30_303A  // ":00.000Z"
-        guard isDigits(a, at: 0x00FF_FF00_FFFF_FFFF), isDigits(b, at: 0xFFFF_00FF_FF00_FFFF),
-              isDigits(c, at: 0x00FF_FFFF_00FF_FF00)
-        else { return nil }
+        guard isDigits(b, at: 0xFFFF_00FF_FF00_FFFF), isDigits(c, at: 0x00FF_FFFF_00FF_FF00) else { return nil }
         @inline(__always) func digit(_ word: UInt64, _ index: UInt64) -> Int64 { Int64(word >> (8 * index) & 0xFF) }
-        let year = digit(a, 0) * 1000 + digit(a, 1) * 100 + digit(a, 2) * 10 + digit(a, 3)
-        let month = digit(a, 5) * 10 + digit(a, 6)
-        let day = digit(b, 0) * 10 + digit(b, 1)
         let hour = digit(b, 3) * 10 + digit(b, 4)
         let minute = digit(b, 6) * 10 + digit(b, 7)
         let second = digit(c, 1) * 10 + digit(c, 2)
         let millis = digit(c, 4) * 100 + digit(c, 5) * 10 + digit(c, 6)
-        guard month >= 1, month <= 12, day >= 1, day <= CivilDate.daysIn(month: month, year: year),
-              hour <= 23, minute <= 59, second <= 59
-        else { return nil }
-        let days = CivilDate(year: year, month: month, day: day).daysSinceEpoch
+        guard hour <= 23, minute <= 59, second <= 59 else { return nil }
+        let dayDigits = UInt32(truncatingIfNeeded: b & 0xFFFF)
+        if a != lastDate.yearMonth || dayDigits != lastDate.day {
+            guard isDigits(a, at: 0x00FF_FF00_FFFF_FFFF) else { return nil }
+            let year = digit(a, 0) * 1000 + digit(a, 1) * 100 + digit(a, 2) * 10 + digit(a, 3)
+            let month = digit(a, 5) * 10 + digit(a, 6)
+            let day = digit(b, 0) * 10 + digit(b, 1)
+            guard month >= 1, month <= 12, day >= 1, day <= CivilDate.daysIn(month: month, year: year) else { return nil }
+            lastDate.yearMonth = a
+            lastDate.day = dayDigits
+            lastDate.days = CivilDate(year: year, month: month, day: day).daysSinceEpoch
+        }
         // Years 0000 to 9999 in UTC are all in range.
-        return Timestamp(milliseconds: (((days * 24 + hour) * 60 + minute) * 60 + second) * 1000 + millis)
+        return Timestamp(milliseconds: (((lastDate.days * 24 + hour) * 60 + minute) * 60 + second) * 1000 + millis)
     }
 
     /// Whether `word` (a template XORed away) is 0 outside `digits` and at
