@@ -16,9 +16,16 @@ public protocol EventSink: ~Copyable {
     /// fetching what it will read for it (see ``Ledger/prefetchVote(voter:near:)``).
     /// It changes nothing. By default it does nothing.
     func prefetchVote(voter: Symbol, near: Bool)
+
+    /// The same hint for an event of `cart`, a few of the cart's events
+    /// from now (``Ledger/prefetchCart(_:near:)``). By default it does nothing.
+    func prefetchCart(_ cart: Symbol, near: Bool)
 }
 
 extension EventSink where Self: ~Copyable {
     @inlinable
     public func prefetchVote(voter: Symbol, near: Bool) {}
+
+    @inlinable
+    public func prefetchCart(_ cart: Symbol, near: Bool) {}
 }

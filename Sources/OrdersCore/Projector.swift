@@ -61,6 +61,11 @@ extension Projector: EventSink {
     }
 
     @inlinable
+    public func prefetchCart(_ cart: Symbol, near: Bool) {
+        ledger.prefetchCart(cart, near: near)
+    }
+
+    @inlinable
     public mutating func itemAdded(at: Timestamp, cart: Symbol, product: Symbol, qty: Int64, price: Int64, currency: Currency) {
         counts.count(ledger.addItem(cart: cart, product: product, qty: qty, price: price, currency: currency))
     }

@@ -67,6 +67,10 @@ private struct RulesSink: EventSink, ~Copyable {
     func prefetchVote(voter: Symbol, near: Bool) {
         ledger.prefetchVote(voter: voter, near: near)
     }
+
+    func prefetchCart(_ cart: Symbol, near: Bool) {
+        ledger.prefetchCart(cart, near: near)
+    }
 }
 
 /// An observer that keeps nothing.

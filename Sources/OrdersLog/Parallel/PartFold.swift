@@ -94,6 +94,10 @@ struct PartFold: EventSink, ~Copyable {
         projector.prefetchVote(voter: voter, near: near)
     }
 
+    func prefetchCart(_ cart: Symbol, near: Bool) {
+        projector.prefetchCart(cart, near: near)
+    }
+
     mutating func voteCast(at: Timestamp, poll: Symbol, voter: Symbol, candidate: Symbol) {
         projector.voteCast(at: at, poll: poll, voter: voter, candidate: candidate)
     }
