@@ -3,9 +3,9 @@
 ///
 /// The fold updates these for every order line and vote, so they live in
 /// noncopyable maps (``OwnedMap``), each with a small cache in front: the
-/// last daily entry per currency, the last product entry per product, the
-/// last tally entry per candidate, and the zone's offset over the span of
-/// time in which it holds. ``reports(counts:openCarts:)`` then makes the
+/// daily and product entries that recent orders went to (``RecentEntries``),
+/// the last tally entry per candidate, and the zone's offset over the span
+/// of time in which it holds. ``reports(counts:openCarts:)`` then makes the
 /// ``Reports`` value, which merges and renders.
 public struct ReportsGatherer: ~Copyable, FoldObserver, @unchecked Sendable {  // Owns its tables; nothing is shared.
     /// The zone in which daily and product sales count dates.
@@ -18,28 +18,12 @@ public struct ReportsGatherer: ~Copyable, FoldObserver, @unchecked Sendable {  /
     @usableFromInline var offset: Int64 = 0
     @usableFromInline var offsetFrom: Int64 = 0
     @usableFromInline var offsetUntil: Int64 = 0
-    /// A few recent daily entries, by a hash of their currency.
-    @usableFromInline var recentDaily = OwnedTable<RecentEntry>()
-    /// By product number: the product entry its last line went to.
-    @usableFromInline var recentProduct = OwnedTable<RecentEntry>()
+    /// Recent daily entries, by a hash of their currency.
+    @usableFromInline var recentDaily = RecentEntries(setBits: 3)
+    /// Recent product entries, by a hash of their product and currency.
+    @usableFromInline var recentProduct = RecentEntries(setBits: 10)
     /// By candidate number: the tally entry its last vote went to.
     @usableFromInline var recentVote = OwnedTable<RecentVote>()
-
-    /// An entry of a map that an order went to, for the next with the same day and currency.
-    @usableFromInline
-    struct RecentEntry: BitwiseCopyable {
-        @usableFromInline var day: Int64
-        @usableFromInline var currency: Currency
-        /// The entry's index plus one; 0 for none.
-        @usableFromInline var entry: UInt32
-
-        @inlinable
-        init(day: Int64, currency: Currency, entry: UInt32) {
-            self.day = day
-            self.currency = currency
-            self.entry = entry
-        }
-    }
 
     /// The tally entry a candidate's last vote went to.
     @usableFromInline
@@ -57,31 +41,22 @@ public struct ReportsGatherer: ~Copyable, FoldObserver, @unchecked Sendable {  /
 
     public init(zone: ZoneRules = .utc) {
         self.zone = zone
-        recentDaily.cover(Self.recentDailySlots - 1)
     }
-
-    @usableFromInline static let recentDailySlots = 8
 
     @inlinable
     public mutating func placed(_ order: PlacedOrder) {
         let day = localDay(of: order.at)
-        let slot = Int(truncatingIfNeeded: (order.currency.rawValue &* 0x9E37_79B1) >> 29)
-        var entry = Int(recentDaily[slot].entry) - 1
-        if entry < 0 || recentDaily[slot].day != day || recentDaily[slot].currency != order.currency {
-            entry = daily.entry(for: DailySales.Key(day: day, currency: order.currency), empty: SalesTotals())
-            recentDaily[slot] = RecentEntry(day: day, currency: order.currency, entry: UInt32(entry + 1))
+        let currency = UInt64(order.currency.rawValue)
+        let entry = recentDaily.entry(day: day, key: currency) {
+            daily.entry(for: DailySales.Key(day: day, currency: order.currency), empty: SalesTotals())
         }
         daily[entry: entry].orders.add(1)
         daily[entry: entry].units.add(order.units)
         daily[entry: entry].revenue.add(order.total)
         for line in order.lines {
-            let product = line.product.index
-            recentProduct.cover(product)
-            var entry = Int(recentProduct[product].entry) - 1
-            if entry < 0 || recentProduct[product].day != day || recentProduct[product].currency != order.currency {
-                entry = products.entry(for: ProductSales.Key(day: day, product: line.product, currency: order.currency),
-                                       empty: ProductSales.Totals())
-                recentProduct[product] = RecentEntry(day: day, currency: order.currency, entry: UInt32(entry + 1))
+            let entry = recentProduct.entry(day: day, key: UInt64(line.product.rawValue) << 32 | currency) {
+                products.entry(for: ProductSales.Key(day: day, product: line.product, currency: order.currency),
+                               empty: ProductSales.Totals())
             }
             products[entry: entry].units.add(line.qty)
             // Safe from wrapping: the order's total fitted, so each line's does.
