@@ -15,7 +15,7 @@ struct RecentEntries: ~Copyable {
     /// How far to shift a hash right for its set: 64 minus the sets' bits.
     @usableFromInline let shift: UInt64
 
-    /// An entry of the map, for the day and currency it counts.
+    /// An entry of the map, with the day and the rest of the key it counts.
     @usableFromInline
     struct Slot: BitwiseCopyable {
         @usableFromInline var day: Int64

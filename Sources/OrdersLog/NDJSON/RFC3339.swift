@@ -22,12 +22,14 @@ public enum RFC3339 {
     /// The date of the last time read in the common shape, and its day
     /// number. Events come in time order, so nearly all are on the date
     /// of the one before, whose date is then neither checked nor converted
-    /// again: that was a third of reading a time.
+    /// again: that was half of reading a time.
     public struct LastDate {
-        /// The time's first ten bytes, `YYYY-MM-DD`, XORed with the template.
+        /// The time's first eight bytes, `YYYY-MM-`, XORed with the template.
         fileprivate var yearMonth: UInt64 = 0
-        /// Out of the range of two bytes until a date is read, so that none matches.
-        fileprivate var day: UInt32 = 0x1_0000
+        /// The next two, `DD`, likewise; out of the range of two bytes until
+        /// a date is read, so that no time matches.
+        fileprivate var dayOfMonth: UInt32 = 0x1_0000
+        /// The date's day number, from 1970-01-01.
         fileprivate var days: Int64 = 0
 
         public init() {}
@@ -50,18 +52,18 @@ public enum RFC3339 {
         let millis = digit(c, 4) * 100 + digit(c, 5) * 10 + digit(c, 6)
         guard hour <= 23, minute <= 59, second <= 59 else { return nil }
         let dayDigits = UInt32(truncatingIfNeeded: b & 0xFFFF)
-        if a != lastDate.yearMonth || dayDigits != lastDate.day {
+        if a != lastDate.yearMonth || dayDigits != lastDate.dayOfMonth {
             guard isDigits(a, at: 0x00FF_FF00_FFFF_FFFF) else { return nil }
             let year = digit(a, 0) * 1000 + digit(a, 1) * 100 + digit(a, 2) * 10 + digit(a, 3)
             let month = digit(a, 5) * 10 + digit(a, 6)
             let day = digit(b, 0) * 10 + digit(b, 1)
             guard month >= 1, month <= 12, day >= 1, day <= CivilDate.daysIn(month: month, year: year) else { return nil }
             lastDate.yearMonth = a
-            lastDate.day = dayDigits
+            lastDate.dayOfMonth = dayDigits
             lastDate.days = CivilDate(year: year, month: month, day: day).daysSinceEpoch
         }
-        // Years 0000 to 9999 in UTC are all in range.
-        return Timestamp(milliseconds: (((lastDate.days * 24 + hour) * 60 + minute) * 60 + second) * 1000 + millis)
+        // Years 0000 to 9999 in UTC are all in range, and far from wrapping.
+        return Timestamp(milliseconds: (((lastDate.days &* 24 &+ hour) &* 60 &+ minute) &* 60 &+ second) &* 1000 &+ millis)
     }
 
     /// Whether `word` (a template XORed away) is 0 outside `digits` and at
