@@ -3,6 +3,9 @@ import ArgumentParser
 /// The `orders` command: an event-sourced cart and order engine.
 @main
 struct Orders: ParsableCommand {
+    // Every command names itself: left to ArgumentParser, each name comes from
+    // `String(describing:)` of its type, whose runtime lookups took a third of
+    // the 46M instructions of replaying a 17-event log.
     static let configuration = CommandConfiguration(
         commandName: "orders",
         abstract: "Keep store events in a compressed log; fold them into carts, orders, daily sales and vote tallies.",

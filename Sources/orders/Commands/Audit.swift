@@ -5,6 +5,7 @@ import OrdersReports
 extension Orders {
     struct Audit: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "audit",
             abstract: "Show every event of one cart and what the fold made of it.",
             discussion: """
             Prints NDJSON: each event of the cart in log order with its seq, its status

@@ -8,6 +8,7 @@ import OrdersWorkload
 extension Orders {
     struct Bench: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "bench",
             abstract: "Measure replay against the zstd floor, phase by phase.",
             discussion: """
             `zstd -dc LOG`, which decompresses every frame, is the floor. bench times

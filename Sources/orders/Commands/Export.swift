@@ -5,6 +5,7 @@ import OrdersLog
 extension Orders {
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Print a log's events as NDJSON.",
             discussion: """
             One JSON object per line, with its seq, times in UTC to the millisecond:

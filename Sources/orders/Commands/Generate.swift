@@ -8,6 +8,7 @@ import OrdersWorkload
 extension Orders {
     struct Generate: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "generate",
             abstract: "Write a realistic, deterministic event stream.",
             discussion: """
             Interleaved shopping sessions in four stores (KRW, USD, JPY, EUR), products

@@ -5,6 +5,7 @@ import OrdersLog
 extension Orders {
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Append events to a log, all or nothing.",
             discussion: """
             Reads each FILE (NDJSON, plain or zstd-compressed, or another orders log;

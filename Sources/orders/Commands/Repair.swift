@@ -6,6 +6,7 @@ import OrdersLog
 extension Orders {
     struct Repair: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "repair",
             abstract: "Copy what can be read of a damaged log into a new log.",
             discussion: """
             Reads LOG past any damaged frames and writes every readable event, in order, to

@@ -5,6 +5,7 @@ import OrdersReports
 extension Orders {
     struct Replay: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "replay",
             abstract: "Fold a whole log and print the outcome.",
             discussion: """
             Applies every event by the fold's rules and prints counts of events, of each

@@ -6,6 +6,7 @@ import OrdersReports
 extension Orders {
     struct Report: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "report",
             abstract: "Sales reports: per day, per product, per category.",
             discussion: """
             Dates are local dates in --tz (an IANA zone, UTC by default), right across
@@ -24,6 +25,7 @@ extension Orders {
 extension Orders.Report {
     struct Daily: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "daily",
             abstract: "Orders, units and revenue per local date and currency.",
             discussion: """
             One row per date and currency with at least one order, sorted by date then
@@ -63,6 +65,7 @@ extension Orders.Report {
 
     struct Products: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "products",
             abstract: "Units and revenue per local date, product and currency.",
             discussion: """
             CSV: date,product,currency,units,revenue, sorted by date, product (by its UTF-8
@@ -90,6 +93,7 @@ extension Orders.Report {
 
     struct Categories: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "categories",
             abstract: "Units and revenue per local date, catalog category and currency.",
             discussion: """
             Groups the products report by the categories of --catalog; a product the

@@ -5,6 +5,7 @@ import OrdersReports
 extension Orders {
     struct Tally: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "tally",
             abstract: "Count the votes of each poll.",
             discussion: """
             Each poll is a ranking: candidates by votes, most first, ties by candidate id.

@@ -6,6 +6,7 @@ import OrdersReports
 extension Orders {
     struct Verify: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "verify",
             abstract: "Check every frame of a log.",
             discussion: """
             Reads the whole log and checks the file header, every batch header and commit
