@@ -9,14 +9,63 @@
 #if defined(__x86_64__)
 
 #include <nmmintrin.h>
+#include <pthread.h>
 
 int crc32c_hardware_available(void) {
     return __builtin_cpu_supports("sse4.2");
 }
 
+// The instruction takes three cycles to give its result and can start one
+// every cycle, so a long buffer is read as three lanes of `LANE` bytes at
+// once, whose CRCs are then joined: three times the speed of one chain.
+// Joining uses that the CRC (without its inversions) is linear: the CRC of
+// A then B, from state s, is the CRC of B from 0, xor s carried over as many
+// zero bytes as B has (`over_lane`).
+enum { LANE = 4096 };
+
+// `carry[j][v]`: the state `v << 8j` carried over LANE zero bytes.
+static uint32_t carry[4][256];
+static pthread_once_t carry_made = PTHREAD_ONCE_INIT;
+
+__attribute__((target("sse4.2")))
+static void make_carry(void) {
+    // Each state bit on its own, then every byte value as the xor of its bits.
+    uint32_t bit[32];
+    for (int b = 0; b < 32; b++) {
+        uint64_t state = (uint64_t)1 << b;
+        for (int i = 0; i < LANE / 8; i++) state = _mm_crc32_u64(state, 0);
+        bit[b] = (uint32_t)state;
+    }
+    for (int j = 0; j < 4; j++) {
+        carry[j][0] = 0;
+        for (int v = 1; v < 256; v++) {
+            int low = __builtin_ctz(v);
+            carry[j][v] = carry[j][v & (v - 1)] ^ bit[8 * j + low];
+        }
+    }
+}
+
+static uint32_t over_lane(uint32_t state) {
+    return carry[0][state & 0xFF] ^ carry[1][(state >> 8) & 0xFF] ^ carry[2][(state >> 16) & 0xFF] ^ carry[3][state >> 24];
+}
+
 __attribute__((target("sse4.2")))
 uint32_t crc32c_hardware_update(uint32_t crc, const void *data, size_t length) {
     const unsigned char *p = data;
+    if (length >= 3 * LANE) pthread_once(&carry_made, make_carry);
+    for (; length >= 3 * LANE; p += 3 * LANE, length -= 3 * LANE) {
+        uint64_t a = crc, b = 0, c = 0;
+        for (size_t i = 0; i < LANE; i += 8) {
+            uint64_t x, y, z;
+            memcpy(&x, p + i, 8);
+            memcpy(&y, p + LANE + i, 8);
+            memcpy(&z, p + 2 * LANE + i, 8);
+            a = _mm_crc32_u64(a, x);
+            b = _mm_crc32_u64(b, y);
+            c = _mm_crc32_u64(c, z);
+        }
+        crc = over_lane(over_lane((uint32_t)a) ^ (uint32_t)b) ^ (uint32_t)c;
+    }
     uint64_t wide = crc;
     for (; length >= 8; p += 8, length -= 8) {
         uint64_t word;
