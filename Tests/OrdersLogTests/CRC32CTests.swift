@@ -14,11 +14,7 @@ struct CRC32CTests {
     /// Every length up to 80 at every start within a word, so that both ends
     /// of the word-at-a-time loop are crossed.
     @Test func instructionAndTablesAgree() {
-        var state: UInt64 = 3
-        let bytes = (0..<100).map { _ -> UInt8 in
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return UInt8(truncatingIfNeeded: state >> 56)
-        }
+        let bytes = Self.randomBytes(100, seed: 3)
         bytes.withUnsafeBytes { all in
             for start in 0..<8 {
                 for length in 0...80 {
@@ -33,11 +29,7 @@ struct CRC32CTests {
     /// (12 KiB to a group), around the lengths where a group ends, from
     /// starts within a word, and with a starting state of its own.
     @Test func threeLanesAgreeWithTheTables() {
-        var state: UInt64 = 5
-        let bytes = (0..<50_000).map { _ -> UInt8 in
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return UInt8(truncatingIfNeeded: state >> 56)
-        }
+        let bytes = Self.randomBytes(50_000, seed: 5)
         bytes.withUnsafeBytes { all in
             for start in 0..<4 {
                 for length in [12_287, 12_288, 12_289, 12_296, 24_575, 24_576, 24_583, 36_864 + 5, 49_000] {
@@ -52,6 +44,15 @@ struct CRC32CTests {
                 let twoCalls = ~crc32c_hardware_update(crc32c_hardware_update(0xFFFF_FFFF, head.baseAddress!, head.count), tail.baseAddress!, tail.count)
                 #expect(twoCalls == CRC32C.softwareChecksum(whole))
             }
+        }
+    }
+
+    /// `count` bytes from a linear congruential generator started at `seed`.
+    static func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
+        var state = seed
+        return (0..<count).map { _ in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: state >> 56)
         }
     }
 }
