@@ -316,30 +316,18 @@ public struct SymbolTable: Sendable {
 }
 
 /// Byte equality of two spans of `count` bytes: a word at a time, and the
-/// last one to eight bytes as one word that may overlap the words before,
+/// last one to eight bytes as one word (``SymbolTable/lastWord(_:)``),
 /// so that a short id's length costs no mispredicted loop, as `memcmp`'s
 /// branches on the length would.
 @inlinable @inline(__always)
 package func memoryEquals(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
-    if count >= 8 {
-        var i = 0
-        while i + 8 < count {
-            if a.loadUnaligned(fromByteOffset: i, as: UInt64.self) != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
-                return false
-            }
-            i += 8
+    var i = 0
+    while i + 8 < count {
+        if a.loadUnaligned(fromByteOffset: i, as: UInt64.self) != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
+            return false
         }
-        return a.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) == b.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        i += 8
     }
-    if count >= 4 {
-        let first = a.loadUnaligned(as: UInt32.self) ^ b.loadUnaligned(as: UInt32.self)
-        let last = a.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self) ^ b.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
-        return first | last == 0
-    }
-    guard count > 0 else { return true }
-    // The first, middle and last bytes: all of them, for one to three.
-    let first = a.load(as: UInt8.self) ^ b.load(as: UInt8.self)
-    let middle = a.load(fromByteOffset: count >> 1, as: UInt8.self) ^ b.load(fromByteOffset: count >> 1, as: UInt8.self)
-    let last = a.load(fromByteOffset: count - 1, as: UInt8.self) ^ b.load(fromByteOffset: count - 1, as: UInt8.self)
-    return first | middle | last == 0
+    return SymbolTable.lastWord(UnsafeRawBufferPointer(start: a, count: count))
+        == SymbolTable.lastWord(UnsafeRawBufferPointer(start: b, count: count))
 }

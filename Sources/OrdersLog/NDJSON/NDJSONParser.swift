@@ -1,4 +1,3 @@
-import Glibc
 import OrdersCore
 
 /// Parses one NDJSON line into an ``Event``, by the rules of section 1 of the
@@ -69,7 +68,7 @@ public struct NDJSONParser {
 
     /// Whether `bytes` are exactly `text`'s UTF-8.
     static func spells(_ bytes: UnsafeRawBufferPointer, _ text: StaticString) -> Bool {
-        text.utf8CodeUnitCount == bytes.count && (bytes.isEmpty || memcmp(text.utf8Start, bytes.baseAddress!, bytes.count) == 0)
+        text.utf8CodeUnitCount == bytes.count && (bytes.isEmpty || memoryEquals(text.utf8Start, bytes.baseAddress!, bytes.count))
     }
 
     /// Where a known field's value sits in the line, and what kind of JSON value it is.
@@ -489,7 +488,7 @@ public struct NDJSONParser {
     private func literal(_ word: StaticString, _ line: UnsafeRawBufferPointer, _ p: inout Int) throws(Failure) {
         let count = word.utf8CodeUnitCount
         guard p + count <= line.count,
-              memoryEqualsStatic(line.baseAddress! + p, word.utf8Start, count)
+              memoryEquals(line.baseAddress! + p, word.utf8Start, count)
         else { throw notJSON("expected a value", at: p) }
         p += count
     }
@@ -535,11 +534,6 @@ public struct NDJSONParser {
         bytes(of: text, line) { JSONText.appendString(UnsafeRawBufferPointer(rebasing: $0.prefix(64)), to: &json) }
         return String(decoding: json, as: UTF8.self)
     }
-}
-
-private func memoryEqualsStatic(_ a: UnsafeRawPointer, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
-    for i in 0..<count where a.load(fromByteOffset: i, as: UInt8.self) != b[i] { return false }
-    return true
 }
 
 /// Appends the UTF-8 encoding of a Unicode scalar value.
