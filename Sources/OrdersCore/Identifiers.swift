@@ -41,6 +41,11 @@ public struct Identifiers: Sendable {
     /// The number of ids of each role, in ``Role`` order.
     public var counts: [Int] { Role.allCases.map { self[$0].count } }
 
+    /// Forgets every id, keeping the tables' memory.
+    public mutating func removeAll() {
+        for role in Role.allCases { self[role].removeAll() }
+    }
+
     /// Forgets, in each role, the ids numbered from `counts[role]` on.
     public mutating func removeIDs(from counts: [Int]) {
         for role in Role.allCases { self[role].removeSymbols(from: counts[role.rawValue]) }

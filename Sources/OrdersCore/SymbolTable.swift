@@ -179,6 +179,16 @@ public struct SymbolTable: Sendable {
         indexed = 0
     }
 
+    /// Forgets every symbol, keeping the memory: a table that is filled
+    /// again and again, one per chunk of text, grows only once.
+    public mutating func removeAll() {
+        spans.removeLast(from: 0)
+        storage.removeLast(from: 0)
+        slots.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+        indexed = 0
+        occupied = 0
+    }
+
     /// A copy of the bytes of `symbol` (empty for a placeholder); `withBytes` reads them in place.
     @inlinable
     public subscript(symbol: Symbol) -> ArraySlice<UInt8> {

@@ -139,6 +139,20 @@ struct SymbolDefinitionTests {
         #expect(duplicate?.0 == Symbol(rawValue: 0) && duplicate?.1 == Symbol(rawValue: 4))
     }
 
+    /// Emptied, a table that grew numbers from 0 again, and finds none of
+    /// the ids it held, though it keeps their memory.
+    @Test func removingAllForgetsEverySymbolAndItsIndex() {
+        var table = SymbolTable()
+        for round in 0..<3 {
+            let ids = (0..<3_000).map { Array("id-\($0 * (round + 1))".utf8) }
+            for (number, id) in ids.enumerated() { #expect(table.intern(id) == Symbol(rawValue: UInt32(number))) }
+            #expect(table.count == ids.count)
+            table.removeAll()
+            #expect(table.count == 0)
+            #expect(table.lookup(ids[1]) == nil)
+        }
+    }
+
     @Test func removingSymbolsForgetsThemAndTheirIndex() {
         var table = SymbolTable()
         let a = table.intern(Array("a".utf8))

@@ -7,7 +7,8 @@ import SystemPackage
 /// and this parses them.
 ///
 /// Each chunk is parsed into tables of ids of its own, which are small
-/// and stay in the cache; then the caller's thread renumbers the chunk's
+/// and stay in the cache (on one thread, the same tables, emptied, for
+/// every chunk: new ones grew anew each time); then the caller's thread renumbers the chunk's
 /// ids into the one set of tables, in order, in staged groups whose cache
 /// misses overlap (``SymbolTable/intern(contentsOf:)``), as it hands the
 /// events out. Interning every id of every line straight into the big
@@ -26,11 +27,13 @@ public final class NDJSONReader: EventStream {
     private var line = 0
     private var seq: Int64 = 0
     private var parser = NDJSONParser()
+    /// The tables of the last chunk parsed on this thread, to fill again with the next.
+    private var spareIds: Identifiers?
     /// Threads that parse chunks of text; 0 parses on the caller's thread.
     private let workers: Int
     private lazy var pool = OrderedWorkers<Input, ParsedChunk>(count: workers) {
         var parser = NDJSONParser()
-        return { input in ParsedChunk(input, parser: &parser) }
+        return { input in ParsedChunk(input, parser: &parser, ids: Identifiers()) }
     }
     private var producing = false
     private var ended = false
@@ -74,6 +77,7 @@ public final class NDJSONReader: EventStream {
             guard !parsed.events.isEmpty else { continue }
             let renumber = Role.allCases.map { ids[$0].intern(contentsOf: parsed.ids[$0]) }
             for event in parsed.events { events.append(event.renumbered { role, id in renumber[role.rawValue][id.index] }) }
+            if workers == 0 { spareIds = parsed.ids }
             return handOut(parsed.events.count)
         }
         return nil
@@ -81,7 +85,10 @@ public final class NDJSONReader: EventStream {
 
     /// The next chunk, parsed on the caller's thread.
     private func parseNext() -> ParsedChunk {
-        ParsedChunk(Input(from: chunker), parser: &parser)
+        // The last chunk, and so its hold on the tables, is gone: they are emptied in place.
+        var ids = spareIds.take() ?? Identifiers()
+        ids.removeAll()
+        return ParsedChunk(Input(from: chunker), parser: &parser, ids: ids)
     }
 
     /// The next chunk a worker parsed.
@@ -140,7 +147,7 @@ private enum Input: Sendable {
 /// A chunk's events, their ids numbered in the chunk's own tables.
 private struct ParsedChunk: Sendable {
     var events: [Event] = []
-    var ids = Identifiers()
+    var ids: Identifiers
     var lines = 0
     /// The first line that failed, counted from the chunk's first line as 1.
     var failure: (line: Int, NDJSONParser.Failure)?
@@ -148,12 +155,13 @@ private struct ParsedChunk: Sendable {
     var inputEnded = false
     var inputFailure: (any Error)?
 
-    init(_ input: Input, parser: inout NDJSONParser) {
+    init(_ input: Input, parser: inout NDJSONParser, ids: Identifiers) {
+        self.ids = ids
         switch input {
         case .text(let chunk):
             // Room for a line of every 64 bytes, shorter than any event's: growing by doubling copied every event twice.
             events.reserveCapacity(chunk.lines.count / 64)
-            (lines, failure) = chunk.parse(with: &parser, ids: &ids, into: &events)
+            (lines, failure) = chunk.parse(with: &parser, ids: &self.ids, into: &events)
         case .end: inputEnded = true
         case .failure(let error): inputFailure = error
         }
