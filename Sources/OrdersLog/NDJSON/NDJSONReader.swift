@@ -8,12 +8,13 @@ import SystemPackage
 ///
 /// Each chunk is parsed into tables of ids of its own, which are small
 /// and stay in the cache (on one thread, the same tables, emptied, for
-/// every chunk: new ones grew anew each time); then the caller's thread renumbers the chunk's
-/// ids into the one set of tables, in order, in staged groups whose cache
-/// misses overlap (``SymbolTable/intern(contentsOf:)``), as it hands the
-/// events out. Interning every id of every line straight into the big
-/// tables waited on one miss after another: on one thread, 10M events
-/// took about a tenth longer.
+/// every chunk: new ones grew anew each time); then the caller's thread
+/// renumbers the chunk's ids into the one set of tables, in order, in
+/// staged groups whose cache misses overlap
+/// (``SymbolTable/intern(contentsOf:)``), as it hands the events out.
+/// Interning every id of every line straight into the big tables waited
+/// on one miss after another: on one thread, 10M events took about a
+/// tenth longer.
 ///
 /// With workers, three stages run at once: a thread of its own reads and
 /// decompresses the text and cuts it into chunks, and the workers parse
