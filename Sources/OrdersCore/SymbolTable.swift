@@ -286,7 +286,7 @@ public struct SymbolTable: Sendable {
     /// the bytes before (the length, hashed too, tells them apart), not a
     /// byte at a time: a loop whose length varies with the id's is a
     /// mispredicted branch for ids of mixed lengths.
-    @inlinable
+    @inlinable @inline(__always)
     static func hash32(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
         var offset = 0
