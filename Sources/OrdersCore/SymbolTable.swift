@@ -226,7 +226,7 @@ public struct SymbolTable: Sendable {
 
     // MARK: The hash index
 
-    @inlinable
+    @inlinable @inline(__always)
     func find(_ bytes: UnsafeRawBufferPointer, hash: UInt32) -> Int? {
         let mask = slots.count - 1
         var slot = Int(hash) & mask
