@@ -41,6 +41,26 @@ struct NDJSONReaderTests {
         #expect(throws: InputError.self) { try count(Array(compressed.dropLast(7))) }
     }
 
+    /// The fast path reads a chunk's lines with no search for their ends
+    /// first, LF or CR LF: a line with more after its object, or that never
+    /// closes, is the general parser's, as it was, and counted or named the
+    /// same. (The input's first line always is, for its byte
+    /// order mark, so each case starts after one.)
+    @Test(arguments: [
+        ("{0}\n{0}", 2), ("{0}\r\n{0}\r\n", 2), ("{0}\n\n{0}\n", 2), ("{0} \n{0}", 2),
+        ("{0}x\n{0}\n", -1), ("{0}{0}\n", -1), ("{0}\r{0}\n", -1), ("{0}\n{1}\n{0}", -2), ("{0}\n{1}", -2),
+    ])
+    func aLineEndsWhereTheFastPathFindsItsEnd(template: String, outcome: Int) throws {
+        let line = #"{"type":"checked_out","at":"2025-09-16T09:00:00.000Z","cart":"c","order":"o"}"#
+        let text = line + "\n" + template.replacingOccurrences(of: "{0}", with: line)
+            .replacingOccurrences(of: "{1}", with: String(line.dropLast()))
+        do {
+            #expect(try count(Array(text.utf8)) == 1 + outcome)
+        } catch let error as InputError {
+            #expect(error.location == .line(1 - outcome), "\(error)")
+        }
+    }
+
     @Test func errorsNameTheLineAcrossReadBoundaries() throws {
         let good = #"{"type":"vote_cast","at":"2025-09-16T09:00:00Z","poll":"p","voter":"a","candidate":"x"}"# + "\n"
         var text = String(repeating: good, count: 30_000)

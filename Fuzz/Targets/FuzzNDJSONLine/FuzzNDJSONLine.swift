@@ -21,6 +21,20 @@ public func fuzzNDJSONLine(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard primedResult == generalResult, sameIDs(primedIDs, generalIDs) else {
         fatalError("the fast path, remembering a date, and the general parser disagree")
     }
+    // Read at the start of a chunk's text, the fast path must end the line
+    // at its first newline and read it as the general parser reads it alone.
+    var chunked = NDJSONParser(), chunkedIDs = Identifiers()
+    let text = Array(line) + [0x0A] + primer
+    if let (event, next) = text.withUnsafeBytes({ chunked.parseCanonical($0, ids: &chunkedIDs) }) {
+        let end = text.firstIndex(of: 0x0A)!
+        var alone = NDJSONParser(fastPath: false), aloneIDs = Identifiers()
+        let aloneResult = text[..<end].withUnsafeBytes { bytes in
+            Result { () throws(NDJSONParser.Failure) in try alone.parse(bytes, ids: &aloneIDs) }
+        }
+        guard next == end + 1, aloneResult == .success(event), sameIDs(chunkedIDs, aloneIDs) else {
+            fatalError("the fast path read a line at the start of a text other than the general parser reads it")
+        }
+    }
     if case .success(let event?) = result {
         // What parses must print and parse back to the same event.
         var text: [UInt8] = []

@@ -11,18 +11,33 @@ import OrdersCore
 /// So the fast path can only ever agree with it: a test and the fuzzer
 /// check that it does.
 struct CanonicalLine {
+    /// The line, and, if `textGoesOn`, perhaps the text after it.
     private let line: UnsafeRawBufferPointer
+    private let textGoesOn: Bool
     private var p = 0
 
     /// The event on `line`, its ids interned into `ids` in the order the
     /// general parser interns them; or `nil`, with `ids` untouched.
     /// `lastDate` is the date of the line before, if it had the common shape.
     static func parse(_ line: UnsafeRawBufferPointer, ids: inout Identifiers, lastDate: inout RFC3339.LastDate) -> Event? {
-        var reader = CanonicalLine(line: line)
+        var reader = CanonicalLine(line: line, textGoesOn: false)
         return reader.event(ids: &ids, lastDate: &lastDate)
     }
 
-    private init(line: UnsafeRawBufferPointer) { self.line = line }
+    /// The event on the line at the start of `text`, as `parse(_:ids:lastDate:)`
+    /// reads it, and where the next line starts: past the newline (LF or
+    /// CR LF) that follows its closing brace, or at the end of `text`. So a
+    /// chunk's lines need not be found before they are read.
+    static func parse(lineAtStartOf text: UnsafeRawBufferPointer, ids: inout Identifiers,
+                      lastDate: inout RFC3339.LastDate) -> (event: Event, next: Int)? {
+        var reader = CanonicalLine(line: text, textGoesOn: true)
+        return reader.event(ids: &ids, lastDate: &lastDate).map { ($0, reader.p) }
+    }
+
+    private init(line: UnsafeRawBufferPointer, textGoesOn: Bool) {
+        self.line = line
+        self.textGoesOn = textGoesOn
+    }
 
     private mutating func event(ids: inout Identifiers, lastDate: inout RFC3339.LastDate) -> Event? {
         guard skip(#"{"type":""#), p + 5 < line.count else { return nil }
@@ -144,10 +159,17 @@ struct CanonicalLine {
         return value
     }
 
-    /// Whether the object closes and the line ends there.
+    /// Whether the object closes and the line ends there, moving past them.
     @inline(__always)
     private mutating func end() -> Bool {
-        p + 1 == line.count && line[p] == 0x7D
+        guard p < line.count, line[p] == 0x7D else { return false }
+        p += 1
+        if p == line.count { return true }
+        guard textGoesOn else { return false }
+        // Its newline, LF or CR LF.
+        if line[p] == 0x0D && p + 1 < line.count { p += 1 }
+        p += 1
+        return line[p - 1] == 0x0A
     }
 
     private func bytes(_ range: Range<Int>) -> UnsafeRawBufferPointer {

@@ -206,8 +206,14 @@ struct TextChunk: Sendable {
             var start = lines.lowerBound
             var first = atStart
             while start < lines.upperBound {
-                let stop = newline(in: bytes, from: start, to: lines.upperBound) ?? lines.upperBound
                 count += 1
+                // Most lines are read by the fast path, which finds where they end as it goes.
+                if !first, let (event, next) = parser.parseCanonical(UnsafeRawBufferPointer(rebasing: bytes[start..<lines.upperBound]), ids: &ids) {
+                    events.append(event)
+                    start += next
+                    continue
+                }
+                let stop = newline(in: bytes, from: start, to: lines.upperBound) ?? lines.upperBound
                 do throws(NDJSONParser.Failure) {
                     if let event = try parser.parse(content(of: bytes, start..<stop, first: &first), ids: &ids) {
                         events.append(event)

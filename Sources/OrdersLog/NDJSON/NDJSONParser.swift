@@ -109,6 +109,14 @@ public struct NDJSONParser {
     /// The date of the last line the fast path read.
     private var lastDate = RFC3339.LastDate()
 
+    /// The event on the line at the start of `text`, if the fast path reads
+    /// it (``CanonicalLine``), and where the next line starts; `nil` for the
+    /// caller to find the line's end and call `parse(_:ids:)`.
+    public mutating func parseCanonical(_ text: UnsafeRawBufferPointer, ids: inout Identifiers) -> (event: Event, next: Int)? {
+        guard fastPath else { return nil }
+        return CanonicalLine.parse(lineAtStartOf: text, ids: &ids, lastDate: &lastDate)
+    }
+
     /// The event on `line`, or `nil` if the line is blank.
     public mutating func parse(_ line: UnsafeRawBufferPointer, ids: inout Identifiers) throws(Failure) -> Event? {
         if fastPath, let event = CanonicalLine.parse(line, ids: &ids, lastDate: &lastDate) { return event }
