@@ -106,7 +106,8 @@ struct CanonicalLine {
     /// checks each of its bytes, so none of them can end the string early.
     @inline(__always)
     private mutating func time(_ lastDate: inout RFC3339.LastDate) -> Timestamp? {
-        if p + 25 <= line.count, line[p + 24] == 0x22, let at = RFC3339.parseUTCMillis(bytes(p..<p + 24), lastDate: &lastDate) {
+        if p + 25 <= line.count, line[p + 24] == 0x22,
+           let at = RFC3339.parseUTCMillis(bytes(p..<p + 24), lastDate: &lastDate) {
             p += 25
             return at
         }
