@@ -209,8 +209,9 @@ struct TextChunk: Sendable {
                 count += 1
                 // Most lines are read by the fast path, which finds where they end as it
                 // goes (not the input's first, which may start with a byte order mark).
-                let rest = UnsafeRawBufferPointer(rebasing: bytes[start..<lines.upperBound])
-                if !first, let (event, next) = parser.parseCanonical(rest, ids: &ids) {
+                if !first, let (event, next) = parser.parseCanonical(
+                    UnsafeRawBufferPointer(rebasing: bytes[start..<lines.upperBound]), ids: &ids
+                ) {
                     events.append(event)
                     start += next
                     continue
