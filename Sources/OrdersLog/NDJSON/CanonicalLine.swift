@@ -111,8 +111,9 @@ struct CanonicalLine {
             p += 25
             return at
         }
+        // Any other shape, or a 24-byte time the common shape refused: what `parseAny` decides.
         guard let range = string() else { return nil }
-        return RFC3339.parse(bytes(range), lastDate: &lastDate)
+        return RFC3339.parseAny(bytes(range))
     }
 
     /// A currency code, three upper-case letters, and its closing quote.
