@@ -33,6 +33,35 @@ struct NDJSONReaderTests {
         #expect(try count(compressed) == 6)
     }
 
+    /// `pzstd` puts a skippable frame before each frame, with the magic
+    /// number that opens a log too and 4 bytes: the frame's size.
+    @Test func pzstdOutputIsZstdNotALog() throws {
+        var compressed: [UInt8] = []
+        var compressor = try ZstdCompressor(level: 3)
+        let text = Array((Self.two + "\n").utf8)
+        for _ in 0..<2 {
+            var frame: [UInt8] = []
+            _ = try text.withUnsafeBytes { try compressor.compressFrame($0, appendingTo: &frame) }
+            for word in [ZstdFrame.skippableMagicBase, 4, UInt32(frame.count)] {
+                withUnsafeBytes(of: word.littleEndian) { compressed += $0 }
+            }
+            compressed += frame
+        }
+        #expect(compressed.withUnsafeBytes(InputFormat.detect) == .zstdNDJSON)
+        #expect(try count(compressed) == 4)
+    }
+
+    /// A log is still told as one with its frame's header or its magic text damaged.
+    @Test func aLogIsToldByItsHeaderOrItsText() throws {
+        let header = FileHeader().encoded()
+        for damaged in [0, 4, 8] {
+            var bytes = header
+            bytes[damaged] ^= 0x40
+            #expect(bytes.withUnsafeBytes(InputFormat.detect) == .log, "byte \(damaged)")
+        }
+        #expect(Array(header.prefix(6)).withUnsafeBytes(InputFormat.detect) == .log)
+    }
+
     @Test func aTruncatedZstdStreamIsAnError() throws {
         var compressed: [UInt8] = []
         var compressor = try ZstdCompressor(level: 3)

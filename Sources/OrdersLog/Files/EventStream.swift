@@ -26,11 +26,18 @@ public enum InputFormat: Hashable, Sendable {
     case ndjson
 
     /// Recognises the format from a file's first bytes (at least four, if it has them).
+    ///
+    /// A log opens with a skippable frame of 16 bytes that holds the magic
+    /// text; `pzstd` opens its output with a skippable frame of the same
+    /// magic number and 4 bytes. Either the frame's header or the text is
+    /// enough to tell a log, so that a log whose first bytes are damaged is
+    /// still read as one.
     public static func detect(_ prefix: UnsafeRawBufferPointer) -> InputFormat {
         guard prefix.count >= 4 else { return .ndjson }
         let magic = prefix.loadUnaligned(as: UInt32.self).littleEndian
-        // The magic text as well as the frame magic, so that a log whose first bytes are damaged is still read as one.
-        if magic == LogFormat.fileHeaderMagic || (prefix.count >= 16 && LogFormat.fileMagic.elementsEqual(prefix[8..<16])) {
+        let size = prefix.count >= 8 ? Int(prefix.loadUnaligned(fromByteOffset: 4, as: UInt32.self).littleEndian) : nil
+        let headerFits = magic == LogFormat.fileHeaderMagic && (size ?? LogFormat.fileHeaderContentSize) == LogFormat.fileHeaderContentSize
+        if headerFits || (prefix.count >= 16 && LogFormat.fileMagic.elementsEqual(prefix[8..<16])) {
             return .log
         }
         if magic == ZstdFrame.magic || magic & ZstdFrame.skippableMagicMask == ZstdFrame.skippableMagicBase { return .zstdNDJSON }
