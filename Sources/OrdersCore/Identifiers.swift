@@ -11,6 +11,9 @@ public struct Identifiers: Sendable {
     public var voters = SymbolTable()
     public var candidates = SymbolTable()
 
+    /// How long an id may be, in bytes of UTF-8 (section 1 of the spec).
+    public static let lengths = 1...256
+
     public init() {}
 
     /// The table of one role.

@@ -121,6 +121,16 @@ struct CommandTests {
         #expect(zone.status == 64)
         #expect(zone.stderr.contains("unknown time zone 'Mars/Olympus'"))
         #expect(try CLI.run(["audit", "Fixtures/kiosk-day.ndjson"]).status == 64)
+        let chart = try CLI.run(["tally", "Fixtures/kiosk-day.ndjson", "--format", "svg"])
+        #expect(chart.status == 64)
+        #expect(chart.stderr.contains("Please provide one of 'table', 'csv' or 'json'"))
+        let ids = [(["audit", "--cart"], ""), (["audit", "--order"], String(repeating: "o", count: 257)),
+                   (["tally", "--poll"], "")]
+        for (command, id) in ids {
+            let run = try CLI.run([command[0], "Fixtures/kiosk-day.ndjson", command[1], id])
+            #expect(run.status == 64, "\(command) of \(id.utf8.count) bytes")
+            #expect(run.stderr.contains("\(command[1]) must be an id of 1 to 256 bytes of UTF-8; this one has \(id.utf8.count)"))
+        }
         for (command, threads) in [(["replay"], "0"), (["report", "daily"], "257"), (["tally"], "100000")] {
             let run = try CLI.run(command + ["Fixtures/kiosk-day.ndjson", "--threads", threads])
             #expect(run.status == 64, "\(command) --threads \(threads)")

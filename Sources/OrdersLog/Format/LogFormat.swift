@@ -23,7 +23,7 @@ enum LogFormat {
     /// Limits a reader enforces before it allocates anything.
     static let maxBatchEvents = 1 << 22
     static let maxPayloadSize = 1 << 28
-    static let maxIdentifierLength = 256
+    static let maxIdentifierLength = Identifiers.lengths.upperBound
 
     /// The roles whose spellings come before the columns, in this order: the
     /// ids reports name, which a fold reads.

@@ -34,6 +34,8 @@ extension Orders {
 
         func validate() throws {
             guard (cart == nil) != (order == nil) else { throw ValidationError("give exactly one of --cart and --order") }
+            try check(id: cart, option: "cart")
+            try check(id: order, option: "order")
             if input.log == "-" && order != nil {
                 throw ValidationError("--order reads the input twice, so it needs a file, not standard input")
             }

@@ -82,9 +82,7 @@ extension Orders.Report {
         var catalog: String?
 
         @Option(help: "table, csv or json.")
-        var format: ReportFormat = .table
-
-        func validate() throws { try format.requireTabular() }
+        var format: TabularFormat = .table
 
         func run() throws {
             try reportingFailures { try runProductReport(input, zone, catalog, format, .product) }
@@ -111,9 +109,7 @@ extension Orders.Report {
         var catalog: String
 
         @Option(help: "table, csv or json.")
-        var format: ReportFormat = .table
-
-        func validate() throws { try format.requireTabular() }
+        var format: TabularFormat = .table
 
         func run() throws {
             try reportingFailures { try runProductReport(input, zone, catalog, format, .category) }
@@ -123,7 +119,7 @@ extension Orders.Report {
 
 /// Replays the input and prints the products report, per product or per catalog category.
 private func runProductReport(
-    _ input: InputArgument, _ zone: ZoneOption, _ catalog: String?, _ format: ReportFormat, _ grouping: ProductReport.Grouping
+    _ input: InputArgument, _ zone: ZoneOption, _ catalog: String?, _ format: TabularFormat, _ grouping: ProductReport.Grouping
 ) throws {
     let products = try loadCatalog(catalog)
     let (reports, ids) = try replay(input, zone: try zone.rules())
@@ -131,7 +127,7 @@ private func runProductReport(
     switch format {
     case .table: Console.write(try report.table())
     case .csv: Console.write(try report.csv())
-    case .json, .svg: Console.write(try report.json())
+    case .json: Console.write(try report.json())
     }
 }
 

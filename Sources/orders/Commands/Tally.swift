@@ -24,9 +24,9 @@ extension Orders {
         var poll: String?
 
         @Option(help: "table, csv or json.")
-        var format: ReportFormat = .table
+        var format: TabularFormat = .table
 
-        func validate() throws { try format.requireTabular() }
+        func validate() throws { try check(id: poll, option: "poll") }
 
         func run() throws {
             try reportingFailures {
@@ -35,7 +35,7 @@ extension Orders {
                 switch format {
                 case .table: Console.write(report.table())
                 case .csv: Console.write(report.csv())
-                case .json, .svg: Console.write(report.json())
+                case .json: Console.write(report.json())
                 }
             }
         }

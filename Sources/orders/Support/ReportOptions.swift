@@ -43,11 +43,20 @@ struct ZoneOption: ParsableArguments {
     func validate() throws { _ = try rules() }
 }
 
-extension ReportFormat: ExpressibleByArgument {
-    /// Only the daily report draws a chart.
-    func requireTabular() throws {
-        if self == .svg { throw ValidationError("--format svg is for the daily report; use table, csv or json") }
-    }
+/// Refuses an id given as `--option` that no event can have: empty, or
+/// longer than the spec allows.
+func check(id: String?, option: String) throws {
+    guard let id, !Identifiers.lengths.contains(id.utf8.count) else { return }
+    throw ValidationError("--\(option) must be an id of 1 to \(Identifiers.lengths.upperBound) bytes of UTF-8; this one has \(id.utf8.count)")
+}
+
+extension ReportFormat: ExpressibleByArgument {}
+
+/// How a report with no chart is printed: a ``ReportFormat`` but `svg`,
+/// which only the daily report draws, so that `--help` and the error for a
+/// wrong value name only what the command takes.
+enum TabularFormat: String, CaseIterable, ExpressibleByArgument {
+    case table, csv, json
 }
 
 /// A date given as `YYYY-MM-DD`.
