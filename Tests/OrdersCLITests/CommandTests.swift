@@ -103,6 +103,9 @@ struct CommandTests {
         #expect(try CLI.run(["import", log, "-"], input: CLI.fixture("Fixtures/zones.ndjson")).text
             == "appended 24 events to \(log) (seq 18–41)\n")
         #expect(try CLI.run(["replay", log, "--json"]).text.hasPrefix("{\"events\": 41,"))
+        let one = #"{"type":"vote_cast","at":"2025-09-16T09:00:00Z","poll":"p","voter":"v","candidate":"c"}"#
+        #expect(try CLI.run(["import", log, "-"], input: Array(one.utf8)).text == "appended 1 event to \(log) (seq 42)\n")
+        #expect(try CLI.run(["import", log, "-"], input: []).text == "appended 0 events to \(log)\n")
     }
 
     @Test func aSumThatDoesNotFitFailsAndNamesIt() throws {

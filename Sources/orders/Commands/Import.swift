@@ -56,8 +56,12 @@ extension Orders {
                         try writer.append(contentsOf: stream, compressors: threads) { progress.advance($0, position: stream.progress) }
                     }
                     let seqs = try writer.commit(ids: Identifiers())
-                    let range = seqs.isEmpty ? "" : " (seq \(seqs.lowerBound)–\(seqs.upperBound - 1))"
-                    Console.write("appended \(seqs.count) events to \(log)\(range)\n")
+                    let range = switch seqs.count {
+                    case 0: ""
+                    case 1: " (seq \(seqs.lowerBound))"
+                    default: " (seq \(seqs.lowerBound)–\(seqs.upperBound - 1))"
+                    }
+                    Console.write("appended \(seqs.count) \(seqs.count == 1 ? "event" : "events") to \(log)\(range)\n")
                 } catch {
                     writer.rollback()
                     throw error
