@@ -49,6 +49,12 @@ extension Orders.Report {
         @Option(help: "table, csv, json or svg.")
         var format: ReportFormat = .table
 
+        func validate() throws {
+            if let from, let to, to.date < from.date {
+                throw ValidationError("--from \(from.date) is after --to \(to.date): no date is in between")
+            }
+        }
+
         func run() throws {
             try reportingFailures {
                 let (reports, _) = try replay(input, zone: try zone.rules())
