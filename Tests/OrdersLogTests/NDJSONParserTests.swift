@@ -199,7 +199,3 @@ struct NDJSONParserTests {
         #expect(qty == .max)
     }
 }
-
-extension NDJSONParser.Failure: Equatable {
-    public static func == (a: Self, b: Self) -> Bool { a.field == b.field && a.message == b.message }
-}
