@@ -64,7 +64,7 @@ struct NDJSONParserTests {
         .init(line: addedWith("qty", #""1""#), field: "qty", says: "must be an integer, got a string"),
         .init(line: addedWith("qty", "null"), field: "qty", says: "got null"),
         .init(line: addedWith("qty", "9223372036854775808"), field: "qty", says: "does not fit a signed 64-bit integer"),
-        .init(line: addedWith("qty", "01"), field: nil, says: "must not start with 0"),
+        .init(line: addedWith("qty", "01"), field: "qty", says: "must not start with 0"),
         .init(line: addedWith("price", "-1"), field: "price", says: "must be at least 0, got -1"),
         .init(line: addedWith("price", "-9223372036854775809"), field: "price", says: "does not fit"),
         .init(line: addedWith("price", "99999999999999999999999"), field: "price", says: "does not fit"),
@@ -89,11 +89,11 @@ struct NDJSONParserTests {
         .init(line: addedWith("cart", "[\"c\"]"), field: "cart", says: "got an array"),
         .init(line: addedWith("product", nil), field: "product", says: "missing"),
         .init(line: added.replacingOccurrences(of: #""qty":1"#, with: #""qty":1,"qty":2"#), field: "qty", says: "more than once"),
-        .init(line: addedWith("cart", "\"a\u{1}b\""), field: nil, says: "control character"),
-        .init(line: addedWith("cart", #""\ud800""#), field: nil, says: "half a surrogate pair"),
-        .init(line: addedWith("cart", #""\udc00\ud800""#), field: nil, says: "half a surrogate pair"),
-        .init(line: addedWith("cart", #""\x41""#), field: nil, says: "unknown escape"),
-        .init(line: addedWith("cart", #""\u12G4""#), field: nil, says: "four hex digits"),
+        .init(line: addedWith("cart", "\"a\u{1}b\""), field: "cart", says: "control character"),
+        .init(line: addedWith("cart", #""\ud800""#), field: "cart", says: "half a surrogate pair"),
+        .init(line: addedWith("cart", #""\udc00\ud800""#), field: "cart", says: "half a surrogate pair"),
+        .init(line: addedWith("cart", #""\x41""#), field: "cart", says: "unknown escape"),
+        .init(line: addedWith("cart", #""\u12G4""#), field: "cart", says: "four hex digits"),
         .init(line: #"{"type":"vote_cast","at":"2025-09-16T09:00:00Z","poll":"p","voter":"v"}"#, field: "candidate", says: "missing"),
         .init(line: #"{"type":"checked_out","at":"2025-09-16T09:00:00Z","cart":"c"}"#, field: "order", says: "missing"),
         .init(line: #"{"x":"# + String(repeating: "[", count: 300) + String(repeating: "]", count: 300) + "," + added.dropFirst(),
@@ -115,22 +115,36 @@ struct NDJSONParserTests {
         var bytes = Array(added.utf8)
         bytes[bytes.firstIndex(of: UInt8(ascii: "c"))!] = 0xFF
         guard case .failure(let failure) = parse(bytes).0 else { Issue.record("accepted"); return }
-        #expect(failure.message == "not valid UTF-8")
+        #expect(failure.message == "not valid UTF-8 (column \(bytes.firstIndex(of: 0xFF)! + 1))")
     }
 
     /// Bytes that are not UTF-8, in a key, in a value, and outside any string:
     /// a lone 0xFF, an overlong '/', an encoded surrogate, a cut-off sequence.
     /// In the replacements, each scalar below U+0100 stands for one byte.
+    /// The message gives the column of the first bad byte, and the field
+    /// when they are in a known field's string.
     @Test(arguments: [
-        ("\"cart\"", "\"ca\u{FF}rt\""), ("\"p\"", "\"p\u{FF}\""), ("\"p\"", "\"p\u{C0}\u{AF}\""),
-        ("\"p\"", "\"p\u{ED}\u{A0}\u{80}\""), ("\"p\"", "\"p\u{E2}\u{82}\""), ("\"qty\":1", "\"qty\":\u{FF}1"),
+        ("\"cart\"", "\"ca\u{FF}rt\"", nil), ("\"p\"", "\"p\u{FF}\"", "product"), ("\"p\"", "\"p\u{C0}\u{AF}\"", "product"),
+        ("\"p\"", "\"p\u{ED}\u{A0}\u{80}\"", "product"), ("\"p\"", "\"p\u{E2}\u{82}\"", "product"), ("\"qty\":1", "\"qty\":\u{FF}1", nil),
     ])
-    func bytesThatAreNotUTF8AreSaidToBe(original: String, replacement: String) throws {
+    func bytesThatAreNotUTF8AreSaidToBe(original: String, replacement: String, field: String?) throws {
         let range = try #require(added.range(of: original))
         let text = added.replacingCharacters(in: range, with: replacement)
         let bytes = text.unicodeScalars.map { UInt8($0.value) }
         guard case .failure(let failure) = parse(bytes).0 else { Issue.record("accepted \(text)"); return }
-        #expect(failure.message == "not valid UTF-8", "\(text)")
+        let column = try #require(bytes.firstIndex { $0 >= 0x80 }) + 1
+        #expect(failure.message == "not valid UTF-8 (column \(column))", "\(text)")
+        #expect(failure.field == field, "\(text)")
+    }
+
+    /// A value that is not JSON names the field it was given for.
+    @Test(arguments: [("\"c\"", "\"\\ud800\"", "cart"), ("\"p\"", "\"a\tb\"", "product"), ("1", "[1,", "qty")])
+    func aBrokenValueNamesItsField(original: String, replacement: String, field: String) throws {
+        let range = try #require(added.range(of: ":" + original))
+        let text = added.replacingCharacters(in: range, with: ":" + replacement)
+        guard case .failure(let failure) = parse(Array(text.utf8)).0 else { Issue.record("accepted \(text)"); return }
+        #expect(failure.field == field, "\(text)")
+        #expect(failure.message.hasPrefix("not JSON: "), "\(failure.message)")
     }
 
     @Test func identifiersMayBeAnyUTF8() throws {

@@ -1,6 +1,12 @@
 /// Whether `bytes` is well-formed UTF-8 (RFC 3629): no overlong forms, no
-/// surrogates, nothing above U+10FFFF. ASCII runs go eight bytes at a time.
+/// surrogates, nothing above U+10FFFF.
 func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    firstInvalidUTF8(in: bytes) == nil
+}
+
+/// Where the first byte of `bytes` lies that starts no well-formed UTF-8
+/// sequence, or nil if there is none. ASCII runs go eight bytes at a time.
+func firstInvalidUTF8(in bytes: UnsafeRawBufferPointer) -> Int? {
     var i = 0
     let count = bytes.count
     while i < count {
@@ -9,10 +15,10 @@ func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
             continue
         }
         let length = utf8SequenceLength(bytes, at: i)
-        if length == 0 { return false }
+        if length == 0 { return i }
         i += length
     }
-    return true
+    return nil
 }
 
 /// The length of the well-formed UTF-8 sequence that starts at `i`, or 0 if none does.

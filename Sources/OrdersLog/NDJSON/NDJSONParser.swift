@@ -132,8 +132,10 @@ public struct NDJSONParser {
         } catch {
             // Strings are checked as they are read; a line that failed elsewhere
             // may have bad bytes where no string was, and that is what to say.
-            guard isValidUTF8(line) else { throw Failure(message: "not valid UTF-8") }
-            throw error
+            // When a string's check found them, its field is named too.
+            guard let bad = firstInvalidUTF8(in: line) else { throw error }
+            let failure = Self.notUTF8(at: bad)
+            throw error.message == failure.message ? error : failure
         }
     }
 
@@ -286,7 +288,13 @@ public struct NDJSONParser {
             p += 1
             skipWhitespace(line, &p)
             let start = p
-            let kind = try readValue(line, &p, depth: 1)
+            let kind: Slot.Kind
+            do {
+                kind = try readValue(line, &p, depth: 1)
+            } catch {
+                // A known field's value that is not JSON is named by the field too.
+                throw Failure(field: error.field ?? field?.name, message: error.message)
+            }
             if let field {
                 guard present & 1 << field.rawValue == 0 else {
                     throw Failure(field: field.name, message: "appears more than once")
@@ -383,7 +391,7 @@ public struct NDJSONParser {
                 throw notJSON("a control character inside a string must be escaped", at: p)
             } else if byte >= 0x80 {
                 let length = utf8SequenceLength(line, at: p)
-                guard length > 0 else { throw Failure(message: "not valid UTF-8") }
+                guard length > 0 else { throw Self.notUTF8(at: p) }
                 p += length
             } else {  // a backslash
                 escaped = true
@@ -511,6 +519,10 @@ public struct NDJSONParser {
     }
 
     // MARK: Messages
+
+    private static func notUTF8(at position: Int) -> Failure {
+        Failure(message: "not valid UTF-8 (column \(position + 1))")
+    }
 
     private func notJSON(_ reason: String, at position: Int) -> Failure {
         Failure(message: "not JSON: \(reason) (column \(position + 1))")
