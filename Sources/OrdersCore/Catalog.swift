@@ -21,11 +21,17 @@ public struct Catalog: Hashable, Sendable {
     public private(set) var products: [[UInt8]: Product] = [:]
     /// Products in the catalog's order.
     public private(set) var ordered: [Product] = []
+    /// The later entries of products listed more than once, which count for nothing.
+    public private(set) var repeated: [Product] = []
 
     public init(_ products: [Product] = []) {
-        for product in products where self.products[product.id] == nil {
-            self.products[product.id] = product
-            ordered.append(product)
+        for product in products {
+            if self.products[product.id] == nil {
+                self.products[product.id] = product
+                ordered.append(product)
+            } else {
+                repeated.append(product)
+            }
         }
     }
 }

@@ -166,6 +166,17 @@ struct CommandTests {
         #expect(try CLI.run(["replay", dir + "/day.data", "--json"]).stdout == CLI.run(["replay", "Fixtures/kiosk-day.ndjson", "--json"]).stdout)
     }
 
+    @Test func aCatalogThatListsAProductTwiceIsWarnedOf() throws {
+        let catalog = CLI.temporaryDirectory() + "/twice.json"
+        let product = #"{"id": "airpods-4"}"#
+        let json = #"{"code": 200, "data": {"categories": [{"category": "A", "products": [\#(product)]}, {"category": "B", "products": [\#(product)]}]}}"#
+        try Data(json.utf8).write(to: URL(fileURLWithPath: catalog))
+        let run = try CLI.run(["report", "categories", "Fixtures/kiosk-day.ndjson", "--catalog", catalog, "--format", "csv"])
+        #expect(run.status == 0)
+        #expect(run.text.contains("2025-09-16,A,KRW,2,398000"))
+        #expect(run.stderr.contains("product airpods-4 is listed again under B; its first entry, under A, counts"))
+    }
+
     @Test func everyCommandHasHelpWithAnExample() throws {
         for command in [["import"], ["export"], ["replay"], ["report", "daily"], ["report", "products"], ["report", "categories"], ["tally"], ["audit"]] {
             let help = try CLI.run(command + ["--help"])

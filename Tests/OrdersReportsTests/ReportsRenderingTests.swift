@@ -113,6 +113,26 @@ struct CatalogTests {
             Issue.record("\(error)")
         }
     }
+
+    @Test func anAnswerThatIsNotASuccessSaysItsCode() {
+        #expect(throws: CatalogError(path: "c.json", reason: "the store API answered code 503 (try later), not 200")) {
+            try Catalog.decode(Array(#"{"code": 503, "message": "try later", "data": null}"#.utf8), path: "c.json")
+        }
+        #expect(throws: CatalogError(path: "c.json", reason: "not JSON")) { try Catalog.decode(Array("nope".utf8), path: "c.json") }
+    }
+
+    /// A product listed twice counts under its first category; the later
+    /// entry is kept aside, for the command to warn of.
+    @Test func aProductListedTwiceKeepsItsFirstEntry() throws {
+        func category(_ name: String, _ ids: String...) -> String {
+            #"{"category": "\#(name)", "products": [\#(ids.map { #"{"id": "\#($0)"}"# }.joined(separator: ","))]}"#
+        }
+        let json = #"{"code": 200, "data": {"categories": [\#(category("A", "p", "q")), \#(category("B", "p"))]}}"#
+        let catalog = try Catalog.decode(Array(json.utf8), path: "c.json")
+        #expect(catalog.products[Array("p".utf8)]?.category == Array("A".utf8))
+        #expect(catalog.ordered.map(\.id) == [Array("p".utf8), Array("q".utf8)])
+        #expect(catalog.repeated.map(\.category) == [Array("B".utf8)])
+    }
 }
 
 /// The elements of an SVG document and their attributes: enough XML to check

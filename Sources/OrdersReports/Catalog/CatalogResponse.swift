@@ -40,8 +40,14 @@ struct CatalogResponse: Decodable {
     }
 }
 
+/// Just whether the API's answer was a success, for when the rest is not a catalog.
+private struct Status: Decodable {
+    var code: Int?
+    var message: String?
+}
+
 /// A catalog file that cannot be read or does not have the API's shape.
-public struct CatalogError: Error, CustomStringConvertible {
+public struct CatalogError: Error, Equatable, CustomStringConvertible {
     public var path: String
     public var reason: String
 
@@ -60,12 +66,12 @@ extension Catalog {
         let response: CatalogResponse
         do {
             response = try JSONDecoder().decode(CatalogResponse.self, from: Data(data))
-        } catch let DecodingError.keyNotFound(key, context) {
-            throw CatalogError(path: path, reason: "missing \(where_(context.codingPath + [key]))")
-        } catch let DecodingError.typeMismatch(_, context) {
-            throw CatalogError(path: path, reason: "wrong type at \(where_(context.codingPath))")
-        } catch let DecodingError.valueNotFound(_, context) {
-            throw CatalogError(path: path, reason: "null at \(where_(context.codingPath))")
+        } catch let error as DecodingError {
+            // An answer that is not a success says why better than the data it lacks.
+            if let status = try? JSONDecoder().decode(Status.self, from: Data(data)), let code = status.code, code != 200 {
+                throw CatalogError(path: path, reason: "the store API answered code \(code)\(status.message.map { " (\($0))" } ?? ""), not 200")
+            }
+            throw describe(error, path: path)
         } catch {
             throw CatalogError(path: path, reason: "not JSON (\(error))")
         }
@@ -79,6 +85,22 @@ extension Catalog {
             }
         }
         return Catalog(products)
+    }
+
+    /// What a decoding error says about the file, in the catalog's terms.
+    private static func describe(_ error: DecodingError, path: String) -> CatalogError {
+        switch error {
+        case let .keyNotFound(key, context):
+            CatalogError(path: path, reason: "missing \(where_(context.codingPath + [key]))")
+        case let .typeMismatch(_, context):
+            CatalogError(path: path, reason: "wrong type at \(where_(context.codingPath))")
+        case let .valueNotFound(_, context):
+            CatalogError(path: path, reason: "null at \(where_(context.codingPath))")
+        case let .dataCorrupted(context) where context.codingPath.isEmpty:
+            CatalogError(path: path, reason: "not JSON\(context.underlyingError.map { " (\($0.localizedDescription))" } ?? "")")
+        default:
+            CatalogError(path: path, reason: "not JSON (\(error))")
+        }
     }
 
     private static func where_(_ path: [any CodingKey]) -> String {

@@ -137,11 +137,18 @@ private func runProductReport(
     }
 }
 
-/// Reads a catalog file, or an empty catalog if none is named.
+/// Reads a catalog file, or an empty catalog if none is named, and says on
+/// standard error which products it lists more than once.
 func loadCatalog(_ path: String?) throws -> Catalog {
     guard let path else { return Catalog() }
     guard let data = FileManager.default.contents(atPath: path) else {
         throw CatalogError(path: path, reason: "cannot be read")
     }
-    return try Catalog.decode(Array(data), path: path)
+    let catalog = try Catalog.decode(Array(data), path: path)
+    for again in catalog.repeated {
+        let first = catalog.products[again.id]!
+        let id = String(decoding: again.id, as: UTF8.self)
+        Console.note("orders: warning: \(path): product \(id) is listed again under \(String(decoding: again.category, as: UTF8.self)); its first entry, under \(String(decoding: first.category, as: UTF8.self)), counts")
+    }
+    return catalog
 }
