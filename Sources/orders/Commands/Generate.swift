@@ -52,7 +52,7 @@ extension Orders {
             try reportingFailures {
                 let stores = try catalog.map { StoreCatalog(try loadCatalog($0)) } ?? .builtIn
                 if stores.stores.allSatisfy({ $0.products.isEmpty }) {
-                    throw ValidationError("the catalog lists no products")
+                    throw CatalogError(path: catalog ?? "", reason: "no products to generate sales of")
                 }
                 var generator = StreamGenerator(seed: seed, catalog: stores)
                 let progress = Progress("generating")
