@@ -51,7 +51,7 @@ public struct TallyReport {
     public func table() -> String {
         var out = ""
         for poll in polls {
-            out += "poll \(String(identifier: poll.poll)): \(Money.grouped(poll.total)) votes\n"
+            out += "poll \(String(identifier: poll.poll)): \(Money.grouped(poll.total)) \(poll.total == 1 ? "vote" : "votes")\n"
             var table = TextTable([.init("rank", .right), .init("candidate"), .init("votes", .right), .init("share", .right)])
             for (i, row) in poll.rows.enumerated() {
                 let share = Double(row.votes) / Double(poll.total) * 100
