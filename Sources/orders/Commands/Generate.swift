@@ -67,7 +67,7 @@ extension Orders {
 
         private func writeLog(_ generator: inout StreamGenerator, _ progress: Progress) throws {
             let seqs = try writeGeneratedLog(&generator, events: events, to: output, progress: progress)
-            Console.note("orders: wrote \(seqs.count) events to \(output)")
+            Console.note("orders: wrote \(counted(seqs.count, "event")) to \(output)")
         }
 
         private func writeNDJSON(_ generator: inout StreamGenerator, _ progress: Progress) throws {
@@ -102,6 +102,7 @@ extension Orders {
                 try writeAll(file, out)
             }
             if file != 1 && fsync(file) != 0 { throw FileError(path: output, operation: "syncing", reason: String(cString: strerror(errno))) }
+            if file != 1 { Console.note("orders: wrote \(counted(events, "event")) to \(output)") }
         }
 
         private func writeAll(_ file: Int32, _ bytes: [UInt8]) throws {

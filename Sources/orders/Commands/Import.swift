@@ -61,7 +61,7 @@ extension Orders {
                     case 1: " (seq \(seqs.lowerBound))"
                     default: " (seq \(seqs.lowerBound)–\(seqs.upperBound - 1))"
                     }
-                    Console.write("appended \(seqs.count) \(seqs.count == 1 ? "event" : "events") to \(log)\(range)\n")
+                    Console.write("appended \(counted(seqs.count, "event")) to \(log)\(range)\n")
                 } catch {
                     writer.rollback()
                     throw error

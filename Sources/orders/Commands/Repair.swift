@@ -41,7 +41,7 @@ extension Orders {
                     }
                     let seqs = try writer.commit(ids: Identifiers())
                     for skip in reader.skipped { Console.note("orders: dropped \(skip)") }
-                    Console.write("wrote \(seqs.count) of \(reader.eventCount) events to \(output)\n")
+                    Console.write("wrote \(seqs.count) of \(counted(reader.eventCount, "event")) to \(output)\n")
                 } catch {
                     writer.rollback()
                     throw error

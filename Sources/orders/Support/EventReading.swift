@@ -39,7 +39,7 @@ func readEvents(
         for skip in log.skipped { Console.note("orders: warning: \(path): skipped a corrupt stretch at \(skip)") }
         if !log.skipped.isEmpty {
             let lost = log.skipped.reduce(0) { $0 + $1.seqs.count }
-            Console.note("orders: warning: \(path): \(lost) events could not be read; the results leave them out")
+            Console.note("orders: warning: \(path): \(counted(lost, "event")) could not be read; the results leave them out")
         }
     }
     return ids
