@@ -146,9 +146,8 @@ func loadCatalog(_ path: String?) throws -> Catalog {
     }
     let catalog = try Catalog.decode(Array(data), path: path)
     for again in catalog.repeated {
-        let first = catalog.products[again.id]!
-        let id = String(decoding: again.id, as: UTF8.self)
-        Console.note("orders: warning: \(path): product \(id) is listed again under \(String(decoding: again.category, as: UTF8.self)); its first entry, under \(String(decoding: first.category, as: UTF8.self)), counts")
+        let first = String(identifier: catalog.products[again.id]!.category)
+        Console.note("orders: warning: \(path): product \(String(identifier: again.id)) is listed again under \(String(identifier: again.category)); its first entry, under \(first), counts")
     }
     return catalog
 }
