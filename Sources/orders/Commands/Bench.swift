@@ -20,7 +20,9 @@ extension Orders {
             aggregates too, which is the whole replay on one thread. Then the replay on
             --threads threads. Each row gives its time, the time of its own phase (its
             time less the row above), events/s and MB/s of payload, and its ratio to the
-            floor. Each is the best of --runs runs. Progress goes to standard error.
+            floor. Each is the best of --runs runs; a phase that costs less than the noise
+            between runs shows as ≈ 0 (in --json, as the small negative difference it
+            was). Progress goes to standard error.
 
             With --events, bench first writes a generated log of that many events (as
             `orders generate` would) to a temporary file, and removes it afterwards.

@@ -39,7 +39,7 @@ struct BenchResult {
         ])
         for row in rows {
             table.row([
-                row.name, seconds(row.seconds), row.phaseSeconds.map(seconds) ?? "",
+                row.name, seconds(row.seconds), row.phaseSeconds.map(phase) ?? "",
                 Money.grouped(rate(row)),
                 fixed(Double(payloadBytes) / 1e6 / row.seconds, 0), fixed(row.seconds / floorSeconds, 2) + "×",
             ])
@@ -75,6 +75,11 @@ struct BenchResult {
     }
 
     private func seconds(_ value: Double) -> String { fixed(value, 3) + " s" }
+
+    /// A phase's own time; one that came out below zero (its row's best run
+    /// beat the row above's) cost less than the noise between runs, and
+    /// says so rather than print a negative time. The JSON keeps the figure.
+    private func phase(_ value: Double) -> String { value < 0 ? "≈ 0 s" : seconds(value) }
 
     private func fixed(_ value: Double, _ digits: Int) -> String { Money.fixed(value, digits: digits) }
 }
