@@ -54,9 +54,8 @@ final class OrderedWorkers<Job: Sendable, Output: Sendable>: Sendable {
 }
 
 /// The jobs of ``OrderedWorkers`` and their outputs, shared by its threads.
-private final class JobQueue<Job: Sendable, Output: Sendable>: @unchecked Sendable {  // Mutable state is guarded by `mutex`.
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+private final class JobQueue<Job: Sendable, Output: Sendable>: @unchecked Sendable {  // Mutable state is guarded by `condition`.
+    private let condition = Condition()
     /// Jobs in submission order from `nextJob` on; those handed out are nil,
     /// so that the queue holds no buffer a worker is filling.
     private var jobs: [(index: Int, job: Job)?] = []
@@ -66,24 +65,12 @@ private final class JobQueue<Job: Sendable, Output: Sendable>: @unchecked Sendab
     private var done: [Int: Output] = [:]
     private var stopping = false
 
-    init() {
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(changed, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(changed)
-        pthread_mutex_destroy(mutex)
-        changed.deallocate()
-        mutex.deallocate()
-    }
-
     /// A worker thread's life: does jobs with `work` until stopped.
     func serve(_ work: (inout Job) -> Output) {
         while case (let index, var job)? = nextAssignment() {
             let output = work(&job)
             locked { done[index] = output }
-            pthread_cond_broadcast(changed)
+            condition.broadcast()
         }
     }
 
@@ -94,40 +81,40 @@ private final class JobQueue<Job: Sendable, Output: Sendable>: @unchecked Sendab
             jobs.append((submitted, job))
             submitted += 1
         }
-        pthread_cond_broadcast(changed)
+        condition.broadcast()
     }
 
     func submit(_ job: Job, whenFewerPendingThan limit: Int) -> Bool {
         let queued = locked {
-            while !stopping && submitted - taken >= limit { pthread_cond_wait(changed, mutex) }
+            while !stopping && submitted - taken >= limit { condition.wait() }
             guard !stopping else { return false }
             jobs.append((submitted, job))
             submitted += 1
             return true
         }
-        pthread_cond_broadcast(changed)
+        condition.broadcast()
         return queued
     }
 
     func take() -> Output {
         let output = locked {
-            while done[taken] == nil { pthread_cond_wait(changed, mutex) }
+            while done[taken] == nil { condition.wait() }
             defer { taken += 1 }
             return done.removeValue(forKey: taken)!
         }
-        pthread_cond_broadcast(changed)
+        condition.broadcast()
         return output
     }
 
     func stop() {
         locked { stopping = true }
-        pthread_cond_broadcast(changed)
+        condition.broadcast()
     }
 
     /// The next job for a worker, or nil when stopping.
     private func nextAssignment() -> (Int, Job)? {
         locked {
-            while !stopping && nextJob == jobs.count { pthread_cond_wait(changed, mutex) }
+            while !stopping && nextJob == jobs.count { condition.wait() }
             if stopping { return nil }
             let assignment = jobs[nextJob].take()
             nextJob += 1
@@ -138,25 +125,6 @@ private final class JobQueue<Job: Sendable, Output: Sendable>: @unchecked Sendab
     }
 
     private func locked<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body()
+        try condition.locked(body)
     }
-}
-
-/// Runs `body` on a new thread.
-func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t {
-    final class Box: @unchecked Sendable {  // Handed to exactly one thread.
-        let body: @Sendable () -> Void
-        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-    }
-    var thread = pthread_t()
-    let context = Unmanaged.passRetained(Box(body)).toOpaque()
-    let status = pthread_create(&thread, nil, { context in
-        let box = Unmanaged<Box>.fromOpaque(context!).takeRetainedValue()
-        box.body()
-        return nil
-    }, context)
-    precondition(status == 0, "pthread_create failed: \(status)")
-    return thread
 }

@@ -1,4 +1,3 @@
-import Glibc
 import Synchronization
 
 /// How far each part of a partitioned fold has folded, for a part that must
@@ -8,7 +7,7 @@ import Synchronization
 /// batch, with release ordering; a part that reads a mark with acquire
 /// ordering then sees what was written before it, such as an order id's
 /// flag in ``OrderFlags``.
-final class PartProgress: @unchecked Sendable {  // The mutex and condition are used only through pthreads.
+final class PartProgress: Sendable {
     final class Mark: Sendable {
         /// Every event this part owns with a seq below this is folded, its outcome written.
         let folded = Atomic<Int64>(0)
@@ -20,20 +19,10 @@ final class PartProgress: @unchecked Sendable {  // The mutex and condition are 
 
     private let marks: [Mark]
     private let cancelled = Atomic<Bool>(false)
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let condition = Condition()
 
     init(parts: Int) {
         marks = (0..<parts).map { _ in Mark() }
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(changed, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(changed)
-        pthread_mutex_destroy(mutex)
-        changed.deallocate()
-        mutex.deallocate()
     }
 
     /// Says that `part` has folded every event it owns below `seq`.
@@ -48,10 +37,10 @@ final class PartProgress: @unchecked Sendable {  // The mutex and condition are 
         // that saw the old mark is seen waiting here, or sees the new mark.
         mark.folded.store(seq, ordering: .sequentiallyConsistent)
         if mark.awaited.load(ordering: .sequentiallyConsistent) < seq {
-            pthread_mutex_lock(mutex)
-            mark.awaited.store(.max, ordering: .sequentiallyConsistent)
-            pthread_cond_broadcast(changed)
-            pthread_mutex_unlock(mutex)
+            condition.locked {
+                mark.awaited.store(.max, ordering: .sequentiallyConsistent)
+                condition.broadcast()
+            }
         }
     }
 
@@ -67,29 +56,23 @@ final class PartProgress: @unchecked Sendable {  // The mutex and condition are 
     func wait(for part: Int, toFold seq: Int64) -> Bool {
         for _ in 0..<1000 where hasFolded(part, seq) { return true }
         let mark = marks[part]
-        pthread_mutex_lock(mutex)
-        while !cancelled.load(ordering: .sequentiallyConsistent) {
-            // The target changes only under the mutex, so a publisher that
-            // sees it wakes this part, asleep by then.
-            if seq < mark.awaited.load(ordering: .sequentiallyConsistent) {
-                mark.awaited.store(seq, ordering: .sequentiallyConsistent)
+        condition.locked {
+            while !cancelled.load(ordering: .sequentiallyConsistent) {
+                // The target changes only under the mutex, so a publisher that
+                // sees it wakes this part, asleep by then.
+                if seq < mark.awaited.load(ordering: .sequentiallyConsistent) {
+                    mark.awaited.store(seq, ordering: .sequentiallyConsistent)
+                }
+                if mark.folded.load(ordering: .sequentiallyConsistent) > seq { break }
+                condition.wait()
             }
-            if mark.folded.load(ordering: .sequentiallyConsistent) > seq { break }
-            pthread_cond_wait(changed, mutex)
         }
-        pthread_mutex_unlock(mutex)
         return hasFolded(part, seq)
     }
 
     /// Ends every wait, now and to come.
     func cancel() {
         cancelled.store(true, ordering: .sequentiallyConsistent)
-        wake()
-    }
-
-    private func wake() {
-        pthread_mutex_lock(mutex)
-        pthread_cond_broadcast(changed)
-        pthread_mutex_unlock(mutex)
+        condition.locked { condition.broadcast() }
     }
 }
