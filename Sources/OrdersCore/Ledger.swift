@@ -70,6 +70,12 @@ public struct Ledger: ~Copyable, @unchecked Sendable {  // Owns its tables; noth
         }
     }
 
+    /// The line of `product` in `cart`, if the cart is open and has one.
+    public func line(of product: Symbol, in cart: Symbol) -> CartLine? {
+        guard let record = openCart(cart), let index = pool.index(of: product, in: record) else { return nil }
+        return pool.lines[index]
+    }
+
     /// Whether `cart` is closed: checked out, for good.
     public func isClosed(_ cart: Symbol) -> Bool {
         cart.index < carts.count && carts[cart.index].state == .closed

@@ -62,8 +62,7 @@ extension Orders {
             let name = String(decoding: cartID, as: UTF8.self)
             var projector = Projector()
             var target: Symbol?
-            /// The target's totals at its checkout, once it is closed.
-            var closedTotals: (units: Int128, total: Int128)?
+            var totals = CartTotals()
             var currency: Currency?
             var table = AuditReport.table()
             var found = 0
@@ -75,14 +74,9 @@ extension Orders {
                         projector.fold(event)
                         continue
                     }
-                    // A checkout closes the cart with the totals of its lines, which the ledger then lets go.
-                    let beforeCheckout = projector.ledger.totals(of: target)
-                    let status = projector.fold(event)
-                    if case .checkedOut = event.kind, status == .applied { closedTotals = beforeCheckout }
+                    let status = totals.fold(event, of: target, into: &projector)
                     found += 1
-                    guard let (units, total) = projector.ledger.totals(of: target) ?? closedTotals else {
-                        preconditionFailure("a closed cart's totals were not kept at its checkout")
-                    }
+                    let (units, total) = (totals.units, totals.total)
                     let entry = AuditEntry(seq: first + Int64(i), event: event, status: status, cartUnits: units, cartTotal: total)
                     if case let .itemAdded(_, _, _, _, c) = event.kind, status == .applied { currency = c }
                     switch format {

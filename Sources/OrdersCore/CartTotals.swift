@@ -1,0 +1,34 @@
+/// One cart's Σ qty and Σ qty × unit price of its lines as its events are
+/// folded, for `orders audit`.
+///
+/// Kept up to date from the one line each event changes, rather than summed
+/// over every line after every event, which made the audit of a cart of
+/// many lines quadratic (50,000 lines took 4.8 s). After its checkout the
+/// totals stay those of the order: the closed cart's lines are gone, and
+/// every later event of it is an anomaly, which changes nothing.
+public struct CartTotals: Sendable {
+    /// Σ qty. Wide enough never to wrap.
+    public private(set) var units: Int128 = 0
+    /// Σ qty × unit price. Wide enough never to wrap.
+    public private(set) var total: Int128 = 0
+
+    /// The totals of a cart no event has touched.
+    public init() {}
+
+    /// Folds `event`, one of `cart`'s, into `projector`, and brings the totals up to date.
+    /// - Returns: what the fold made of it.
+    public mutating func fold(_ event: Event, of cart: Symbol, into projector: inout Projector) -> Status {
+        let product = event.id(.product)
+        let before = product.flatMap { projector.ledger.line(of: $0, in: cart) }
+        let status = projector.fold(event)
+        guard status == .applied, let product else { return status }
+        let after = projector.ledger.line(of: product, in: cart)
+        units += Int128(after?.qty ?? 0) - Int128(before?.qty ?? 0)
+        total += Self.amount(after) - Self.amount(before)
+        return status
+    }
+
+    private static func amount(_ line: CartLine?) -> Int128 {
+        line.map { Int128($0.qty) * Int128($0.price) } ?? 0
+    }
+}
