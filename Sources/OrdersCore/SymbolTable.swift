@@ -10,7 +10,12 @@
 ///
 /// Hand-written rather than `Dictionary<[UInt8], Symbol>`: a dictionary of
 /// arrays costs an allocation per key and SipHash per lookup. Here all bytes
-/// live in one buffer and the index is an open-addressing table.
+/// live in one buffer and the index is an open-addressing table, whose hash
+/// each table seeds at random, as `Dictionary` does: ids are the input's to
+/// choose, and with a hash known in advance, ids chosen to collide made
+/// every lookup a walk past all of them (20,000 took 1.2 s rather than
+/// 0.03 s). Symbol numbers do not depend on the hash, so neither does
+/// anything the tables give out.
 public struct SymbolTable: Sendable {
     /// Every symbol's bytes, one after another (a placeholder's later filling at the end).
     @usableFromInline var storage = GrowableArray<UInt8>()
@@ -22,8 +27,20 @@ public struct SymbolTable: Sendable {
     @usableFromInline var slots: [UInt64] = Array(repeating: 0, count: 1024)
     /// Symbols `0 ..< indexed` are in `slots` (placeholders excepted).
     @usableFromInline var indexed = 0
+    /// This table's hash seed.
+    @usableFromInline let seed: UInt64
 
-    public init() {}
+    /// An empty table with a hash seed of its own, at random.
+    public init() {
+        var random = SystemRandomNumberGenerator()
+        self.init(seed: random.next())
+    }
+
+    /// An empty table whose hash starts from `seed`: for tests that need
+    /// the same hashes every run.
+    package init(seed: UInt64) {
+        self.seed = seed
+    }
 
     /// The number of symbols, placeholders included.
     @inlinable
@@ -34,7 +51,7 @@ public struct SymbolTable: Sendable {
     @inlinable
     public mutating func intern(_ bytes: UnsafeRawBufferPointer) -> Symbol {
         if indexed < spans.count { catchUpIndex() }
-        return intern(bytes, hash: Self.hash32(bytes))
+        return intern(bytes, hash: hash32(bytes))
     }
 
     /// `intern` with the index caught up and the hash known.
@@ -77,7 +94,7 @@ public struct SymbolTable: Sendable {
             var touched: UInt64 = 0
             let mask = slots.count - 1
             for i in start..<end {
-                hashes[i - start] = other.withBytes(of: Symbol(rawValue: UInt32(i))) { Self.hash32($0) }
+                hashes[i - start] = other.withBytes(of: Symbol(rawValue: UInt32(i))) { hash32($0) }
             }
             // Loads alone, a few instructions each, so that many are in flight at once.
             for i in start..<end { touched &+= slots[Int(hashes[i - start]) & mask] }
@@ -132,7 +149,7 @@ public struct SymbolTable: Sendable {
             if spans[symbol] & 0xFFFF != 0 { return equals(symbol, bytes) ? .same : .conflicting }
             spans[symbol] = UInt64(storage.count) << 16 | UInt64(bytes.count)
             storage.append(contentsOf: bytes)
-            if symbol < indexed { insertIntoIndex(symbol, hash: Self.hash32(bytes)) }
+            if symbol < indexed { insertIntoIndex(symbol, hash: hash32(bytes)) }
             return .added
         }
         spans.append(repeating: 0, count: symbol - spans.count)
@@ -149,7 +166,7 @@ public struct SymbolTable: Sendable {
     public func lookup<S: Sequence<UInt8>>(_ bytes: S) -> Symbol? {
         let array = Array(bytes)
         return array.withUnsafeBytes { buffer -> Symbol? in
-            if let found = find(buffer, hash: Self.hash32(buffer)) { return Symbol(rawValue: UInt32(found)) }
+            if let found = find(buffer, hash: hash32(buffer)) { return Symbol(rawValue: UInt32(found)) }
             for symbol in indexed..<spans.count where equals(symbol, buffer) { return Symbol(rawValue: UInt32(symbol)) }
             return nil
         }
@@ -261,7 +278,7 @@ public struct SymbolTable: Sendable {
             let symbol = indexed
             indexed += 1
             guard spans[symbol] & 0xFFFF != 0 else { continue }
-            let hash = storage.withUnsafeBytes { Self.hash32(UnsafeRawBufferPointer(rebasing: $0[range(of: symbol)])) }
+            let hash = storage.withUnsafeBytes { hash32(UnsafeRawBufferPointer(rebasing: $0[range(of: symbol)])) }
             insertIntoIndex(symbol, hash: hash)
         }
     }
@@ -279,22 +296,23 @@ public struct SymbolTable: Sendable {
         slots = bigger
     }
 
-    /// A fast hash of a short byte string, eight bytes at a time; never 0
-    /// in the high half of a slot, since the symbol part is at least 1.
+    /// A fast hash of a short byte string, eight bytes at a time, from this
+    /// table's seed; never 0 in the high half of a slot, since the symbol
+    /// part is at least 1.
     ///
     /// The last one to eight bytes are read in one load that may overlap
     /// the bytes before (the length, hashed too, tells them apart), not a
     /// byte at a time: a loop whose length varies with the id's is a
     /// mispredicted branch for ids of mixed lengths.
     @inlinable @inline(__always)
-    static func hash32(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
-        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
+    func hash32(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        var h: UInt64 = seed ^ UInt64(bytes.count)
         var offset = 0
         while offset + 8 < bytes.count {
-            h = mix(h ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            h = Self.mix(h ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
             offset += 8
         }
-        return UInt32(truncatingIfNeeded: mix(h ^ lastWord(bytes) ^ 0xFF51_AFD7_ED55_8CCD))
+        return UInt32(truncatingIfNeeded: Self.mix(h ^ Self.lastWord(bytes) ^ 0xFF51_AFD7_ED55_8CCD))
     }
 
     /// The last eight bytes of `bytes` as a word, or, for fewer, a word that

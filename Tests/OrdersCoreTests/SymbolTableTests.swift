@@ -34,7 +34,8 @@ struct SymbolTableTests {
     /// a byte changed anywhere, in an id of any length from 1 to 40, changes
     /// its hash and makes it unequal, and the table gives it a symbol of its own.
     @Test func aByteChangedAtAnyPlaceOfAnyLengthMakesAnotherId() {
-        var table = SymbolTable()
+        // A fixed seed, so that the hashes compared are the same every run.
+        var table = SymbolTable(seed: 0x9E37_79B9_7F4A_7C15)
         var symbols = Set<Symbol>()
         for length in 1...40 {
             let id = (0..<length).map { UInt8(ascii: "a") + UInt8($0 % 26) }
@@ -44,7 +45,7 @@ struct SymbolTableTests {
                 return changed
             }
             // Each alone in its buffer, so that a read past its end is caught by ASan.
-            let hashes = variants.map { $0.withUnsafeBytes { SymbolTable.hash32($0) } }
+            let hashes = variants.map { $0.withUnsafeBytes { table.hash32($0) } }
             #expect(Set(hashes).count == variants.count, "length \(length)")
             for changed in variants.dropFirst() {
                 let equal = id.withUnsafeBytes { a in changed.withUnsafeBytes { b in memoryEquals(a.baseAddress!, b.baseAddress!, length) } }
@@ -55,6 +56,38 @@ struct SymbolTableTests {
         }
         #expect(symbols.count == table.count)
         #expect(table.count == (1...40).reduce(0) { $0 + $1 + 1 })
+    }
+
+    /// Ids chosen to collide under a seed known in advance, all hashed alike
+    /// there, spread under a table's own seed, which each table picks at
+    /// random: input cannot choose ids that flood its index.
+    @Test func idsChosenToCollideUnderOneSeedSpreadUnderAnother() {
+        let known = SymbolTable(seed: 0)
+        let ids = (0..<64).map { Self.id(hashing: 0x1234_5678, seed: 0, variant: UInt64($0)) }
+        #expect(Set(ids.map { id in id.withUnsafeBytes { known.hash32($0) } }) == [0x1234_5678])
+        let fresh = SymbolTable()
+        #expect(fresh.seed != SymbolTable().seed)
+        #expect(Set(ids.map { id in id.withUnsafeBytes { fresh.hash32($0) } }).count > 60)
+        var table = SymbolTable()
+        #expect(Set(ids.map { id in id.withUnsafeBytes { table.intern($0) } }).count == 64)
+    }
+
+    /// The `variant`th 8-byte id that `hash32` under `seed` maps to `hash`:
+    /// its avalanche run backwards, each step of it invertible.
+    static func id(hashing hash: UInt32, seed: UInt64, variant: UInt64) -> [UInt8] {
+        func inverse(_ a: UInt64) -> UInt64 {
+            var x = a
+            for _ in 0..<6 { x &*= 2 &- a &* x }  // Newton's iteration, modulo 2^64
+            return x
+        }
+        var y = variant << 32 | UInt64(hash)
+        y ^= y >> 33
+        y &*= inverse(0xC4CE_B9FE_1A85_EC53)
+        y ^= y >> 33
+        y &*= inverse(0xFF51_AFD7_ED55_8CCD)
+        y ^= y >> 33
+        let word = y ^ seed ^ 8 ^ 0xFF51_AFD7_ED55_8CCD
+        return (0..<8).map { UInt8(truncatingIfNeeded: word >> (8 * $0)) }
     }
 
     /// A table built apart joins another exactly as its ids interned one by
