@@ -11,6 +11,8 @@ struct OwnedMap<Key: PackedKey & BitwiseCopyable, Value: BitwiseCopyable & Senda
     @usableFromInline var values = OwnedTable<Value>()
     /// Linear probing: 0 is empty, otherwise an entry's index plus one.
     @usableFromInline var slots = OwnedTable<UInt32>()
+    /// This map's hash seed (``DenseMap``'s reason).
+    @usableFromInline let seed = randomSeed()
 
     @inlinable
     init() {
@@ -24,7 +26,7 @@ struct OwnedMap<Key: PackedKey & BitwiseCopyable, Value: BitwiseCopyable & Senda
     @inlinable
     mutating func entry(for key: Key, empty: Value) -> Int {
         let mask = slots.count - 1
-        var slot = DenseMap<Key, Value>.hash(key) & mask
+        var slot = DenseMap<Key, Value>.hash(key, seed: seed) & mask
         while true {
             let entry = Int(slots[slot])
             if entry == 0 { break }
@@ -52,7 +54,7 @@ struct OwnedMap<Key: PackedKey & BitwiseCopyable, Value: BitwiseCopyable & Senda
         slots.cover(size - 1)
         let mask = size - 1
         for index in 0..<keys.count {
-            var slot = DenseMap<Key, Value>.hash(keys[index]) & mask
+            var slot = DenseMap<Key, Value>.hash(keys[index], seed: seed) & mask
             while slots[slot] != 0 { slot = (slot &+ 1) & mask }
             slots[slot] = UInt32(index + 1)
         }

@@ -32,8 +32,7 @@ public struct SymbolTable: Sendable {
 
     /// An empty table with a hash seed of its own, at random.
     public init() {
-        var random = SystemRandomNumberGenerator()
-        self.init(seed: random.next())
+        self.init(seed: randomSeed())
     }
 
     /// An empty table whose hash starts from `seed`: for tests that need

@@ -221,6 +221,24 @@ struct DenseMapTests {
         #expect(map[Key(a: 99, b: 99)] == nil)
     }
 
+    /// Days and currencies chosen so that, under a seed known in advance,
+    /// all start probing at one slot of 1,024, spread under a map's own
+    /// seed, which each map picks at random.
+    @Test func keysChosenToCollideUnderOneSeedSpreadUnderAnother() {
+        var chosen: [DailySales.Key] = []
+        var day: Int64 = 0
+        while chosen.count < 100 {
+            for code in ["KRW", "USD", "EUR", "JPY"] {
+                let key = DailySales.Key(day: day, currency: Currency(code)!)
+                if DenseMap<DailySales.Key, Int>.hash(key, seed: 0) & 1023 == 0 { chosen.append(key) }
+            }
+            day += 1
+        }
+        let fresh = DenseMap<DailySales.Key, Int>()
+        #expect(fresh.seed != DenseMap<DailySales.Key, Int>().seed)
+        #expect(Set(chosen.map { DenseMap<DailySales.Key, Int>.hash($0, seed: fresh.seed) & 1023 }).count > 80)
+    }
+
     @Test func equalityIgnoresInsertionOrderAndMergeAdds() {
         var one = DenseMap<Key, Int>(), two = DenseMap<Key, Int>()
         one[Key(a: 1, b: 0), default: 0] = 5
