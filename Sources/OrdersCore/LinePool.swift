@@ -72,14 +72,15 @@ struct LinePool: ~Copyable {
     @usableFromInline
     mutating func grow(_ cart: inout Cart) {
         let sizeClass = cart.sizeClass.map { $0 + 1 } ?? 0
-        precondition(sizeClass < Cart.sizeClasses, "a cart with more lines than the ledger holds (\(Cart.maxLines))")
+        // Limits the input can reach: fatalError, whose message an optimised build prints, unlike precondition's.
+        if sizeClass >= Cart.sizeClasses { fatalError("a cart has more lines (distinct products) than the ledger holds, \(Cart.maxLines)") }
         let start: Int
         if free[sizeClass] > 0 {
             start = free[sizeClass] - 1
             free[sizeClass] = Int(lines[start].qty)
         } else {
             start = lines.append(zeroed: Cart.capacity(of: sizeClass))
-            precondition(start + Cart.capacity(of: sizeClass) <= Int(UInt32.max), "more cart lines open at once than the ledger can number")
+            if start + Cart.capacity(of: sizeClass) > Int(UInt32.max) { fatalError("more cart lines open at once than the ledger can number, \(UInt32.max)") }
         }
         for i in 0..<cart.count { lines[start + i] = lines[Int(cart.start) + i] }
         var moved = cart

@@ -93,7 +93,8 @@ struct VoterVotes: ~Copyable {
     /// A voter's entry for a block of `count` votes from `start` in the pool.
     @inlinable
     static func block(start: Int, count: Int) -> UInt64 {
-        precondition(start <= Int(UInt32.max), "more votes in blocks than the ledger can number")
+        // A limit the input can reach: fatalError, whose message an optimised build prints.
+        if start > Int(UInt32.max) { fatalError("more repeat votes than the ledger can number, \(UInt32.max)") }
         return blockFlag | UInt64(count) << 32 | UInt64(start)
     }
 }
