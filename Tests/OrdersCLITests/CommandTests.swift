@@ -156,6 +156,51 @@ struct CommandTests {
         #expect(try CLI.run(["audit", "Fixtures/kiosk-day.ndjson", "--order", "A-1004"]).status == 1)
     }
 
+    /// A cart of a hundred lines, past the 32 that are searched one by one,
+    /// then shrunk below them again: every audit line's totals are those of
+    /// a plain model of the cart, from the NDJSON and from a log.
+    @Test func aLongCartIsAuditedEventByEvent() throws {
+        var lines: [String] = [], model: [String: (qty: Int64, price: Int64)] = [:], expected: [(Int64, Int64)] = []
+        func event(_ fields: String, _ change: () -> Void) {
+            lines.append(#"{"type":\#(fields),"cart":"big","at":"2025-09-16T10:00:00Z"}"#)
+            change()
+            expected.append(model.values.reduce((0, 0)) { ($0.0 + $1.qty, $0.1 + $1.qty * $1.price) })
+        }
+        for i in 0..<100 {
+            event(#""item_added","product":"p\#(i)","qty":\#(i % 3 + 1),"price":\#(100 + i),"currency":"KRW""#) {
+                model["p\(i)"] = (Int64(i % 3 + 1), Int64(100 + i))
+            }
+        }
+        for i in stride(from: 0, to: 100, by: 7) {
+            event(#""quantity_changed","product":"p\#(i)","qty":5"#) { model["p\(i)"]!.qty = 5 }
+        }
+        for i in stride(from: 3, to: 100, by: 2) {
+            event(#""item_removed","product":"p\#(i)""#) { model["p\(i)"] = nil }
+        }
+        for i in stride(from: 0, to: 100, by: 10) {
+            event(#""item_added","product":"p\#(i)","qty":2,"price":50,"currency":"KRW""#) {
+                model["p\(i)", default: (0, 0)].qty += 2
+                model["p\(i)"]!.price = 50
+            }
+        }
+        event(#""checked_out","order":"o-big""#) {}
+        let dir = CLI.temporaryDirectory()
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: dir + "/big.ndjson"))
+        #expect(try CLI.run(["import", dir + "/big.log", dir + "/big.ndjson"]).status == 0)
+        for input in [dir + "/big.ndjson", dir + "/big.log"] {
+            let audit = try CLI.run(["audit", input, "--cart", "big"])
+            #expect(audit.status == 0, "\(audit.stderr)")
+            let entries = String(decoding: audit.stdout, as: UTF8.self).split(separator: "\n").map {
+                try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+            }
+            #expect(entries.count == expected.count)
+            for (entry, (units, total)) in zip(entries, expected) {
+                #expect(entry["status"] as? String == "applied")
+                #expect((entry["cart_units"] as? NSNumber)?.int64Value == units && (entry["cart_total"] as? NSNumber)?.int64Value == total, "seq \(entry["seq"]!)")
+            }
+        }
+    }
+
     @Test func zstdCompressedNDJSONIsReadLikePlain() throws {
         let dir = CLI.temporaryDirectory()
         let compress = Process()
