@@ -155,6 +155,34 @@ struct LogFileTests {
         #expect(try LogReader(path: path).eventCount == 50)
     }
 
+    /// A batch header that claims more bytes than its frame has, its own
+    /// checksum made right, hides the commits after it as if they were a
+    /// torn tail: reading must call it corruption, and a writer must not
+    /// cut the events after it away. A genuine frame after it tells the
+    /// two apart; `everyTruncationShowsTheLastWholeCommitAndNothingMore`
+    /// holds the real tails to the other side.
+    @Test(arguments: [1 << 20, Int(UInt32.max) / 2])
+    func aFrameSizeRunningPastTheFramesAfterItIsCorruption(added: Int) throws {
+        let dir = temporaryDirectory()
+        var (path, bytes, _) = try threeCommits(dir)
+        let content = FileHeader.size + 8  // the first batch header's content
+        let frameSize = bytes[content + 12..<content + 16].reversed().reduce(0) { $0 << 8 | Int($1) }
+        withUnsafeBytes(of: UInt32(truncatingIfNeeded: frameSize + added).littleEndian) { bytes.replaceSubrange(content + 12..<content + 16, with: $0) }
+        let crc = bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[content..<content + 44])) }
+        withUnsafeBytes(of: crc.littleEndian) { bytes.replaceSubrange(content + 44..<content + 48, with: $0) }
+        path = dir + "/hostile.log"
+        write(bytes, to: path)
+        #expect { try LogReader(path: path) } throws: { ($0 as? InputError)?.message.contains("the log is corrupt") == true }
+        #expect { try LogWriter(path: path) } throws: { ($0 as? InputError)?.message.contains("runs past the frame at byte") == true }
+        #expect(contents(path) == bytes)
+        let reader = try LogReader(path: path, skippingCorrupt: true)
+        var ids = Identifiers()
+        var events: [Event] = []
+        while try reader.next(ids: &ids, into: &events) != nil {}
+        #expect(reader.foundDamage && reader.tail == nil)
+        #expect(events.count == 90 - 8, "every batch but the first")
+    }
+
     @Test func aTruncatedFileHeaderIsAnEmptyLogToRebuild() throws {
         let dir = temporaryDirectory(), path = dir + "/a.log"
         write(Array(FileHeader().encoded()[..<10]), to: path)

@@ -98,7 +98,11 @@ public struct LogLayout: Sendable {
                         stop = (offset, "a batch starting at seq \(batch.firstSeq) where seq \(seq) was due", true); break scanning
                     }
                     let end = offset + Int64(BatchHeader.size) + Int64(batch.frameSize)
-                    guard end <= size else { stop = (offset, "a batch whose frame is cut short", false); break scanning }
+                    guard end <= size else {
+                        let cut = try LogSurvey.frameCutShort(batch, at: offset, in: file, size: size, path: path)
+                        stop = (offset, cut.reason, cut.next != nil)
+                        break scanning
+                    }
                     pending.append(Batch(offset: offset, header: batch))
                     seq = batch.endSeq
                     offset = end

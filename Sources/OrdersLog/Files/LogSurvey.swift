@@ -82,8 +82,14 @@ public struct LogSurvey: Sendable {
             case .batch(let batch) where batch.firstSeq == seq || items.last.map({ if case .damage = $0 { true } else { false } }) == true:
                 let end = offset + Int64(BatchHeader.size) + Int64(batch.frameSize)
                 if end > size {
-                    tail = LogLayout.Tail(offset: lastCommitEnd, length: size - lastCommitEnd, reason: "a batch whose frame is cut short")
-                    return
+                    let cut = try Self.frameCutShort(batch, at: offset, in: file, size: size, path: path)
+                    guard let next = cut.next else {
+                        tail = LogLayout.Tail(offset: lastCommitEnd, length: size - lastCommitEnd, reason: cut.reason)
+                        return
+                    }
+                    items.append(.damage(Damage(offset: offset, length: next - offset, reason: cut.reason)))
+                    offset = next
+                    continue
                 }
                 items.append(.batch(LogLayout.Batch(offset: offset, header: batch)))
                 seq = batch.endSeq
@@ -156,6 +162,23 @@ public struct LogSurvey: Sendable {
     }
 
     /// The offset of the next frame after `start` whose own checksum holds.
+    /// Why the file ends inside the frame of `batch`, whose header is at
+    /// `offset`: cut short by a crash (not damage) when nothing genuine
+    /// follows, since an append writes its frames in order and its commit
+    /// last; damage when a genuine frame does (`next`, where it starts),
+    /// for then the header, its checksum made right, claims more bytes than
+    /// its frame has, and taking the rest for a tail would let the next
+    /// writer cut acknowledged events away. The rest of the file is read
+    /// only in this case, once.
+    static func frameCutShort(
+        _ batch: BatchHeader, at offset: Int64, in file: FileDescriptor, size: Int64, path: String
+    ) throws -> (reason: String, next: Int64?) {
+        guard let next = try nextGenuineFrame(after: offset, in: file, size: size, path: path) else {
+            return ("a batch whose frame is cut short", nil)
+        }
+        return ("a batch header whose frame of \(batch.frameSize) bytes runs past the frame at byte \(next)", next)
+    }
+
     static func nextGenuineFrame(after start: Int64, in file: FileDescriptor, size: Int64, path: String) throws -> Int64? {
         let chunk = 1 << 20
         var buffer = [UInt8](repeating: 0, count: chunk + BatchHeader.size)
