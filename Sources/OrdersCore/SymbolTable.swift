@@ -193,6 +193,7 @@ public struct SymbolTable: Sendable {
         storage.removeLast(from: spans.map { Int($0 >> 16) + Int($0 & 0xFFFF) }.max() ?? 0)
         slots = Array(repeating: 0, count: 1024)
         indexed = 0
+        occupied = 0
     }
 
     /// Forgets every symbol, keeping the memory: a table that is filled

@@ -195,6 +195,7 @@ struct SymbolDefinitionTests {
         #expect(table.lookup(Array("b".utf8)) == nil)
         #expect(table.intern(Array("a".utf8)) == a)
         #expect(table.intern(Array("c".utf8)) == Symbol(rawValue: 1))
+        #expect(table.occupied == 2, "the index counts what it holds, not what it once held")
     }
 }
 
