@@ -161,7 +161,6 @@ public struct LogSurvey: Sendable {
         }
     }
 
-    /// The offset of the next frame after `start` whose own checksum holds.
     /// Why the file ends inside the frame of `batch`, whose header is at
     /// `offset`: cut short by a crash (not damage) when nothing genuine
     /// follows, since an append writes its frames in order and its commit
@@ -179,6 +178,7 @@ public struct LogSurvey: Sendable {
         return ("a batch header whose frame of \(batch.frameSize) bytes runs past the frame at byte \(next)", next)
     }
 
+    /// The offset of the next frame after `start` whose own checksum holds.
     static func nextGenuineFrame(after start: Int64, in file: FileDescriptor, size: Int64, path: String) throws -> Int64? {
         let chunk = 1 << 20
         var buffer = [UInt8](repeating: 0, count: chunk + BatchHeader.size)

@@ -76,8 +76,7 @@ extension Orders {
                     }
                     let status = totals.fold(event, of: target, into: &projector)
                     found += 1
-                    let (units, total) = (totals.units, totals.total)
-                    let entry = AuditEntry(seq: first + Int64(i), event: event, status: status, cartUnits: units, cartTotal: total)
+                    let entry = AuditEntry(seq: first + Int64(i), event: event, status: status, cartUnits: totals.units, cartTotal: totals.total)
                     if case let .itemAdded(_, _, _, _, c) = event.kind, status == .applied { currency = c }
                     switch format {
                     case .ndjson: Console.write(try AuditReport.line(entry, ids: ids, cart: name))
