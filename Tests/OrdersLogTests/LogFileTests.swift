@@ -39,7 +39,8 @@ struct LogFileTests {
 
     /// Importing NDJSON reads its ids straight into the log's numbering; the
     /// bytes written must be those of the plain path, which renumbers each id,
-    /// whether batches are compressed on this thread or on several.
+    /// whether the log's ids are read and its batches compressed on this
+    /// thread or on several.
     @Test(arguments: [1, 3])
     func appendingNDJSONWritesWhatRenumberingWrites(threads: Int) throws {
         let dir = temporaryDirectory()
@@ -47,12 +48,12 @@ struct LogFileTests {
         let before = sampleEvents(700, seed: 3, ids: &first)
         let added = sampleEvents(900, seed: 4, ids: &second)
         write(lines(added, ids: second), to: dir + "/added.ndjson")
-        for name in ["plain.log", "direct.log"] { try writeLog(dir + "/" + name, before, ids: first) }
+        for name in ["plain.log", "direct.log"] { try writeLog(dir + "/" + name, before, ids: first, batchEvents: 50) }
 
         let plain = try LogWriter(path: dir + "/plain.log", batchEvents: 64)
         for event in added { try plain.append(event, ids: second) }
         try plain.commit(ids: second)
-        let direct = try LogWriter(path: dir + "/direct.log", batchEvents: 64)
+        let direct = try LogWriter(path: dir + "/direct.log", batchEvents: 64, threads: threads)
         try direct.append(contentsOf: openEvents(dir + "/added.ndjson", threads: threads), compressors: threads)
         try direct.commit(ids: Identifiers())
 

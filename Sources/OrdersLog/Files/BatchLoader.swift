@@ -18,6 +18,8 @@ struct LoadedBatch: Sendable {
 /// on another thread), its events, or its events dealt out to the parts of
 /// a partitioned fold.
 enum LoadWork: Sendable {
+    /// The whole payload and its dictionary, no events: what a writer needs of the log's ids.
+    case dictionary
     case payload, events
     /// With `votes`, the worker also folds the batch's votes into it.
     case columns(votes: WorkerVotes?)
@@ -77,6 +79,8 @@ struct BatchLoader: ~Copyable {
     /// Loads `batch` into `loaded` as far as `work` asks.
     mutating func load(_ batch: LogLayout.Batch, into loaded: inout LoadedBatch, doing work: LoadWork) throws {
         switch work {
+        case .dictionary:
+            try load(batch, into: &loaded, decodingEvents: false)
         case .payload:
             try loadPayload(batch, into: &loaded)
         case .columns(let votes):

@@ -266,7 +266,7 @@ public final class LogReader: EventStream {
         var ids = Identifiers()
         for batch in batches {
             do {
-                try loader.load(batch, into: &current, decodingEvents: false)
+                try load(batch, .dictionary)
                 try defineCurrent(batch, in: &ids, roles: Role.allCases)
             } catch let failure as BatchFailure {
                 throw corrupt(batch, failure)

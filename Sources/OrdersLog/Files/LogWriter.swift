@@ -48,7 +48,7 @@ public final class LogWriter {
     ///   - level: zstd's compression level.
     ///   - waiting: called with a message if another writer holds the lock; the writer then waits for it.
     /// - Throws: ``FileError``, or ``InputError`` if the file is not a log or is corrupt.
-    public init(path: String, batchEvents: Int = LogWriter.defaultBatchEvents, level: Int32 = 3,
+    public init(path: String, batchEvents: Int = LogWriter.defaultBatchEvents, level: Int32 = 3, threads: Int = 1,
                 waiting: (String) -> Void = { _ in }) throws {
         self.path = path
         self.batchEvents = max(1, min(batchEvents, LogFormat.maxBatchEvents))
@@ -91,7 +91,7 @@ public final class LogWriter {
                 end = Int64(FileHeader.size)
             }
             if !layout.batches.isEmpty {
-                logIDs = try LogReader(path: path).readIdentifiers()
+                logIDs = try LogReader(path: path, threads: threads).readIdentifiers()
                 committed = logIDs.counts
                 defined = logIDs.counts
             }

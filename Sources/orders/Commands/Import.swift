@@ -45,7 +45,7 @@ extension Orders {
 
         func run() throws {
             try reportingFailures(consequence: "nothing was appended to \(log)") {
-                let writer = try LogWriter(path: log, batchEvents: batchEvents, waiting: { Console.note("orders: \($0)") })
+                let writer = try LogWriter(path: log, batchEvents: batchEvents, threads: threads, waiting: { Console.note("orders: \($0)") })
                 if let recovery = writer.recovery { Console.note("orders: warning: \(recovery)") }
                 do {
                     for file in files {
