@@ -32,6 +32,30 @@ struct RFC3339Tests {
         #expect(RFC3339.parse(text) == nil)
     }
 
+    /// Each refusal says which part of the time to mend; the shape comes
+    /// first, so a time both misshapen and out of range is called misshapen.
+    @Test(arguments: [
+        ("2025-09-16", TimeFault.shape), ("2025-09-16T09:00:00+0900", .shape), ("2025-09-31T00:00:60+24:00 ", .shape),
+        ("2025-09-31T00:00:00Z", .noSuchDate), ("1900-02-29T00:00:00Z", .noSuchDate), ("2025-00-10T00:00:00Z", .noSuchDate),
+        ("2025-09-16T24:00:00Z", .clock), ("2025-09-16T09:60:00Z", .clock), ("2025-09-16T09:00:61.5Z", .clock),
+        ("2016-12-31T23:59:60Z", .leapSecond), ("2016-12-31t23:59:60.999+01:00", .leapSecond),
+        ("2025-09-16T09:00:00+24:00", .offset), ("2025-09-16T09:00:00-00:60", .offset),
+        ("9999-12-31T23:59:59-00:01", .outOfRange), ("0000-01-01T00:00:00+00:01", .outOfRange),
+    ])
+    func saysWhyATimeIsRefused(_ text: String, _ fault: TimeFault) {
+        var text = text
+        text.withUTF8 { bytes in
+            #expect(RFC3339.fault(in: UnsafeRawBufferPointer(bytes)) == fault)
+            #expect(RFC3339.parse(UnsafeRawBufferPointer(bytes)) == nil)
+        }
+    }
+
+    @Test(arguments: readings.map(\.0))
+    func findsNoFaultInATime(_ text: String) {
+        var text = text
+        text.withUTF8 { #expect(RFC3339.fault(in: UnsafeRawBufferPointer($0)) == nil) }
+    }
+
     /// The word-at-a-time reading of the common shape agrees with the general
     /// parser on every near miss: each byte of a valid time replaced in turn
     /// by every byte value, and every month and day of a leap and a plain year.

@@ -232,7 +232,8 @@ public struct NDJSONParser {
     private mutating func time(_ line: UnsafeRawBufferPointer) throws(Failure) -> Timestamp {
         let text = try string(.at, line)
         guard let instant = bytes(of: text, line, RFC3339.parse) else {
-            throw Failure(field: "at", message: "not an RFC 3339 time between the years 0000 and 9999: \(quoted(text, line))")
+            let fault = bytes(of: text, line, RFC3339.fault) ?? .shape
+            throw Failure(field: "at", message: "\(fault): \(quoted(text, line))")
         }
         return instant
     }

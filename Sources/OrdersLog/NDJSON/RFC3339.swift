@@ -78,30 +78,44 @@ public enum RFC3339 {
 
     /// Any time the spec allows: offsets, any number of fractional digits, `t` and `z`.
     static func parseAny(_ text: UnsafeRawBufferPointer) -> Timestamp? {
+        try? read(text)
+    }
+
+    /// Why `text` is not a time the spec allows, or `nil` if it is one:
+    /// for the error message, once a time has been refused.
+    public static func fault(in text: UnsafeRawBufferPointer) -> TimeFault? {
+        do {
+            _ = try read(text)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Reads any time the spec allows, or says why `text` is not one.
+    private static func read(_ text: UnsafeRawBufferPointer) throws(TimeFault) -> Timestamp {
         var i = 0
-        func digits(_ count: Int) -> Int64? {
-            guard i + count <= text.count else { return nil }
+        func digits(_ count: Int) throws(TimeFault) -> Int64 {
+            guard i + count <= text.count else { throw .shape }
             var value: Int64 = 0
             for _ in 0..<count {
                 let digit = text[i] &- 0x30
-                guard digit < 10 else { return nil }
+                guard digit < 10 else { throw .shape }
                 value = value * 10 + Int64(digit)
                 i += 1
             }
             return value
         }
-        func expect(_ byte: UInt8, or other: UInt8? = nil) -> Bool {
-            guard i < text.count, text[i] == byte || text[i] == other else { return false }
+        func expect(_ byte: UInt8, or other: UInt8? = nil) throws(TimeFault) {
+            guard i < text.count, text[i] == byte || text[i] == other else { throw .shape }
             i += 1
-            return true
         }
-        guard let year = digits(4), expect(0x2D), let month = digits(2), expect(0x2D), let day = digits(2),
-              expect(0x54, or: 0x74),  // T or t
-              let hour = digits(2), expect(0x3A), let minute = digits(2), expect(0x3A), let second = digits(2)
-        else { return nil }
-        guard (1...12).contains(month), day >= 1, day <= CivilDate.daysIn(month: month, year: year),
-              hour <= 23, minute <= 59, second <= 59
-        else { return nil }
+        let year = try digits(4); try expect(0x2D)
+        let month = try digits(2); try expect(0x2D)
+        let day = try digits(2); try expect(0x54, or: 0x74)  // T or t
+        let hour = try digits(2); try expect(0x3A)
+        let minute = try digits(2); try expect(0x3A)
+        let second = try digits(2)
         var millis: Int64 = 0
         if i < text.count, text[i] == 0x2E {  // .
             i += 1
@@ -112,26 +126,31 @@ public enum RFC3339 {
                 scale /= 10
                 i += 1
             }
-            guard i > start else { return nil }
+            guard i > start else { throw .shape }
         }
-        var offsetMinutes: Int64 = 0
-        guard i < text.count else { return nil }
+        var sign: Int64 = 0, offsetHours: Int64 = 0, offsetMinutes: Int64 = 0
+        guard i < text.count else { throw .shape }
         switch text[i] {
         case 0x5A, 0x7A:  // Z or z
             i += 1
         case 0x2B, 0x2D:  // + or -
-            let sign: Int64 = text[i] == 0x2D ? -1 : 1
+            sign = text[i] == 0x2D ? -1 : 1
             i += 1
-            guard let hours = digits(2), expect(0x3A), let minutes = digits(2), hours <= 23, minutes <= 59 else { return nil }
-            offsetMinutes = sign * (hours * 60 + minutes)
+            offsetHours = try digits(2); try expect(0x3A)
+            offsetMinutes = try digits(2)
         default:
-            return nil
+            throw .shape
         }
-        guard i == text.count else { return nil }
+        // The shape first, then what its numbers name.
+        guard i == text.count else { throw .shape }
+        guard (1...12).contains(month), day >= 1, day <= CivilDate.daysIn(month: month, year: year) else { throw .noSuchDate }
+        guard hour <= 23, minute <= 59, second <= 60 else { throw .clock }
+        guard second <= 59 else { throw .leapSecond }
+        guard offsetHours <= 23, offsetMinutes <= 59 else { throw .offset }
         let days = CivilDate(year: year, month: month, day: day).daysSinceEpoch
         let local = ((days * 24 + hour) * 60 + minute) * 60 + second
-        let instant = Timestamp(milliseconds: (local - offsetMinutes * 60) * 1000 + millis)
-        guard instant >= .earliest, instant <= .latest else { return nil }
+        let instant = Timestamp(milliseconds: (local - sign * (offsetHours * 60 + offsetMinutes) * 60) * 1000 + millis)
+        guard instant >= .earliest, instant <= .latest else { throw .outOfRange }
         return instant
     }
 
