@@ -19,11 +19,13 @@ enum CLI {
         var text: String { String(decoding: stdout, as: UTF8.self) }
     }
 
-    /// Runs `orders` with `arguments` in the package root, feeding `input` to standard input.
-    static func run(_ arguments: [String], input: [UInt8] = []) throws -> Result {
+    /// Runs `orders` with `arguments` in the package root, feeding `input`
+    /// to standard input, with `environment` added to the test's own.
+    static func run(_ arguments: [String], input: [UInt8] = [], environment: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.currentDirectoryURL = root
         // Standard input and error go through files, standard output through a pipe read to its end.
         let scratch = temporaryDirectory()

@@ -118,6 +118,40 @@ struct CommandTests {
         #expect(daily.stderr.contains("revenue of 2025-09-16 in KRW does not fit"))
     }
 
+    /// `--tz` takes the names of the IANA database, as `date` finds them, and
+    /// nothing Foundation reads in a way of its own: `GMT+5` (five hours
+    /// ahead there, behind in POSIX), `CST` (Chicago there, China too).
+    /// The database is a folder of our own here, so that the test does not
+    /// depend on the machine's; Foundation still works out the offsets.
+    @Test func aZoneIsANameOfTheTimeZoneDatabase() throws {
+        let database = CLI.temporaryDirectory()
+        for name in ["Etc/GMT-14", "US/Pacific", "Asia/Kathmandu", "Asia/Dir/Zone"] {
+            let path = database + "/" + name
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            #expect(FileManager.default.createFile(atPath: path, contents: Data("TZif".utf8)))
+        }
+        func daily(_ zone: String, database: String) throws -> CLI.Result {
+            try CLI.run(["report", "daily", "Fixtures/zones.ndjson", "--tz", zone, "--format", "csv"], environment: ["TZDIR": database])
+        }
+        for zone in ["GMT+5", "UTC+5", "GMT-0500", "PST", "CST", "IST", "Asia/Seoul", "Asia", "Asia/Dir", "Asia/./Kathmandu",
+                     "/Asia/Kathmandu", "Asia/Kathmandu/", "Asia//Kathmandu", "US/../Asia/Kathmandu"] {
+            let refused = try daily(zone, database: database)
+            #expect(refused.status == 64, "\(zone)")
+            #expect(refused.stderr.contains("unknown time zone '\(zone)'"), "\(zone)")
+        }
+        let kathmandu = try daily("Asia/Kathmandu", database: database)
+        #expect(kathmandu.status == 0)
+        #expect(kathmandu.stdout == CLI.fixture("Fixtures/expected/zones.daily-kathmandu.csv"))
+        #expect(try daily("Etc/GMT-14", database: database).status == 0)
+        #expect(try daily("UTC", database: database).stdout == CLI.fixture("Fixtures/expected/zones.daily-utc.csv"))
+        // With no database on the machine, Foundation's names stand, but not its offsets.
+        let none = database + "/none"
+        #expect(try daily("Asia/Kathmandu", database: none).stdout == CLI.fixture("Fixtures/expected/zones.daily-kathmandu.csv"))
+        for zone in ["GMT+5", "UTC+5", "GMT+05:00"] {
+            #expect(try daily(zone, database: none).status == 64, "\(zone)")
+        }
+    }
+
     @Test func badUsageAndMissingFilesHaveTheirOwnStatuses() throws {
         #expect(try CLI.run(["replay", "Fixtures/does-not-exist.log"]).status == 66)
         let zone = try CLI.run(["report", "daily", "Fixtures/kiosk-day.ndjson", "--tz", "Mars/Olympus"])

@@ -35,7 +35,7 @@ struct InputArgument: ParsableArguments {
 
 /// The time zone in which reports count dates.
 struct ZoneOption: ParsableArguments {
-    @Option(name: .customLong("tz"), help: ArgumentHelp("The IANA time zone in which dates are counted, e.g. Asia/Seoul.", valueName: "zone"))
+    @Option(name: .customLong("tz"), help: ArgumentHelp("The IANA time zone in which dates are counted, e.g. Asia/Seoul; a fixed offset is Etc/GMT-5 for UTC+5.", valueName: "zone"))
     var zone: String = "UTC"
 
     func rules() throws -> ZoneRules { try TimeZones.rules(named: zone) }

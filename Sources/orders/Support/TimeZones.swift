@@ -10,8 +10,9 @@ enum TimeZones {
 
     static func rules(named name: String) throws -> ZoneRules {
         if name == "UTC" { return .utc }
-        guard !name.isEmpty, name.first != "+", name.first != "-", let zone = TimeZone(identifier: name) else {
-            throw ValidationError("unknown time zone '\(name)': use an IANA name such as UTC, Asia/Seoul or America/New_York")
+        guard isInDatabase(name), let zone = TimeZone(identifier: name) else {
+            throw ValidationError("unknown time zone '\(name)': use an IANA name such as UTC, Asia/Seoul or America/New_York"
+                                  + " (a fixed offset is Etc/GMT-5 for 5 hours ahead of UTC, signs as in POSIX)")
         }
         let start = Date(timeIntervalSince1970: Double(CivilDate(year: Int64(firstYear), month: 1, day: 1).daysSinceEpoch) * 86_400)
         let end = Date(timeIntervalSince1970: Double(CivilDate(year: Int64(lastYear), month: 1, day: 1).daysSinceEpoch) * 86_400)
@@ -23,5 +24,25 @@ enum TimeZones {
             cursor = next
         }
         return ZoneRules(name: name, initialOffsetSeconds: Int64(zone.secondsFromGMT(for: start)), transitions: transitions)
+    }
+
+    /// Whether `name` is an IANA name. Foundation also takes what the IANA
+    /// database has not, and reads it in a way one user expects and another
+    /// does not: `GMT+5` five hours ahead (POSIX and `date` read it as
+    /// behind), `CST` as Chicago (China's too), `IST` as India (Israel's,
+    /// Ireland's). So where the system has the database (`TZDIR`, else
+    /// `/usr/share/zoneinfo`, as `date` reads it), the name must be one of its
+    /// files; without it, only what Foundation keeps as it was given, which
+    /// refuses offsets such as `GMT+5`.
+    static func isInDatabase(_ name: String) -> Bool {
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        guard !name.isEmpty, !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else { return false }
+        let directory = ProcessInfo.processInfo.environment["TZDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/share/zoneinfo"
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            return TimeZone(identifier: name)?.identifier == name
+        }
+        guard FileManager.default.fileExists(atPath: directory + "/" + name, isDirectory: &isDirectory) else { return false }
+        return !isDirectory.boolValue
     }
 }
