@@ -132,6 +132,26 @@ struct ReliabilityTests {
         #expect(try CLI.run(["verify", repaired]).status == 0)
     }
 
+    /// Two logs joined end to end (`cat a.log b.log`): the second's frames
+    /// hold no event the first log committed, but reading past them says so,
+    /// rather than give the first log's answer with not a word.
+    @Test func damageThatCostsNoEventIsStillNamed() throws {
+        let dir = CLI.temporaryDirectory(), first = dir + "/a.log", second = dir + "/b.log", joined = dir + "/joined.log"
+        #expect(try CLI.run(["import", first, "Fixtures/kiosk-day.ndjson"]).status == 0)
+        #expect(try CLI.run(["import", second, "Fixtures/zones.ndjson"]).status == 0)
+        let firstBytes = FileManager.default.contents(atPath: first)!
+        _ = FileManager.default.createFile(atPath: joined, contents: firstBytes + FileManager.default.contents(atPath: second)!)
+        #expect(try CLI.run(["replay", joined, "--json"]).status == 65)
+        let skipping = try CLI.run(["replay", joined, "--json", "--skip-corrupt"])
+        #expect(skipping.status == 0)
+        #expect(skipping.stdout == (try CLI.run(["replay", first, "--json"])).stdout)
+        #expect(skipping.stderr.contains("skipped a corrupt stretch at byte \(firstBytes.count): an unexpected frame"))
+        #expect(skipping.stderr.contains("(no committed events)"))
+        let repaired = try CLI.run(["repair", joined, "-o", dir + "/repaired.log"])
+        #expect(repaired.text == "wrote 17 of 17 events to \(dir)/repaired.log\n")
+        #expect(repaired.stderr.contains("dropped byte \(firstBytes.count): an unexpected frame"))
+    }
+
     @Test func strictVerifyFailsOnAnomalies() throws {
         let log = CLI.temporaryDirectory() + "/store.log"
         #expect(try CLI.run(["import", log, "Fixtures/kiosk-day.ndjson"]).status == 0)

@@ -15,7 +15,7 @@ public final class LogReader: EventStream {
         public var reason: String
 
         public var description: String {
-            let range = seqs.isEmpty ? "no events" : seqs.count == 1 ? "seq \(seqs.lowerBound)" : "seq \(seqs.lowerBound)–\(seqs.upperBound - 1)"
+            let range = seqs.isEmpty ? "no committed events" : seqs.count == 1 ? "seq \(seqs.lowerBound)" : "seq \(seqs.lowerBound)–\(seqs.upperBound - 1)"
             return "byte \(offset): \(reason) (\(range))"
         }
     }
@@ -106,6 +106,13 @@ public final class LogReader: EventStream {
 
     /// Whether any damage was found, in the headers or (so far) in the batches read.
     public var foundDamage: Bool { !skipped.isEmpty || !harmlessDamage.isEmpty }
+
+    /// Every damaged stretch found so far, in file order: those whose events
+    /// were skipped, and those that held no committed event (`seqs` empty).
+    public var passedOver: [Skip] {
+        let harmless = harmlessDamage.map { Skip(offset: $0.offset, seqs: 0..<0, reason: $0.reason) }
+        return (skipped + harmless).sorted { $0.offset < $1.offset }
+    }
 
     /// The number of committed events (counting any skipped).
     public var eventCount: Int64 { Int64(endSeq - 1) }

@@ -30,6 +30,7 @@ extension Orders {
         func run() throws {
             try reportingFailures {
                 let reader = try LogReader(path: log, skippingCorrupt: true)
+                for notice in reader.notices { Console.note("orders: warning: \(notice)") }
                 let writer = try LogWriter(path: output)
                 do {
                     var ids = Identifiers()
@@ -40,7 +41,7 @@ extension Orders {
                         events.removeAll(keepingCapacity: true)
                     }
                     let seqs = try writer.commit(ids: Identifiers())
-                    for skip in reader.skipped { Console.note("orders: dropped \(skip)") }
+                    for skip in reader.passedOver { Console.note("orders: dropped \(skip)") }
                     Console.write("wrote \(seqs.count) of \(counted(reader.eventCount, "event")) to \(output)\n")
                 } catch {
                     writer.rollback()

@@ -36,7 +36,7 @@ func readEvents(
         events.removeAll(keepingCapacity: true)
     }
     if let log = stream as? LogReader {
-        for skip in log.skipped { Console.note("orders: warning: \(path): skipped a corrupt stretch at \(skip)") }
+        for skip in log.passedOver { Console.note("orders: warning: \(path): skipped a corrupt stretch at \(skip)") }
         if !log.skipped.isEmpty {
             let lost = log.skipped.reduce(0) { $0 + $1.seqs.count }
             Console.note("orders: warning: \(path): \(counted(lost, "event")) could not be read; the results leave them out")
