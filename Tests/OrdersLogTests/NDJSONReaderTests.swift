@@ -62,6 +62,34 @@ struct NDJSONReaderTests {
         #expect(Array(header.prefix(6)).withUnsafeBytes(InputFormat.detect) == .log)
     }
 
+    /// Other compressors' output is told by its magic bytes, so that the
+    /// error says what it is rather than that line 1 is not UTF-8; text that
+    /// merely starts like bzip2's magic is still NDJSON, and still an error.
+    @Test(arguments: [
+        ([0x1F, 0x8B, 0x08, 0x00], "gzip"), ([0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00, 0x00], "xz"), ([0x04, 0x22, 0x4D, 0x18, 0x64], "lz4"),
+        ([0x50, 0x4B, 0x03, 0x04, 0x14], "zip"), (Array("BZh91AY&SY".utf8) + [0x12, 0x34], "bzip2"), (Array("BZh11AY&SY".utf8), "bzip2"),
+    ] as [([UInt8], String)])
+    func otherCompressorsAreNamed(_ bytes: [UInt8], _ tool: String) throws {
+        guard case .foreignCompression(let found, let decompress) = bytes.withUnsafeBytes(InputFormat.detect) else {
+            Issue.record("not told: \(bytes)")
+            return
+        }
+        #expect(found == tool)
+        #expect(decompress.hasPrefix(tool == "zip" ? "unzip" : tool))
+        let path = temporaryDirectory() + "/events"
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+        #expect {
+            _ = try openEvents(path)
+        } throws: { error in
+            "\(error)".contains("compressed with \(tool)") && "\(error)".contains("\(decompress) \(path) | orders COMMAND -")
+        }
+    }
+
+    @Test(arguments: ["BZh91AY&SX", "BZh0", "BZh", "PK", "{\"type\":1}"])
+    func textLikeAMagicIsNDJSON(_ text: String) {
+        #expect(Array(text.utf8).withUnsafeBytes(InputFormat.detect) == .ndjson)
+    }
+
     @Test func aTruncatedZstdStreamIsAnError() throws {
         var compressed: [UInt8] = []
         var compressor = try ZstdCompressor(level: 3)
