@@ -152,6 +152,34 @@ struct CommandTests {
         }
     }
 
+    /// `generate` replaces a file only when told to, as `zstd` does, and
+    /// writes into a device rather than removing it: it once unlinked its
+    /// output first, which as root would have removed `/dev/null` itself.
+    /// Here the device is reached through a link, so that a regression
+    /// removes the link, not the device.
+    @Test func generateReplacesAFileOnlyWithForceAndWritesIntoADevice() throws {
+        let dir = CLI.temporaryDirectory(), log = dir + "/store.log", device = dir + "/null.ndjson"
+        #expect(try CLI.run(["import", log, "Fixtures/kiosk-day.ndjson"]).status == 0)
+        let kept = FileManager.default.contents(atPath: log)
+        let refused = try CLI.run(["generate", "--events", "5", "-o", log])
+        #expect(refused.status == 64)
+        #expect(refused.stderr.contains("\(log) exists; give --force to replace it"))
+        #expect(FileManager.default.contents(atPath: log) == kept)
+        #expect(try CLI.run(["generate", "--events", "5", "--force", "-o", log]).status == 0)
+        #expect(try CLI.run(["replay", log, "--json"]).text.hasPrefix("{\"events\": 5,"))
+        #expect(try CLI.run(["generate", "--events", "5", "--format", "ndjson", "-o", dir + "/new.ndjson"]).status == 0)
+        #expect(try CLI.run(["generate", "--events", "5", "--format", "ndjson", "-o", dir + "/new.ndjson"]).status == 64)
+
+        try FileManager.default.createSymbolicLink(atPath: device, withDestinationPath: "/dev/null")
+        let written = try CLI.run(["generate", "--events", "5", "--format", "ndjson", "-o", device])
+        #expect(written.status == 0, "\(written.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: device) == "/dev/null")
+        let asLog = try CLI.run(["generate", "--events", "5", "-o", device])
+        #expect(asLog.status == 64)
+        #expect(asLog.stderr.contains("not a regular file"))
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: device) == "/dev/null")
+    }
+
     @Test func badUsageAndMissingFilesHaveTheirOwnStatuses() throws {
         #expect(try CLI.run(["replay", "Fixtures/does-not-exist.log"]).status == 66)
         let zone = try CLI.run(["report", "daily", "Fixtures/kiosk-day.ndjson", "--tz", "Mars/Olympus"])

@@ -17,8 +17,8 @@ extension Orders {
             sells the catalog's products at their prices.
 
             --format log writes an orders log; ndjson writes NDJSON, compressed with zstd
-            if FILE ends in .zst. FILE is replaced if it exists; - is standard output
-            (NDJSON only).
+            if FILE ends in .zst. FILE must not exist unless --force is given, as with zstd;
+            - is standard output and a device such as /dev/null is written into (NDJSON only).
 
             Examples:
               orders generate --events 10000000 -o big.log
@@ -41,11 +41,28 @@ extension Orders {
         @Option(name: .short, help: ArgumentHelp("Where to write.", valueName: "file"))
         var output: String
 
+        @Flag(name: [.short, .long], help: "Replace FILE if it exists.")
+        var force = false
+
         enum OutputFormat: String, ExpressibleByArgument, CaseIterable { case log, ndjson }
 
         func validate() throws {
             guard events >= 0 else { throw ValidationError("--events must be 0 or more") }
             if format == .log && output == "-" { throw ValidationError("a log cannot go to standard output; name a file with -o") }
+            guard output != "-", let existing = existingKind else { return }
+            if existing != S_IFREG {
+                // A device or a pipe is written into, never removed: `-o /dev/null` as root must leave /dev/null be.
+                if format == .log { throw ValidationError("\(output) is not a regular file; a log must be one") }
+            } else if !force {
+                throw ValidationError("\(output) exists; give --force to replace it")
+            }
+        }
+
+        /// The type bits of what `output` names (through a symbolic link), or `nil` if nothing is there.
+        private var existingKind: mode_t? {
+            var info = stat()
+            guard stat(output, &info) == 0 else { return nil }
+            return info.st_mode & S_IFMT
         }
 
         func run() throws {
@@ -57,7 +74,10 @@ extension Orders {
                 var generator = StreamGenerator(seed: seed, catalog: stores)
                 let progress = Progress("generating")
                 defer { progress.finish() }
-                if output != "-" { _ = unlink(output) }
+                // A log is appended to if it exists, so the old one goes first; NDJSON is truncated as it opens.
+                if format == .log && existingKind == S_IFREG && unlink(output) != 0 {
+                    throw FileError(path: output, operation: "replacing", reason: String(cString: strerror(errno)))
+                }
                 switch format {
                 case .log: try writeLog(&generator, progress)
                 case .ndjson: try writeNDJSON(&generator, progress)
@@ -101,7 +121,9 @@ extension Orders {
                 try [UInt8]().withUnsafeBytes { try compressor.compress($0, end: true, appendingTo: &out) }
                 try writeAll(file, out)
             }
-            if file != 1 && fsync(file) != 0 { throw FileError(path: output, operation: "syncing", reason: String(cString: strerror(errno))) }
+            var info = stat()
+            let regular = file != 1 && fstat(file, &info) == 0 && info.st_mode & S_IFMT == S_IFREG  // not a pipe or a device
+            if regular && fsync(file) != 0 { throw FileError(path: output, operation: "syncing", reason: String(cString: strerror(errno))) }
             if file != 1 { Console.note("orders: wrote \(counted(events, "event")) to \(output)") }
         }
 
