@@ -189,6 +189,12 @@ struct CommandTests {
         let dates = try CLI.run(["report", "daily", "Fixtures/kiosk-day.ndjson", "--from", "2025-09-17", "--to", "2025-09-16"])
         #expect(dates.status == 64)
         #expect(dates.stderr.contains("--from 2025-09-17 is after --to 2025-09-16"))
+        for command in [["import", "-", "Fixtures/kiosk-day.ndjson"], ["repair", "Fixtures/kiosk-day.ndjson", "-o", "-"]] {
+            let dash = try CLI.run(command)
+            #expect(dash.status == 64, "\(command)")
+            #expect(dash.stderr.contains("a log is a file"), "\(command)")
+            #expect(!FileManager.default.fileExists(atPath: CLI.root.path + "/-"), "\(command)")
+        }
         let chart = try CLI.run(["tally", "Fixtures/kiosk-day.ndjson", "--format", "svg"])
         #expect(chart.status == 64)
         #expect(chart.stderr.contains("Please provide one of 'table', 'csv' or 'json'"))

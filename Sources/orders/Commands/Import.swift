@@ -38,6 +38,7 @@ extension Orders {
         var batchEvents = LogWriter.defaultBatchEvents
 
         func validate() throws {
+            guard log != "-" else { throw ValidationError("a log is a file, not standard input or output: name it (./- for a file called -)") }
             guard !files.isEmpty else { throw ValidationError("name at least one FILE to import (- for standard input)") }
             guard files.filter({ $0 == "-" }).count <= 1 else { throw ValidationError("standard input (-) can be read only once") }
             try InputArgument.check(threads: threads)

@@ -24,6 +24,7 @@ extension Orders {
         var output: String
 
         func validate() throws {
+            guard output != "-" else { throw ValidationError("a log is a file, not standard output: name it (./- for a file called -)") }
             guard access(output, F_OK) != 0 else { throw ValidationError("\(output) exists; repair writes a new log") }
         }
 
