@@ -5,7 +5,7 @@ public enum TimeFault: Error, Equatable, CustomStringConvertible {
     case shape
     /// A month or day the calendar has not, such as `2025-02-29`.
     case noSuchDate
-    /// An hour over 23, or a minute or second over 59 (but a second of 60).
+    /// An hour over 23, a minute over 59, or a second over 60 (60 is `leapSecond`).
     case clock
     /// A second of 60: a log counts milliseconds since 1970 as POSIX time
     /// does, with no leap seconds.
