@@ -65,6 +65,20 @@ struct ReportsRenderingTests {
         #expect(table.contains("total       KRW            2      2   ₩3,000     ₩1,500\n"))
     }
 
+    /// A table with no rows says so, as the tally's does, rather than print
+    /// a header over nothing; CSV keeps its header, for scripts.
+    @Test func anEmptyTableSaysThereIsNothing() throws {
+        let (gathered, ids) = reports { ids in
+            order(&ids, cart: "a", product: "p", price: 1000, at: "2025-09-16T01:00:00Z")
+        }
+        let later = CivilDate(year: 2030, month: 1, day: 1)
+        let daily = DailyReport(gathered.daily, zone: "UTC", from: later, to: nil)
+        #expect(try daily.table() == "daily sales in UTC\nno orders\n")
+        #expect(String(decoding: try daily.csv(), as: UTF8.self) == "date,currency,orders,units,revenue\n")
+        let (none, _) = reports { _ in [] }
+        #expect(try ProductReport(none.products, ids: ids, zone: "UTC").table() == "sales per product in UTC\nno sales\n")
+    }
+
     @Test func jsonShapesAreStable() throws {
         let (gathered, ids) = reports { ids in
             order(&ids, cart: "a", product: "p,1", price: 5, qty: 2, at: "2025-09-16T01:00:00Z")

@@ -86,9 +86,11 @@ public struct DailyReport {
 
     /// Money formatted per currency, the average order value, and a totals row per currency.
     public func table() throws(SumOverflow) -> String {
+        let rows = try checkedRows()
+        guard !rows.isEmpty else { return "daily sales in \(zone)\nno orders\n" }
         var table = TextTable([.init("date"), .init("currency"), .init("orders", .right), .init("units", .right),
                                .init("revenue", .right), .init("avg order", .right)])
-        for row in try checkedRows() {
+        for row in rows {
             table.row([row.date.description, row.currency.description, Money.grouped(row.orders), Money.grouped(row.units),
                        Money.format(row.revenue, row.currency), Money.format(row.revenue / max(row.orders, 1), row.currency)])
         }

@@ -68,8 +68,10 @@ public struct ProductReport {
         var columns: [TextTable.Column] = [.init("date"), .init(keyName)]
         if named { columns.append(.init("name")) }
         columns += [.init("currency"), .init("units", .right), .init("revenue", .right)]
+        let rows = try checked()
+        guard !rows.isEmpty else { return "sales per \(keyName) in \(zone)\nno sales\n" }
         var table = TextTable(columns)
-        for row in try checked() {
+        for row in rows {
             var cells = [row.date.description, String(identifier: row.key)]
             if named { cells.append(catalog.products[row.key]?.name ?? "") }
             cells += [row.currency.description, Money.grouped(row.units), Money.format(row.revenue, row.currency)]
