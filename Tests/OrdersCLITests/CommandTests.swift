@@ -180,6 +180,24 @@ struct CommandTests {
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: device) == "/dev/null")
     }
 
+    /// `verify` reads NDJSON as every other reading command does, rather
+    /// than call it a corrupt log.
+    @Test func verifyChecksNDJSONLineByLine() throws {
+        let sound = try CLI.run(["verify", "Fixtures/kiosk-day.ndjson"])
+        #expect(sound.status == 0)
+        #expect(sound.text == "verify Fixtures/kiosk-day.ndjson: OK\n  format     NDJSON, every line well-formed\n  events     17\n")
+        let piped = try CLI.run(["verify", "-", "--json"], input: CLI.fixture("Fixtures/zones.ndjson"))
+        #expect(piped.text == #"{"file": "-", "result": "ok", "format": "ndjson", "events": 24}"# + "\n")
+        let strict = try CLI.run(["verify", "Fixtures/kiosk-day.ndjson", "--strict", "--json"])
+        #expect(strict.status == 1)
+        #expect(strict.text.contains(#""result": "anomalies""#))
+        #expect(strict.text.contains(#""duplicate_vote": 1"#))
+        let malformed = try CLI.run(["verify", "Fixtures/malformed-qty.ndjson", "--json"])
+        #expect(malformed.status == 65)
+        #expect(malformed.text.contains(#""result": "malformed""#))
+        #expect(malformed.stderr.contains(#"Fixtures/malformed-qty.ndjson:3: field "qty": must be at least 1, got 0"#))
+    }
+
     @Test func badUsageAndMissingFilesHaveTheirOwnStatuses() throws {
         #expect(try CLI.run(["replay", "Fixtures/does-not-exist.log"]).status == 66)
         let zone = try CLI.run(["report", "daily", "Fixtures/kiosk-day.ndjson", "--tz", "Mars/Olympus"])

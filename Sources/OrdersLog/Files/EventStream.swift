@@ -66,9 +66,10 @@ public enum InputFormat: Hashable, Sendable {
 /// Opens events from a file (or `-`, standard input), whatever its format.
 /// - Parameters:
 ///   - skippingCorrupt: for a log, go on past damaged frames (see ``LogReader``).
+///   - checkingSpellings: for a log, check each batch's ids spelled again, as `orders verify` does.
 ///   - threads: with more than one, that many threads decode (log batches,
 ///     or chunks of NDJSON) while the caller's thread takes the events.
-public func openEvents(_ path: String, skippingCorrupt: Bool = false, threads: Int = 1) throws -> any EventStream {
+public func openEvents(_ path: String, skippingCorrupt: Bool = false, checkingSpellings: Bool = false, threads: Int = 1) throws -> any EventStream {
     let name = path == "-" ? "standard input" : path
     let file: FileDescriptor
     if path == "-" {
@@ -100,7 +101,7 @@ public func openEvents(_ path: String, skippingCorrupt: Bool = false, threads: I
             throw InputError(file: name, message: "a binary log must be read from a file, not a pipe")
         }
         try? file.close()
-        return try LogReader(path: path, skippingCorrupt: skippingCorrupt, threads: threads)
+        return try LogReader(path: path, skippingCorrupt: skippingCorrupt, threads: threads, checkingSpellings: checkingSpellings)
     case .zstdNDJSON:
         return try NDJSONReader(name: name, file: file, closes: path != "-", compressed: true, prefix: prefix, threads: threads)
     case .ndjson:

@@ -7,7 +7,7 @@ extension Orders {
     struct Verify: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "verify",
-            abstract: "Check every frame of a log.",
+            abstract: "Check every frame of a log, or every line of NDJSON.",
             discussion: """
             Reads the whole log and checks the file header, every batch header and commit
             record (their checksums, and that seqs run without gaps), every zstd frame (its
@@ -15,14 +15,17 @@ extension Orders {
             what it found; exits 65 if anything is corrupt, naming the byte offset and the
             seqs affected. Bytes after the last commit (an import cut short by a crash) are
             reported but are not corruption: the next import removes them.
+            NDJSON (plain or zstd-compressed) is checked as every command reads it: every
+            line well-formed, or the first that is not named, with its field (exit 65).
             --strict also fails (exit 1) if the fold finds anomalies.
 
             Examples:
               orders verify store.log
-              orders verify store.log --json | jq .ok
+              orders verify store.log --json | jq .result
+              orders verify events.ndjson.zst
             """)
 
-        @Argument(help: ArgumentHelp("The log to check.", valueName: "log"))
+        @Argument(help: ArgumentHelp("The log to check, or NDJSON events (plain or zstd-compressed).", valueName: "log"))
         var log: String
 
         @Flag(help: "Print one JSON object.")
@@ -33,99 +36,162 @@ extension Orders {
 
         func run() throws {
             try reportingFailures {
-                let reader = try LogReader(path: log, skippingCorrupt: true, checkingSpellings: true)
-                var ids = Identifiers()
-                var events: [Event] = []
-                var projector = Projector()
-                var readable: Int64 = 0
-                let progress = Progress("verifying")
-                while try reader.next(ids: &ids, into: &events) != nil {
-                    readable += Int64(events.count)
+                let stream = try openEvents(log, skippingCorrupt: true, checkingSpellings: true)
+                if let reader = stream as? LogReader {
+                    try verify(reader)
+                } else {
+                    try verifyEvents(stream)
+                }
+            }
+        }
+
+        /// Checks NDJSON as every command reads it: each line well-formed, or the first that is not named.
+        private func verifyEvents(_ stream: any EventStream) throws {
+            var ids = Identifiers()
+            var events: [Event] = []
+            var projector = Projector()
+            var count: Int64 = 0
+            let progress = Progress("verifying")
+            do {
+                while try stream.next(ids: &ids, into: &events) != nil {
+                    count += Int64(events.count)
                     if strict { for event in events { projector.fold(event) } }
-                    progress.advance(events.count, position: reader.progress)
+                    progress.advance(events.count, position: stream.progress)
                     events.removeAll(keepingCapacity: true)
                 }
                 progress.finish()
-                let survey = try LogSurvey(path: log)
-                let problems = reader.skipped
-                let anomalies = projector.reports.summary.anomalies
-                // Replay trusts the writer to number each spelling once; verify checks it.
-                let twice = Role.allCases.lazy.compactMap { role in
-                    ids[role].firstDuplicate().map { a, b in
-                        "\(role.field) ids \(a.rawValue) and \(b.rawValue) are both spelled \(String(identifier: Array(ids[role][a]))): the log numbers one id twice"
-                    }
-                }.first
-                let sound = !reader.foundDamage && twice == nil
-                if json {
+            } catch {
+                progress.finish()
+                if json, error is InputError || error is ZstdError {
                     var out = JSONObject()
                     out.string("file", log)
-                    out.string("result", sound ? (strict && anomalies.total > 0 ? "anomalies" : "ok") : "corrupt")
-                    out.integer("version", Int(survey.version ?? 0))
-                    out.integer("commits", survey.commits)
-                    out.integer("batches", reader.batchCount)
-                    out.integer("events", reader.eventCount)
-                    out.integer("readable_events", readable)
-                    out.array("damage", problems.map { skip in
-                        var o = JSONObject()
-                        o.integer("offset", skip.offset)
-                        o.integer("first_seq", skip.seqs.lowerBound)
-                        o.integer("events", skip.seqs.count)
-                        o.string("reason", skip.reason)
-                        return o
-                    } + reader.harmlessDamage.map { damage in
-                        var o = JSONObject()
-                        o.integer("offset", damage.offset)
-                        o.integer("events", 0)
-                        o.string("reason", damage.reason)
-                        return o
-                    } + (twice.map { reason in
-                        var o = JSONObject()
-                        o.integer("events", 0)
-                        o.string("reason", reason)
-                        return [o]
-                    } ?? []))
-                    if let tail = reader.tail {
-                        var t = JSONObject()
-                        t.integer("offset", tail.offset)
-                        t.integer("length", tail.length)
-                        t.string("reason", tail.reason)
-                        out.object("tail", t)
-                    }
-                    if strict {
-                        var a = JSONObject()
-                        for kind in Anomaly.allCases { a.integer(kind.description, anomalies[kind]) }
-                        out.object("anomalies", a)
-                    }
+                    out.string("result", "malformed")
+                    out.string("format", "ndjson")
+                    out.string("error", "\(error)")
                     Console.write(out.closed + [0x0A])
-                } else {
-                    var text = "verify \(log): \(sound ? "OK" : "CORRUPT")\n"
-                    text += "  format     version \(survey.version.map(String.init) ?? "unreadable")\n"
-                    text += "  commits    \(survey.commits)\n"
-                    text += "  batches    \(Money.grouped(reader.batchCount)) readable\n"
-                    let lost = reader.eventCount - readable
-                    text += "  events     \(Money.grouped(reader.eventCount)) committed" + (lost == 0 ? ", all readable\n" : ", \(Money.grouped(lost)) unreadable\n")
-                    for skip in problems { text += "  damage     \(skip)\n" }
-                    for damage in reader.harmlessDamage { text += "  damage     byte \(damage.offset): \(damage.reason) (no events lost)\n" }
-                    if let twice { text += "  damage     \(twice)\n" }
-                    if let tail = reader.tail {
-                        text += "  tail       \(tail.length) bytes after byte \(tail.offset) that no commit covers (\(tail.reason)); the next import removes them\n"
-                    }
-                    if strict {
-                        let found = Anomaly.allCases.filter { anomalies[$0] > 0 }.map { "\($0) \(anomalies[$0])" }
-                        text += "  anomalies  \(found.isEmpty ? "none" : found.joined(separator: ", "))\n"
-                    }
-                    Console.write(text)
                 }
-                Console.flush()
-                if !sound {
-                    let first = problems.first.map { "\($0)" } ?? reader.harmlessDamage.first.map { "byte \($0.offset): \($0.reason)" } ?? twice ?? ""
-                    Console.note("orders: error: \(log) is corrupt: \(first); `orders repair` copies what can be read into a new log")
-                    throw ExitCode(ExitStatus.dataError)
+                throw error
+            }
+            let anomalies = projector.reports.summary.anomalies
+            if json {
+                var out = JSONObject()
+                out.string("file", log)
+                out.string("result", strict && anomalies.total > 0 ? "anomalies" : "ok")
+                out.string("format", "ndjson")
+                out.integer("events", count)
+                if strict { out.object("anomalies", anomalyCounts(anomalies)) }
+                Console.write(out.closed + [0x0A])
+            } else {
+                var text = "verify \(stream.name): OK\n"
+                text += "  format     NDJSON, every line well-formed\n"
+                text += "  events     \(Money.grouped(count))\n"
+                if strict { text += anomalyLine(anomalies) }
+                Console.write(text)
+            }
+            try failIfStrict(anomalies)
+        }
+
+        private func verify(_ reader: LogReader) throws {
+            var ids = Identifiers()
+            var events: [Event] = []
+            var projector = Projector()
+            var readable: Int64 = 0
+            let progress = Progress("verifying")
+            while try reader.next(ids: &ids, into: &events) != nil {
+                readable += Int64(events.count)
+                if strict { for event in events { projector.fold(event) } }
+                progress.advance(events.count, position: reader.progress)
+                events.removeAll(keepingCapacity: true)
+            }
+            progress.finish()
+            let survey = try LogSurvey(path: log)
+            let problems = reader.skipped
+            let anomalies = projector.reports.summary.anomalies
+            // Replay trusts the writer to number each spelling once; verify checks it.
+            let twice = Role.allCases.lazy.compactMap { role in
+                ids[role].firstDuplicate().map { a, b in
+                    "\(role.field) ids \(a.rawValue) and \(b.rawValue) are both spelled \(String(identifier: Array(ids[role][a]))): the log numbers one id twice"
                 }
-                if strict && anomalies.total > 0 {
-                    Console.note("orders: error: \(log): the fold found \(anomalies.total) anomalies (--strict)")
-                    throw ExitCode.failure
+            }.first
+            let sound = !reader.foundDamage && twice == nil
+            if json {
+                var out = JSONObject()
+                out.string("file", log)
+                out.string("result", sound ? (strict && anomalies.total > 0 ? "anomalies" : "ok") : "corrupt")
+                out.integer("version", Int(survey.version ?? 0))
+                out.integer("commits", survey.commits)
+                out.integer("batches", reader.batchCount)
+                out.integer("events", reader.eventCount)
+                out.integer("readable_events", readable)
+                out.array("damage", problems.map { skip in
+                    var o = JSONObject()
+                    o.integer("offset", skip.offset)
+                    o.integer("first_seq", skip.seqs.lowerBound)
+                    o.integer("events", skip.seqs.count)
+                    o.string("reason", skip.reason)
+                    return o
+                } + reader.harmlessDamage.map { damage in
+                    var o = JSONObject()
+                    o.integer("offset", damage.offset)
+                    o.integer("events", 0)
+                    o.string("reason", damage.reason)
+                    return o
+                } + (twice.map { reason in
+                    var o = JSONObject()
+                    o.integer("events", 0)
+                    o.string("reason", reason)
+                    return [o]
+                } ?? []))
+                if let tail = reader.tail {
+                    var t = JSONObject()
+                    t.integer("offset", tail.offset)
+                    t.integer("length", tail.length)
+                    t.string("reason", tail.reason)
+                    out.object("tail", t)
                 }
+                if strict { out.object("anomalies", anomalyCounts(anomalies)) }
+                Console.write(out.closed + [0x0A])
+            } else {
+                var text = "verify \(log): \(sound ? "OK" : "CORRUPT")\n"
+                text += "  format     version \(survey.version.map(String.init) ?? "unreadable")\n"
+                text += "  commits    \(survey.commits)\n"
+                text += "  batches    \(Money.grouped(reader.batchCount)) readable\n"
+                let lost = reader.eventCount - readable
+                text += "  events     \(Money.grouped(reader.eventCount)) committed" + (lost == 0 ? ", all readable\n" : ", \(Money.grouped(lost)) unreadable\n")
+                for skip in problems { text += "  damage     \(skip)\n" }
+                for damage in reader.harmlessDamage { text += "  damage     byte \(damage.offset): \(damage.reason) (no events lost)\n" }
+                if let twice { text += "  damage     \(twice)\n" }
+                if let tail = reader.tail {
+                    text += "  tail       \(tail.length) bytes after byte \(tail.offset) that no commit covers (\(tail.reason)); the next import removes them\n"
+                }
+                if strict { text += anomalyLine(anomalies) }
+                Console.write(text)
+            }
+            Console.flush()
+            if !sound {
+                let first = problems.first.map { "\($0)" } ?? reader.harmlessDamage.first.map { "byte \($0.offset): \($0.reason)" } ?? twice ?? ""
+                Console.note("orders: error: \(log) is corrupt: \(first); `orders repair` copies what can be read into a new log")
+                throw ExitCode(ExitStatus.dataError)
+            }
+            try failIfStrict(anomalies)
+        }
+
+        private func anomalyCounts(_ anomalies: AnomalyCounts) -> JSONObject {
+            var counts = JSONObject()
+            for kind in Anomaly.allCases { counts.integer(kind.description, anomalies[kind]) }
+            return counts
+        }
+
+        private func anomalyLine(_ anomalies: AnomalyCounts) -> String {
+            let found = Anomaly.allCases.filter { anomalies[$0] > 0 }.map { "\($0) \(anomalies[$0])" }
+            return "  anomalies  \(found.isEmpty ? "none" : found.joined(separator: ", "))\n"
+        }
+
+        /// With --strict, fails (exit 1) if the fold found anomalies.
+        private func failIfStrict(_ anomalies: AnomalyCounts) throws {
+            if strict && anomalies.total > 0 {
+                Console.note("orders: error: \(log): the fold found \(anomalies.total) anomalies (--strict)")
+                throw ExitCode.failure
             }
         }
     }
