@@ -47,21 +47,10 @@ extension Orders {
 
         /// Checks NDJSON as every command reads it: each line well-formed, or the first that is not named.
         private func verifyEvents(_ stream: any EventStream) throws {
-            var ids = Identifiers()
-            var events: [Event] = []
-            var projector = Projector()
-            var count: Int64 = 0
-            let progress = Progress("verifying")
+            let count: Int64, anomalies: AnomalyCounts
             do {
-                while try stream.next(ids: &ids, into: &events) != nil {
-                    count += Int64(events.count)
-                    if strict { for event in events { projector.fold(event) } }
-                    progress.advance(events.count, position: stream.progress)
-                    events.removeAll(keepingCapacity: true)
-                }
-                progress.finish()
+                (count, _, anomalies) = try readAll(stream)
             } catch {
-                progress.finish()
                 if json, error is InputError || error is ZstdError {
                     var out = JSONObject()
                     out.string("file", log)
@@ -72,7 +61,6 @@ extension Orders {
                 }
                 throw error
             }
-            let anomalies = projector.reports.summary.anomalies
             if json {
                 var out = JSONObject()
                 out.string("file", log)
@@ -92,21 +80,9 @@ extension Orders {
         }
 
         private func verify(_ reader: LogReader) throws {
-            var ids = Identifiers()
-            var events: [Event] = []
-            var projector = Projector()
-            var readable: Int64 = 0
-            let progress = Progress("verifying")
-            while try reader.next(ids: &ids, into: &events) != nil {
-                readable += Int64(events.count)
-                if strict { for event in events { projector.fold(event) } }
-                progress.advance(events.count, position: reader.progress)
-                events.removeAll(keepingCapacity: true)
-            }
-            progress.finish()
+            let (readable, ids, anomalies) = try readAll(reader)
             let survey = try LogSurvey(path: log)
             let problems = reader.skipped
-            let anomalies = projector.reports.summary.anomalies
             // Replay trusts the writer to number each spelling once; verify checks it.
             let twice = Role.allCases.lazy.compactMap { role in
                 ids[role].firstDuplicate().map { a, b in
@@ -174,6 +150,23 @@ extension Orders {
                 throw ExitCode(ExitStatus.dataError)
             }
             try failIfStrict(anomalies)
+        }
+
+        /// Reads every event of `stream`, folding them too with --strict.
+        private func readAll(_ stream: any EventStream) throws -> (events: Int64, ids: Identifiers, anomalies: AnomalyCounts) {
+            var ids = Identifiers()
+            var events: [Event] = []
+            var projector = Projector()
+            var count: Int64 = 0
+            let progress = Progress("verifying")
+            defer { progress.finish() }
+            while try stream.next(ids: &ids, into: &events) != nil {
+                count += Int64(events.count)
+                if strict { for event in events { projector.fold(event) } }
+                progress.advance(events.count, position: stream.progress)
+                events.removeAll(keepingCapacity: true)
+            }
+            return (count, ids, projector.reports.summary.anomalies)
         }
 
         private func anomalyCounts(_ anomalies: AnomalyCounts) -> JSONObject {
