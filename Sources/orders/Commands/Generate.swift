@@ -17,8 +17,8 @@ extension Orders {
             sells the catalog's products at their prices.
 
             --format log writes an orders log; ndjson writes NDJSON, compressed with zstd
-            if FILE ends in .zst. FILE must not exist unless --force is given, as with zstd;
-            - is standard output and a device such as /dev/null is written into (NDJSON only).
+            if FILE ends in .zst. As with zstd, an existing FILE is replaced only with --force.
+            NDJSON can also go to standard output (-o -) or into a device such as /dev/null.
 
             Examples:
               orders generate --events 10000000 -o big.log
