@@ -79,6 +79,7 @@ extension Orders {
             try failIfStrict(anomalies)
         }
 
+        /// Checks every frame of a log and every id it spells, and says what it found.
         private func verify(_ reader: LogReader) throws {
             let (readable, ids, anomalies) = try readAll(reader)
             let survey = try LogSurvey(path: log)
