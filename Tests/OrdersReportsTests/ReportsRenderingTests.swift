@@ -128,6 +128,17 @@ struct CatalogTests {
         }
     }
 
+    /// An amount that is not a whole Int64 names its place, where
+    /// Foundation alone says only that the file is not JSON.
+    @Test(arguments: [("99999999999999999999", "1e+20"), ("1.5", "1.5"), ("-1e30", "-1e+30")])
+    func anAmountThatIsNotAWholeInt64IsNamed(_ amount: String, _ shown: String) {
+        let json = #"{"data": {"categories": [{"category": "x", "products": [{"id": "p"}, {"id": "q", "fromPrice": {"amount": "#
+            + amount + #", "currency": "KRW"}}]}]}}"#
+        #expect(throws: CatalogError(path: "c.json", reason: "data.categories[0].products[1].fromPrice.amount: \(shown) is not a whole number of minor units that fits 64 bits")) {
+            try Catalog.decode(Array(json.utf8), path: "c.json")
+        }
+    }
+
     @Test func anAnswerThatIsNotASuccessSaysItsCode() {
         #expect(throws: CatalogError(path: "c.json", reason: "the store API answered code 503 (try later), not 200")) {
             try Catalog.decode(Array(#"{"code": 503, "message": "try later", "data": null}"#.utf8), path: "c.json")

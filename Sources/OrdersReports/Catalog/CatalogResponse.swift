@@ -37,6 +37,25 @@ struct CatalogResponse: Decodable {
         var amount: Int64
         var currency: String
         var formatted: String?
+
+        private enum CodingKeys: String, CodingKey { case amount, currency, formatted }
+
+        /// Foundation calls an amount that is not a whole `Int64` (`1.5`,
+        /// `1e20`) "not valid JSON" and names no field: read it again as a
+        /// `Double` to say which and why. A string stays a type mismatch.
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            do {
+                amount = try container.decode(Int64.self, forKey: .amount)
+            } catch {
+                // Not a `DecodingError`: Foundation's own, which it reports without the path.
+                guard let value = try? container.decode(Double.self, forKey: .amount) else { throw error }
+                throw DecodingError.dataCorruptedError(forKey: .amount, in: container,
+                                                       debugDescription: "\(value) is not a whole number of minor units that fits 64 bits")
+            }
+            currency = try container.decode(String.self, forKey: .currency)
+            formatted = try container.decodeIfPresent(String.self, forKey: .formatted)
+        }
     }
 }
 
@@ -98,6 +117,8 @@ extension Catalog {
             CatalogError(path: path, reason: "null at \(where_(context.codingPath))")
         case let .dataCorrupted(context) where context.codingPath.isEmpty:
             CatalogError(path: path, reason: "not JSON\(context.underlyingError.map { " (\($0.localizedDescription))" } ?? "")")
+        case let .dataCorrupted(context):
+            CatalogError(path: path, reason: "\(where_(context.codingPath)): \(context.debugDescription)")
         default:
             CatalogError(path: path, reason: "not JSON (\(error))")
         }
