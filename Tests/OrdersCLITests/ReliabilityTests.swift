@@ -152,6 +152,74 @@ struct ReliabilityTests {
         #expect(repaired.stderr.contains("dropped byte \(firstBytes.count): an unexpected frame"))
     }
 
+    /// An interrupted `generate` or `bench --events` removes the file it was
+    /// writing, as `zstd` does, and still dies of the signal; `bench`'s
+    /// scratch directory goes too. Each is stopped once its file has grown.
+    @Test func anInterruptRemovesWhatWasBeingWritten() throws {
+        let dir = CLI.temporaryDirectory(), log = dir + "/big.log", scratch = dir + "/tmp"
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        func grown(_ path: String?) -> Bool {
+            guard let path, let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int else { return false }
+            return size > 100_000
+        }
+        func scratchLog() -> String? {
+            (try? FileManager.default.contentsOfDirectory(atPath: scratch))?.first.map { scratch + "/" + $0 + "/generated.log" }
+        }
+        for (arguments, signal, file) in [(["generate", "--events", "100000000", "-o", log], SIGINT, { log }),
+                                          (["bench", "--events", "100000000"], SIGTERM, scratchLog)] as [([String], Int32, () -> String?)] {
+            let pid = try spawn(arguments, environment: ["TMPDIR": scratch])
+            for _ in 0..<1000 where !grown(file()) { usleep(10_000) }
+            #expect(grown(file()), "\(arguments)")
+            kill(pid, signal)
+            let status = waitForExit(pid, seconds: 20)
+            #expect(status.map { $0 & 0x7F } == signal, "\(arguments): \(String(describing: status))")
+        }
+        #expect(!FileManager.default.fileExists(atPath: log))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch).isEmpty)
+    }
+
+    /// Starts `orders` as a shell would, with no signal blocked (Foundation's
+    /// `Process` starts its children with most signals blocked), and its
+    /// output thrown away.
+    private func spawn(_ arguments: [String], environment: [String: String]) throws -> pid_t {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var unblocked = sigset_t(), defaults = sigset_t()
+        sigemptyset(&unblocked)
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigmask(&attributes, &unblocked)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv = ([CLI.binary.path] + arguments).map { strdup($0) } + [nil]
+        let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, CLI.binary.path, &actions, &attributes, argv, envp)
+        guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO) }
+        return pid
+    }
+
+    /// The wait status of `pid` once it ends, or `nil` (and the process
+    /// killed) if it has not ended within `seconds`, so that a test cannot hang.
+    private func waitForExit(_ pid: pid_t, seconds: Int) -> Int32? {
+        var status: Int32 = 0
+        for _ in 0..<seconds * 100 {
+            if waitpid(pid, &status, WNOHANG) == pid { return status }
+            usleep(10_000)
+        }
+        kill(pid, SIGKILL)
+        waitpid(pid, &status, 0)
+        return nil
+    }
+
     @Test func strictVerifyFailsOnAnomalies() throws {
         let log = CLI.temporaryDirectory() + "/store.log"
         #expect(try CLI.run(["import", log, "Fixtures/kiosk-day.ndjson"]).status == 0)

@@ -63,13 +63,12 @@ extension Orders {
 
         func run() throws {
             try reportingFailures {
-                var scratch: String?
-                defer { if let scratch { removeScratch(scratch) } }
+                defer { PartialOutput.abandon() }  // the scratch log, if any
                 let path: String
                 if let events {
                     let directory = try makeScratchDirectory()
-                    scratch = directory
                     path = directory + "/generated.log"
+                    PartialOutput.begin(path, scratchDirectory: directory)
                     var generator = StreamGenerator(seed: seed, catalog: .builtIn)
                     let progress = Progress("generating")
                     try writeGeneratedLog(&generator, events: events, to: path, progress: progress)
@@ -174,9 +173,4 @@ private func makeScratchDirectory() throws -> String {
         throw FileError(path: base, operation: "making a scratch directory", reason: String(cString: strerror(errno)))
     }
     return String(cString: made)
-}
-
-private func removeScratch(_ directory: String) {
-    unlink(directory + "/generated.log")
-    rmdir(directory)
 }

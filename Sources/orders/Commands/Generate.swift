@@ -78,10 +78,19 @@ extension Orders {
                 if format == .log && existingKind == S_IFREG && unlink(output) != 0 {
                     throw FileError(path: output, operation: "replacing", reason: String(cString: strerror(errno)))
                 }
-                switch format {
-                case .log: try writeLog(&generator, progress)
-                case .ndjson: try writeNDJSON(&generator, progress)
+                // A file, unlike standard output, a pipe or a device, is removed if it cannot be finished.
+                let file = output != "-" && (existingKind ?? S_IFREG) == S_IFREG
+                if file { PartialOutput.begin(output) }
+                do {
+                    switch format {
+                    case .log: try writeLog(&generator, progress)
+                    case .ndjson: try writeNDJSON(&generator, progress)
+                    }
+                } catch {
+                    if file { PartialOutput.abandon() }
+                    throw error
                 }
+                if file { PartialOutput.finish() }
             }
         }
 
