@@ -25,10 +25,16 @@ private let ndjson: [[UInt8]] = stream.events.map { event in
     return Array(line.dropLast())
 }
 
+/// The logs `generatedLog` wrote, removed when the process exits: each run
+/// of the benchmarks is a process of its own, and left a dozen MB behind.
+nonisolated(unsafe) private var writtenLogs: [String] = []
+
 /// A log of `count` generated events, written once.
 private func generatedLog(_ count: Int, seed: UInt64) -> String {
     let path = NSTemporaryDirectory() + "orders-benchmark-\(count)-\(getpid()).log"
     unlink(path)
+    if writtenLogs.isEmpty { atexit { for path in writtenLogs { unlink(path) } } }
+    writtenLogs.append(path)
     let writer = try! LogWriter(path: path)
     var generator = StreamGenerator(seed: seed)
     var remaining = count
