@@ -18,17 +18,16 @@ enum PartialOutput {
     static func begin(_ path: String, scratchDirectory scratch: String? = nil) {
         pendingFile = strdup(path)
         pendingDirectory = scratch.flatMap { strdup($0) }
-        for signal in signals {
-            let before = Glibc.signal(signal, removePartialOutput)
-            if isIgnore(before) { Glibc.signal(signal, before) }
+        // Ignoring for a moment, never handling a signal that was ignored: the C idiom.
+        for signal in signals where !isIgnore(Glibc.signal(signal, SIG_IGN)) {
+            Glibc.signal(signal, removePartialOutput)
         }
     }
 
     /// The file is complete: keep it.
     static func finish() {
-        for signal in signals {
-            let now = Glibc.signal(signal, SIG_DFL)
-            if isIgnore(now) { Glibc.signal(signal, now) }
+        for signal in signals where !isIgnore(Glibc.signal(signal, SIG_IGN)) {
+            Glibc.signal(signal, SIG_DFL)
         }
         free(pendingFile)
         free(pendingDirectory)
