@@ -15,8 +15,7 @@ public final class LogReader: EventStream {
         public var reason: String
 
         public var description: String {
-            let range = seqs.isEmpty ? "no committed events" : seqs.count == 1 ? "seq \(seqs.lowerBound)" : "seq \(seqs.lowerBound)–\(seqs.upperBound - 1)"
-            return "byte \(offset): \(reason) (\(range))"
+            "byte \(offset): \(reason) (\(seqs.isEmpty ? "no committed events" : seqs.seqDescription))"
         }
     }
 

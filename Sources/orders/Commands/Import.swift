@@ -57,11 +57,7 @@ extension Orders {
                         try writer.append(contentsOf: stream, compressors: threads) { progress.advance($0, position: stream.progress) }
                     }
                     let seqs = try writer.commit(ids: Identifiers())
-                    let range = switch seqs.count {
-                    case 0: ""
-                    case 1: " (seq \(seqs.lowerBound))"
-                    default: " (seq \(seqs.lowerBound)–\(seqs.upperBound - 1))"
-                    }
+                    let range = seqs.isEmpty ? "" : " (\(seqs.seqDescription))"
                     Console.write("appended \(counted(seqs.count, "event")) to \(log)\(range)\n")
                 } catch {
                     writer.rollback()
