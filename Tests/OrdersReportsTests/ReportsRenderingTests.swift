@@ -143,7 +143,21 @@ struct CatalogTests {
         #expect(throws: CatalogError(path: "c.json", reason: "the store API answered code 503 (try later), not 200")) {
             try Catalog.decode(Array(#"{"code": 503, "message": "try later", "data": null}"#.utf8), path: "c.json")
         }
-        #expect(throws: CatalogError(path: "c.json", reason: "not JSON")) { try Catalog.decode(Array("nope".utf8), path: "c.json") }
+        #expect(throws: CatalogError(path: "c.json", reason: "code: 200.5 is not a whole number that fits 64 bits")) {
+            try Catalog.decode(Array(#"{"code": 200.5, "data": {"categories": []}}"#.utf8), path: "c.json")
+        }
+    }
+
+    /// Text that is not JSON is placed by line, column and byte, where
+    /// Foundation's decoder says only that it is not JSON.
+    @Test(arguments: [
+        ("nope", "invalid value at line 1, column 2 (byte 1)"),
+        ("{\"data\": {\"categories\": [\n  {\"category\": \"é\",\n   \"products\": [1,,2]}]}}", "invalid value at line 3, column 19 (byte 65)"),
+        ("{\"data\": {\"categories\": []}}\n}", "invalid value at line 2, column 1 (byte 29)"),
+        ("{\"data\": ", "unexpected end of file during JSON parse"),
+    ])
+    func textThatIsNotJSONIsPlaced(_ text: String, _ fault: String) {
+        #expect(throws: CatalogError(path: "c.json", reason: "not JSON: \(fault)")) { try Catalog.decode(Array(text.utf8), path: "c.json") }
     }
 
     /// A product listed twice counts under its first category; the later

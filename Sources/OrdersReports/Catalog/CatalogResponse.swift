@@ -5,9 +5,18 @@ import OrdersCore
 /// spec): a transfer type, decoded with Foundation off the hot path, then
 /// mapped into the domain's ``Catalog``.
 struct CatalogResponse: Decodable {
-    var code: Int?
+    var code: Int64?
     var message: String?
     var data: Payload
+
+    private enum CodingKeys: String, CodingKey { case code, message, data }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        code = try container.decodeWholeIfPresent(forKey: .code)
+        message = try container.decodeIfPresent(String.self, forKey: .message)
+        data = try container.decode(Payload.self, forKey: .data)
+    }
 
     struct Payload: Decodable {
         var store: Store?
@@ -40,19 +49,9 @@ struct CatalogResponse: Decodable {
 
         private enum CodingKeys: String, CodingKey { case amount, currency, formatted }
 
-        /// Foundation calls an amount that is not a whole `Int64` (`1.5`,
-        /// `1e20`) "not valid JSON" and names no field: read it again as a
-        /// `Double` to say which and why. A string stays a type mismatch.
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
-            do {
-                amount = try container.decode(Int64.self, forKey: .amount)
-            } catch {
-                // Not a `DecodingError`: Foundation's own, which it reports without the path.
-                guard let value = try? container.decode(Double.self, forKey: .amount) else { throw error }
-                throw DecodingError.dataCorruptedError(forKey: .amount, in: container,
-                                                       debugDescription: "\(value) is not a whole number of minor units that fits 64 bits")
-            }
+            amount = try container.decodeWhole(forKey: .amount, of: "minor units")
             currency = try container.decode(String.self, forKey: .currency)
             formatted = try container.decodeIfPresent(String.self, forKey: .formatted)
         }
@@ -61,8 +60,29 @@ struct CatalogResponse: Decodable {
 
 /// Just whether the API's answer was a success, for when the rest is not a catalog.
 private struct Status: Decodable {
-    var code: Int?
+    var code: Int64?
     var message: String?
+}
+
+extension KeyedDecodingContainer {
+    /// A whole number that fits 64 bits. Foundation calls any other number
+    /// (`1.5`, `1e20`) "not valid JSON" and names no field: it is read again
+    /// as a `Double` to say which and why. A string stays a type mismatch.
+    func decodeWhole(forKey key: Key, of what: String = "") throws -> Int64 {
+        do {
+            return try decode(Int64.self, forKey: key)
+        } catch {
+            // Not a `DecodingError`: Foundation's own, which it reports without the path.
+            guard let value = try? decode(Double.self, forKey: key) else { throw error }
+            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription:
+                "\(value) is not a whole number\(what.isEmpty ? "" : " of \(what)") that fits 64 bits")
+        }
+    }
+
+    /// ``decodeWhole(forKey:of:)`` for a field that may be absent or null.
+    func decodeWholeIfPresent(forKey key: Key) throws -> Int64? {
+        try contains(key) && !decodeNil(forKey: key) ? decodeWhole(forKey: key) : nil
+    }
 }
 
 /// A catalog file that cannot be read or does not have the API's shape.
@@ -90,7 +110,7 @@ extension Catalog {
             if let status = try? JSONDecoder().decode(Status.self, from: Data(data)), let code = status.code, code != 200 {
                 throw CatalogError(path: path, reason: "the store API answered code \(code)\(status.message.map { " (\($0))" } ?? ""), not 200")
             }
-            throw describe(error, path: path)
+            throw describe(error, in: data, path: path)
         } catch {
             throw CatalogError(path: path, reason: "not JSON (\(error))")
         }
@@ -107,7 +127,7 @@ extension Catalog {
     }
 
     /// What a decoding error says about the file, in the catalog's terms.
-    private static func describe(_ error: DecodingError, path: String) -> CatalogError {
+    private static func describe(_ error: DecodingError, in data: [UInt8], path: String) -> CatalogError {
         switch error {
         case let .keyNotFound(key, context):
             CatalogError(path: path, reason: "missing \(where_(context.codingPath + [key]))")
@@ -116,12 +136,35 @@ extension Catalog {
         case let .valueNotFound(_, context):
             CatalogError(path: path, reason: "null at \(where_(context.codingPath))")
         case let .dataCorrupted(context) where context.codingPath.isEmpty:
-            CatalogError(path: path, reason: "not JSON\(context.underlyingError.map { " (\($0.localizedDescription))" } ?? "")")
+            CatalogError(path: path, reason: "not JSON: \(syntaxFault(in: data))")
         case let .dataCorrupted(context):
             CatalogError(path: path, reason: "\(where_(context.codingPath)): \(context.debugDescription)")
         default:
             CatalogError(path: path, reason: "not JSON (\(error))")
         }
+    }
+
+    /// What is wrong with text that is not JSON, and where. `JSONDecoder`
+    /// says only that it is not; `JSONSerialization` says what, at a byte
+    /// offset ("around character N"), which is given here as a line and
+    /// column too.
+    static func syntaxFault(in data: [UInt8]) -> String {
+        let said: String
+        do {
+            _ = try JSONSerialization.jsonObject(with: Data(data), options: [.fragmentsAllowed])
+            return "a number that does not fit its field"
+        } catch {
+            said = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? "\(error)"
+        }
+        var fault = said.hasSuffix(".") ? String(said.dropLast()) : said
+        fault = fault.prefix(1).lowercased() + fault.dropFirst()
+        guard let at = fault.range(of: " around character "), let offset = Int(fault[at.upperBound...]), offset >= 0, offset <= data.count else {
+            return fault
+        }
+        let before = data[..<offset]
+        let line = before.reduce(1) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+        let column = offset - (before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0) + 1
+        return "\(fault[..<at.lowerBound]) at line \(line), column \(column) (byte \(offset))"
     }
 
     private static func where_(_ path: [any CodingKey]) -> String {
