@@ -201,6 +201,15 @@ struct CommandTests {
 
     @Test func badUsageAndMissingFilesHaveTheirOwnStatuses() throws {
         #expect(try CLI.run(["replay", "Fixtures/does-not-exist.log"]).status == 66)
+        // A directory opens, then fails at its first read: still an input that cannot be opened.
+        for command in [["replay", "Fixtures"], ["repair", "Fixtures", "-o", "never.log"], ["bench", "Fixtures", "--runs", "1"],
+                        ["report", "categories", "Fixtures/kiosk-day.ndjson", "--catalog", "Fixtures"],
+                        ["report", "categories", "Fixtures/kiosk-day.ndjson", "--catalog", "Fixtures/no-such-catalog.json"]] {
+            let run = try CLI.run(command)
+            #expect(run.status == 66, "\(command)")
+            #expect(run.stderr.contains(": opening failed: "), "\(command): \(run.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: CLI.root.path + "/never.log"))
         let zone = try CLI.run(["report", "daily", "Fixtures/kiosk-day.ndjson", "--tz", "Mars/Olympus"])
         #expect(zone.status == 64)
         #expect(zone.stderr.contains("unknown time zone 'Mars/Olympus'"))

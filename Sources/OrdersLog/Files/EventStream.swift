@@ -75,11 +75,7 @@ public func openEvents(_ path: String, skippingCorrupt: Bool = false, checkingSp
     if path == "-" {
         file = .standardInput
     } else {
-        do {
-            file = try FileDescriptor.open(FilePath(path), .readOnly)
-        } catch {
-            throw FileError(path: path, operation: "opening", reason: "\(error)")
-        }
+        file = try FileDescriptor.openInput(path)
     }
     var prefix = [UInt8](repeating: 0, count: 1 << 16)
     var count = 0

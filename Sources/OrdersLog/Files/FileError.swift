@@ -1,3 +1,4 @@
+import Glibc
 import SystemPackage
 
 /// A file could not be opened, read, written or locked.
@@ -21,6 +22,24 @@ public struct FileError: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 extension FileDescriptor {
+    /// Opens `path` to read it as an input. A directory opens, then fails
+    /// at its first read; it is refused here, as an input that cannot be
+    /// opened.
+    static func openInput(_ path: String) throws(FileError) -> FileDescriptor {
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor.open(FilePath(path), .readOnly)
+        } catch {
+            throw FileError(path: path, operation: "opening", reason: "\(error)")
+        }
+        var status = Glibc.stat()
+        if fstat(file.rawValue, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+            try? file.close()
+            throw FileError(path: path, operation: "opening", errno: .isDirectory)
+        }
+        return file
+    }
+
     /// Reads exactly `buffer.count` bytes at `offset`, or throws.
     func readAll(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer, path: String) throws(FileError) {
         var done = 0
@@ -52,5 +71,24 @@ extension FileDescriptor {
         } catch {
             throw FileError(path: path, operation: "finding the size", reason: "\(error)")
         }
+    }
+}
+
+/// The whole of a small input file, such as a catalog, read to its end
+/// (so a pipe, `<(curl …)`, will do).
+public func readWholeInput(_ path: String) throws(FileError) -> [UInt8] {
+    let file = try FileDescriptor.openInput(path)
+    defer { try? file.close() }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let n: Int
+        do {
+            n = try chunk.withUnsafeMutableBytes { try file.read(into: $0) }
+        } catch {
+            throw FileError(path: path, operation: "reading", reason: "\(error)")
+        }
+        if n == 0 { return bytes }
+        bytes += chunk[..<n]
     }
 }

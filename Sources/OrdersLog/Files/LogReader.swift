@@ -67,11 +67,7 @@ public final class LogReader: EventStream {
         self.skippingCorrupt = skippingCorrupt
         self.checkingSpellings = checkingSpellings
         workers = max(0, threads - 1)
-        do {
-            file = try FileDescriptor.open(FilePath(path), .readOnly)
-        } catch {
-            throw FileError(path: path, operation: "opening", reason: "\(error)")
-        }
+        file = try FileDescriptor.openInput(path)
         do {
             if skippingCorrupt {
                 let survey = try LogSurvey(path: path)

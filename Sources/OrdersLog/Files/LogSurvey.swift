@@ -52,12 +52,7 @@ public struct LogSurvey: Sendable {
     /// Walks the log at `path`.
     public init(path: String) throws {
         self.path = path
-        let file: FileDescriptor
-        do {
-            file = try FileDescriptor.open(FilePath(path), .readOnly)
-        } catch {
-            throw FileError(path: path, operation: "opening", reason: "\(error)")
-        }
+        let file = try FileDescriptor.openInput(path)
         defer { try? file.close() }
         let size = try file.size(path: path)
         var header = [UInt8](repeating: 0, count: FileHeader.size)

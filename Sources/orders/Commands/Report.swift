@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OrdersCore
+import OrdersLog
 import OrdersReports
 
 extension Orders {
@@ -141,10 +142,7 @@ private func runProductReport(
 /// standard error which products it lists more than once.
 func loadCatalog(_ path: String?) throws -> Catalog {
     guard let path else { return Catalog() }
-    guard let data = FileManager.default.contents(atPath: path) else {
-        throw CatalogError(path: path, reason: "cannot be read")
-    }
-    let catalog = try Catalog.decode(Array(data), path: path)
+    let catalog = try Catalog.decode(readWholeInput(path), path: path)
     for again in catalog.repeated {
         let first = String(identifier: catalog.products[again.id]!.category)
         Console.note("orders: warning: \(path): product \(String(identifier: again.id)) is listed again under \(String(identifier: again.category)); its first entry, under \(first), counts")
