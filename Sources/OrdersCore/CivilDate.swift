@@ -49,12 +49,15 @@ public struct CivilDate: Hashable, Comparable, Sendable, CustomStringConvertible
         (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
     }
 
-    /// `YYYY-MM-DD`.
+    /// `YYYY-MM-DD`; a year outside 0000 to 9999, which a local date can
+    /// reach from an event in the first or last hours of that range, in
+    /// ISO 8601's expanded form, signed: `-0001-12-31`, `+10000-01-01`.
     public var description: String {
         func pad(_ value: Int64, _ width: Int) -> String {
-            let digits = String(value)
+            let digits = String(value.magnitude)
             return String(repeating: "0", count: max(0, width - digits.count)) + digits
         }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
+        let sign = year < 0 ? "-" : year > 9999 ? "+" : ""
+        return "\(sign)\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
     }
 }

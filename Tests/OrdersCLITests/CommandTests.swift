@@ -118,6 +118,22 @@ struct CommandTests {
         #expect(daily.stderr.contains("revenue of 2025-09-16 in KRW does not fit"))
     }
 
+    /// An order in the first or last hours an `at` may name falls, in a
+    /// zone that moves it across, on a local date of the year -1 or 10000:
+    /// written signed, as ISO 8601 expands a year, and sorted as a date.
+    @Test func localDatesBeyondTheYearsOfAnAtAreSigned() throws {
+        var events = ""
+        for (cart, at) in [("first", "0000-01-01T00:30:00Z"), ("last", "9999-12-31T23:59:59.999Z")] {
+            events += #"{"type":"item_added","at":"\#(at)","cart":"\#(cart)","product":"p","qty":1,"price":5,"currency":"USD"}"# + "\n"
+            events += #"{"type":"checked_out","at":"\#(at)","cart":"\#(cart)","order":"\#(cart)"}"# + "\n"
+        }
+        func daily(_ zone: String) throws -> String {
+            try CLI.run(["report", "daily", "-", "--tz", zone, "--format", "csv"], input: Array(events.utf8)).text
+        }
+        #expect(try daily("Etc/GMT+12") == "date,currency,orders,units,revenue\n-0001-12-31,USD,1,1,5\n9999-12-31,USD,1,1,5\n")
+        #expect(try daily("Etc/GMT-14") == "date,currency,orders,units,revenue\n0000-01-01,USD,1,1,5\n+10000-01-01,USD,1,1,5\n")
+    }
+
     /// `--tz` takes the names of the IANA database, as `date` finds them, and
     /// nothing Foundation reads in a way of its own: `GMT+5` (five hours
     /// ahead there, behind in POSIX), `CST` (Chicago there, China too).

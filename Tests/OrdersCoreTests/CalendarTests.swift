@@ -18,6 +18,20 @@ struct CalendarTests {
         #expect(date.daysSinceEpoch == days)
     }
 
+    /// A local date can leave the years an `at` may have (an event on
+    /// 0000-01-01 in a zone behind UTC): it is written signed, in ISO
+    /// 8601's expanded form, never as a mangled `00-1-12-31`.
+    @Test(arguments: [
+        (CivilDate(year: 2025, month: 9, day: 16), "2025-09-16"),
+        (CivilDate(year: 0, month: 1, day: 1), "0000-01-01"),
+        (CivilDate(year: 9999, month: 12, day: 31), "9999-12-31"),
+        (CivilDate(year: -1, month: 12, day: 31), "-0001-12-31"),
+        (CivilDate(year: 10000, month: 1, day: 1), "+10000-01-01"),
+    ])
+    func datesAreWrittenYearMonthDay(_ date: CivilDate, _ text: String) {
+        #expect(date.description == text)
+    }
+
     @Test func everyDayOfFourCenturiesRoundTrips() {
         for days in stride(from: Int64(-146_097), to: 146_097, by: 1) {
             #expect(CivilDate(daysSinceEpoch: days).daysSinceEpoch == days)
