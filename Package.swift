@@ -54,7 +54,7 @@ let package = Package(
         .testTarget(name: "OrdersReportsTests", dependencies: ["OrdersReports", "OrdersCore", "OrdersLog"]),
         .testTarget(
             name: "OrdersCLITests",
-            dependencies: ["OrdersLog", "OrdersCore"]
+            dependencies: ["OrdersLog", "OrdersCore", "OrdersWorkload"]
         ),
     ],
     swiftLanguageModes: [.v6]

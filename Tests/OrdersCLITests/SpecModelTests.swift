@@ -1,0 +1,330 @@
+import Foundation
+import OrdersWorkload
+import Testing
+
+/// EVENTS.md's rules written the plain way (dictionaries, 128-bit sums, no
+/// numbering or pools), against the built `orders` on random streams made
+/// to meet every rule: few carts, products and orders so that anomalies
+/// come often, quantities and prices near `Int64.max` so that overflows
+/// do, ids that need CSV quoting or sort differently by bytes than by
+/// characters, times with offsets and extra fractional digits. Each stream
+/// is read as NDJSON and as a log imported in two transactions.
+@Suite("The spec's rules, written plainly, agree with orders")
+struct SpecModelTests {
+    @Test(arguments: 1...16)
+    func randomStreamsFoldAsTheSpecSays(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let events = SpecStream.make(count: 40 + random.below(60), &random)
+        let expected = SpecModel.fold(events)
+        let dir = CLI.temporaryDirectory()
+        let ndjson = dir + "/events.ndjson", log = dir + "/events.log"
+        let lines = events.map(\.json)
+        try Data(lines.joined().utf8).write(to: URL(fileURLWithPath: ndjson))
+        let split = random.below(lines.count + 1)
+        for (part, range) in [("a", 0..<split), ("b", split..<lines.count)] {
+            let path = dir + "/\(part).ndjson"
+            try Data(lines[range].joined().utf8).write(to: URL(fileURLWithPath: path))
+            #expect(try CLI.run(["import", log, path]).status == 0)
+        }
+        for input in [ndjson, log] {
+            try expectReplay(input, expected)
+            try expectCSV(["tally", input, "--format", "csv"], expected.tallyCSV(), input)
+            for (zone, minutes) in [("UTC", 0), ("Etc/GMT-9", 540), ("Etc/GMT+5", -300)] {
+                try expectCSV(["report", "daily", input, "--tz", zone, "--format", "csv"], expected.dailyCSV(offsetMinutes: minutes), input)
+                try expectCSV(["report", "products", input, "--tz", zone, "--format", "csv"], expected.productsCSV(offsetMinutes: minutes), input)
+            }
+            for (cart, rows) in expected.audit { try expectAudit(input, cart: cart, rows) }
+        }
+    }
+
+    private func expectReplay(_ input: String, _ expected: SpecModel) throws {
+        let run = try CLI.run(["replay", input, "--json"])
+        guard expected.totalsFit else {
+            #expect(run.status == 1, "\(input): a sum past Int64.max must fail the replay")
+            return
+        }
+        #expect(run.status == 0, "\(input): \(run.stderr)")
+        let got = try JSONDecoder().decode(ReplayJSON.self, from: Data(run.stdout))
+        #expect(got == expected.replay, "\(input)")
+    }
+
+    private func expectCSV(_ arguments: [String], _ expected: String?, _ input: String) throws {
+        let run = try CLI.run(arguments)
+        if let expected {
+            #expect(run.status == 0 && run.text == expected, "\(arguments): \(run.stderr)")
+        } else {
+            #expect(run.status == 1, "\(arguments): a sum past Int64.max must fail the report")
+        }
+    }
+
+    private func expectAudit(_ input: String, cart: String, _ rows: [SpecModel.AuditRow]) throws {
+        let run = try CLI.run(["audit", input, "--cart", cart])
+        guard rows.allSatisfy({ $0.units <= Int128(Int64.max) && $0.total <= Int128(Int64.max) }) else {
+            #expect(run.status == 1, "\(input), cart \(cart): a cart total past Int64.max must fail the audit")
+            return
+        }
+        let got = try run.text.split(separator: "\n").map { try JSONDecoder().decode(AuditJSON.self, from: Data($0.utf8)) }
+        #expect(got.map { SpecModel.AuditRow(seq: $0.seq, status: $0.status, units: Int128($0.cart_units), total: Int128($0.cart_total)) } == rows,
+                "\(input), cart \(cart)")
+    }
+
+    struct ReplayJSON: Decodable, Equatable {
+        var events: Int64
+        var applied: Int64
+        var anomalies: [String: Int64]
+        var orders: Int64
+        var revenue: [String: Int64]
+        var units: [String: Int64]
+        var open_carts: Int64
+        var votes: Int64
+    }
+
+    struct AuditJSON: Decodable {
+        var seq: Int
+        var status: String
+        var cart_units: Int64
+        var cart_total: Int64
+    }
+}
+
+/// One event of a random stream: its NDJSON line, and its fields for the model.
+struct SpecEvent {
+    var type: String
+    /// The instant, in milliseconds since 1970 (what the `at` truncates to).
+    var at: Int64
+    var fields: [String: String] = [:]
+    var qty: Int64 = 0
+    var price: Int64 = 0
+    var json: String
+
+    subscript(_ field: String) -> String { fields[field]! }
+}
+
+/// Streams that meet every rule of the fold often.
+enum SpecStream {
+    static let ids = ["a", "b", "é", "Z", "z,\"q\"", "ä", "😀", "a b", "A"]
+
+    static func make(count: Int, _ random: inout SplitMix64) -> [SpecEvent] {
+        let carts = Array((ids + (1...6).map { "c\($0)" }).shuffled(using: &random).prefix(2 + random.below(8)))
+        let products = Array(ids.shuffled(using: &random).prefix(1 + random.below(4)))
+        let currencies = Array(["USD", "KRW", "EUR"].shuffled(using: &random).prefix(1 + random.below(3)))
+        let huge = random.below(10) < 4
+        func qty() -> Int64 { huge ? [1, 1, 1, 2, 3, .max, .max / 2, .max - 1, 1 << 62].randomElement(using: &random)! : Int64(1 + random.below(5)) }
+        func price() -> Int64 { huge ? [0, 1, 999, .max, .max, .max / 2, 1 << 40, 3].randomElement(using: &random)! : Int64(random.below(1001)) }
+        var events: [SpecEvent] = []
+        for _ in 0..<count {
+            // 2025-09-14 to 2025-09-17, at any millisecond, written with an offset and perhaps more digits.
+            let at = 1_757_808_000_000 + Int64(random.below(4 * 86_400_000))
+            let offset = [0, 540, -330, 0].randomElement(using: &random)!
+            let time = rfc3339(at, offsetMinutes: offset, extraDigit: random.below(2) == 0)
+            let type = ["item_added", "item_added", "item_added", "item_added", "item_added", "quantity_changed", "quantity_changed",
+                        "item_removed", "checked_out", "checked_out", "vote_cast", "vote_cast"].randomElement(using: &random)!
+            var event = SpecEvent(type: type, at: at, json: "")
+            var json = #"{"type":"\#(type)","at":"\#(time)""#
+            func id(_ field: String, _ choices: [String]) {
+                let value = choices.randomElement(using: &random)!
+                event.fields[field] = value
+                json += #","\#(field)":"\#(value.replacingOccurrences(of: "\"", with: "\\\""))""#
+            }
+            if type == "vote_cast" {
+                id("poll", Array(ids.prefix(3)))
+                id("voter", Array(ids.prefix(4)))
+                id("candidate", Array(ids.prefix(4)))
+            } else {
+                id("cart", carts)
+                if type == "checked_out" {
+                    id("order", ["o1", "o2", "o3", "o4", "o5", "é"])
+                } else {
+                    id("product", products)
+                    if type != "item_removed" { event.qty = qty(); json += #","qty":\#(event.qty)"# }
+                    if type == "item_added" {
+                        event.price = price()
+                        json += #","price":\#(event.price)"#
+                        id("currency", currencies)
+                    }
+                }
+            }
+            event.json = json + "}\n"
+            events.append(event)
+        }
+        return events
+    }
+
+    /// `at` as local time at `offsetMinutes` from UTC, with that offset.
+    static func rfc3339(_ at: Int64, offsetMinutes: Int, extraDigit: Bool) -> String {
+        let local = at + Int64(offsetMinutes) * 60_000
+        let date = SpecModel.date(local)
+        let ms = Int((local % 86_400_000 + 86_400_000) % 86_400_000)
+        let clock = String(format: "%02d:%02d:%02d.%03d", ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000)
+        let zone = offsetMinutes == 0 ? "Z" : String(format: "%@%02d:%02d", offsetMinutes < 0 ? "-" : "+", abs(offsetMinutes) / 60, abs(offsetMinutes) % 60)
+        return "\(date)T\(clock)\(extraDigit ? "7" : "")\(zone)"
+    }
+}
+
+/// The fold and the reports, as EVENTS.md states them.
+struct SpecModel {
+    struct AuditRow: Equatable {
+        var seq: Int
+        var status: String
+        var units: Int128
+        var total: Int128
+    }
+
+    struct Order {
+        var at: Int64
+        var currency: String
+        var units: Int128
+        var total: Int128
+        var lines: [String: (qty: Int64, price: Int64)]
+    }
+
+    var replay = SpecModelTests.ReplayJSON(events: 0, applied: 0, anomalies: [:], orders: 0, revenue: [:], units: [:], open_carts: 0, votes: 0)
+    var totalsFit = true
+    var orders: [Order] = []
+    var tally: [[String]: Int64] = [:]
+    var audit: [String: [AuditRow]] = [:]
+
+    static let tooBig = Int128(Int64.max) + 1
+
+    static let kinds = ["cart_closed", "currency_mismatch", "no_such_line", "duplicate_order", "empty_cart", "overflow", "duplicate_vote"]
+
+    static func fold(_ events: [SpecEvent]) -> SpecModel {
+        struct Cart {
+            var closed = false
+            var lines: [String: (qty: Int64, price: Int64)] = [:]
+            var currency = ""
+            // Past Int64.max only "too big" matters: capped there, so that no sum of lines overflows Int128 either.
+            var units: Int128 { lines.values.reduce(0) { Swift.min($0 + Int128($1.qty), SpecModel.tooBig) } }
+            var total: Int128 { lines.values.reduce(0) { Swift.min($0 + Int128($1.qty) * Int128($1.price), SpecModel.tooBig) } }
+        }
+        var model = SpecModel()
+        var carts: [String: Cart] = [:]
+        var usedOrders: Set<String> = []
+        var votes: Set<[String]> = []
+        for kind in kinds { model.replay.anomalies[kind] = 0 }
+        for (index, event) in events.enumerated() {
+            let cartID = event.fields["cart"]
+            var cart = cartID.flatMap { carts[$0] }
+            var status = "applied"
+            switch event.type {
+            case "item_added":
+                if cart?.closed == true { status = "cart_closed" }
+                else if let cart, !cart.lines.isEmpty, cart.currency != event["currency"] { status = "currency_mismatch" }
+                else if let line = cart?.lines[event["product"]], Int128(line.qty) + Int128(event.qty) > Int128(Int64.max) { status = "overflow" }
+                else {
+                    var opened = cart ?? Cart()
+                    opened.lines[event["product"]] = ((opened.lines[event["product"]]?.qty ?? 0) + event.qty, event.price)
+                    opened.currency = event["currency"]
+                    cart = opened
+                }
+            case "quantity_changed", "item_removed":
+                if cart?.closed == true { status = "cart_closed" }
+                else if cart?.lines[event["product"]] == nil { status = "no_such_line" }
+                else if event.type == "item_removed" { cart!.lines[event["product"]] = nil }
+                else { cart!.lines[event["product"]]!.qty = event.qty }
+            case "checked_out":
+                if cart?.closed == true { status = "cart_closed" }
+                else if usedOrders.contains(event["order"]) { status = "duplicate_order" }
+                else if cart == nil || cart!.lines.isEmpty { status = "empty_cart" }
+                else if cart!.total > Int128(Int64.max) || cart!.units > Int128(Int64.max) { status = "overflow" }
+                else {
+                    usedOrders.insert(event["order"])
+                    cart!.closed = true
+                    model.orders.append(Order(at: event.at, currency: cart!.currency, units: cart!.units, total: cart!.total, lines: cart!.lines))
+                }
+            default:
+                let key = [event["poll"], event["voter"], event["candidate"]]
+                if votes.contains(key) { status = "duplicate_vote" }
+                else {
+                    votes.insert(key)
+                    model.tally[[event["poll"], event["candidate"]], default: 0] += 1
+                }
+            }
+            if let cartID, let cart { carts[cartID] = cart }
+            model.replay.events += 1
+            if status == "applied" { model.replay.applied += 1 } else { model.replay.anomalies[status]! += 1 }
+            if let cartID {
+                model.audit[cartID, default: []].append(AuditRow(seq: index + 1, status: status, units: cart?.units ?? 0, total: cart?.total ?? 0))
+            }
+        }
+        var revenue: [String: Int128] = [:], units: [String: Int128] = [:]
+        for order in model.orders {
+            revenue[order.currency, default: 0] += order.total
+            units[order.currency, default: 0] += order.units
+        }
+        model.totalsFit = (Array(revenue.values) + Array(units.values)).allSatisfy { $0 <= Int128(Int64.max) }
+        if model.totalsFit {
+            model.replay.revenue = revenue.mapValues { Int64($0) }
+            model.replay.units = units.mapValues { Int64($0) }
+        }
+        model.replay.orders = Int64(model.orders.count)
+        model.replay.open_carts = Int64(carts.values.filter { !$0.closed }.count)
+        model.replay.votes = model.tally.values.reduce(0, +)
+        return model
+    }
+
+    /// `date,currency,orders,units,revenue`, or nil if a sum does not fit.
+    func dailyCSV(offsetMinutes: Int) -> String? {
+        var rows: [[String]: (orders: Int128, units: Int128, revenue: Int128)] = [:]
+        for order in orders {
+            let key = [Self.date(order.at + Int64(offsetMinutes) * 60_000), order.currency]
+            let row = rows[key] ?? (0, 0, 0)
+            rows[key] = (row.orders + 1, row.units + order.units, row.revenue + order.total)
+        }
+        return Self.csv("date,currency,orders,units,revenue", rows.mapValues { [$0.orders, $0.units, $0.revenue] }, sortedBy: { $0 })
+    }
+
+    /// `date,product,currency,units,revenue`, or nil if a sum does not fit.
+    func productsCSV(offsetMinutes: Int) -> String? {
+        var rows: [[String]: [Int128]] = [:]
+        for order in orders {
+            for (product, line) in order.lines {
+                let key = [Self.date(order.at + Int64(offsetMinutes) * 60_000), product, order.currency]
+                let row = rows[key] ?? [0, 0]
+                rows[key] = [row[0] + Int128(line.qty), row[1] + Int128(line.qty) * Int128(line.price)]
+            }
+        }
+        return Self.csv("date,product,currency,units,revenue", rows, sortedBy: { $0 })
+    }
+
+    /// `poll,candidate,votes`: by poll, then votes descending, then candidate.
+    func tallyCSV() -> String {
+        let keys = tally.keys.sorted { a, b in
+            a[0] != b[0] ? Self.bytesBefore(a[0], b[0]) : tally[a]! != tally[b]! ? tally[a]! > tally[b]! : Self.bytesBefore(a[1], b[1])
+        }
+        return "poll,candidate,votes\n" + keys.map { "\(Self.field($0[0])),\(Self.field($0[1])),\(tally[$0]!)\n" }.joined()
+    }
+
+    private static func csv(_ header: String, _ rows: [[String]: [Int128]], sortedBy key: ([String]) -> [String]) -> String? {
+        guard rows.values.allSatisfy({ $0.allSatisfy { $0 <= Int128(Int64.max) } }) else { return nil }
+        let keys = rows.keys.sorted { a, b in
+            let (x, y) = (key(a), key(b))
+            let differing = zip(x, y).first { $0 != $1 }
+            return differing.map { bytesBefore($0.0, $0.1) } ?? false
+        }
+        return header + "\n" + keys.map { ($0.map(field) + rows[$0]!.map { String($0) }).joined(separator: ",") + "\n" }.joined()
+    }
+
+    /// Strings sort by their UTF-8 bytes.
+    static func bytesBefore(_ a: String, _ b: String) -> Bool { Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8)) }
+
+    /// RFC 4180: quoted if it holds a comma, a quote, CR or LF.
+    static func field(_ text: String) -> String {
+        text.contains(where: { ",\"\r\n".contains($0) }) ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+    }
+
+    /// The `YYYY-MM-DD` of an instant in milliseconds since 1970, with Foundation's calendar.
+    static func date(_ ms: Int64) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.year, .month, .day], from: Date(timeIntervalSince1970: Double(ms.dividedRoundingDown(by: 1000))))
+        return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+    }
+}
+
+extension Int64 {
+    fileprivate func dividedRoundingDown(by divisor: Int64) -> Int64 {
+        let (quotient, remainder) = quotientAndRemainder(dividingBy: divisor)
+        return remainder < 0 ? quotient - 1 : quotient
+    }
+}
