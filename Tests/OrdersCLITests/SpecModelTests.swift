@@ -27,7 +27,8 @@ struct SpecModelTests {
             #expect(try CLI.run(["import", log, path]).status == 0)
         }
         for input in [ndjson, log] {
-            try expectReplay(input, expected)
+            // One thread, the default (a worker decoding), and the fold in parts.
+            for threads in ["1", "2", "3"] { try expectReplay(input, threads: threads, expected) }
             try expectCSV(["tally", input, "--format", "csv"], expected.tallyCSV(), input)
             for (zone, minutes) in [("UTC", 0), ("Etc/GMT-9", 540), ("Etc/GMT+5", -300)] {
                 try expectCSV(["report", "daily", input, "--tz", zone, "--format", "csv"], expected.dailyCSV(offsetMinutes: minutes), input)
@@ -37,15 +38,15 @@ struct SpecModelTests {
         }
     }
 
-    private func expectReplay(_ input: String, _ expected: SpecModel) throws {
-        let run = try CLI.run(["replay", input, "--json"])
+    private func expectReplay(_ input: String, threads: String, _ expected: SpecModel) throws {
+        let run = try CLI.run(["replay", input, "--json", "--threads", threads])
         guard expected.totalsFit else {
-            #expect(run.status == 1, "\(input): a sum past Int64.max must fail the replay")
+            #expect(run.status == 1, "\(input), \(threads) threads: a sum past Int64.max must fail the replay")
             return
         }
-        #expect(run.status == 0, "\(input): \(run.stderr)")
+        #expect(run.status == 0, "\(input), \(threads) threads: \(run.stderr)")
         let got = try JSONDecoder().decode(ReplayJSON.self, from: Data(run.stdout))
-        #expect(got == expected.replay, "\(input)")
+        #expect(got == expected.replay, "\(input), \(threads) threads")
     }
 
     private func expectCSV(_ arguments: [String], _ expected: String?, _ input: String) throws {
