@@ -118,6 +118,28 @@ struct CommandTests {
         #expect(daily.stderr.contains("revenue of 2025-09-16 in KRW does not fit"))
     }
 
+    /// An id option whose bytes are not UTF-8 names no event's id; Swift
+    /// reads it with U+FFFD in place of the bad bytes, which once found
+    /// the cart named "\u{FFFD}". The shell makes the byte, as a user's would.
+    @Test func anIdOptionThatIsNotUTF8IsRefused() throws {
+        let dir = CLI.temporaryDirectory(), events = dir + "/events.ndjson"
+        try Data(#"{"type":"item_added","at":"2025-09-16T10:00:00Z","cart":"\#u{FFFD}","product":"p","qty":1,"price":5,"currency":"USD"}"#.utf8 + [10])
+            .write(to: URL(fileURLWithPath: events))
+        for option in ["--cart \"$(printf 'x\\377')\"", "--cart=\"$(printf '\\377')\""] {
+            let shell = Process()
+            shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+            shell.arguments = ["-c", "exec \"$0\" audit \"$1\" \(option) 2>&1", CLI.binary.path, events]
+            let output = Pipe()
+            shell.standardOutput = output
+            try shell.run()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            shell.waitUntilExit()
+            #expect(shell.terminationStatus == 64, "\(option): \(text)")
+            #expect(text.contains("--cart is not valid UTF-8"), "\(option): \(text)")
+        }
+        #expect(try CLI.run(["audit", events, "--cart", "\u{FFFD}"]).text.contains(#""status": "applied""#))
+    }
+
     /// An order in the first or last hours an `at` may name falls, in a
     /// zone that moves it across, on a local date of the year -1 or 10000:
     /// written signed, as ISO 8601 expands a year, and sorted as a date.
