@@ -28,4 +28,9 @@ struct Orders: ParsableCommand {
             Import.self, Export.self, Replay.self, Report.self, Tally.self, Audit.self, Generate.self, Bench.self, Verify.self, Repair.self,
         ]
     )
+
+    static func main() {
+        if let error = Arguments.requireUTF8() { exit(withError: error) }
+        main(nil)
+    }
 }

@@ -118,25 +118,29 @@ struct CommandTests {
         #expect(daily.stderr.contains("revenue of 2025-09-16 in KRW does not fit"))
     }
 
-    /// An id option whose bytes are not UTF-8 names no event's id; Swift
-    /// reads it with U+FFFD in place of the bad bytes, which once found
-    /// the cart named "\u{FFFD}". The shell makes the byte, as a user's would.
-    @Test func anIdOptionThatIsNotUTF8IsRefused() throws {
+    /// An argument whose bytes are not UTF-8 is refused before anything
+    /// reads it. Swift reads it with U+FFFD in place of the bad bytes: so
+    /// read, `--cart $'\\xff'` found the cart named "\u{FFFD}", and `import`
+    /// created a log under a name that was never given. The shell makes the
+    /// bytes, as a user's would.
+    @Test func anArgumentThatIsNotUTF8IsRefused() throws {
         let dir = CLI.temporaryDirectory(), events = dir + "/events.ndjson"
         try Data(#"{"type":"item_added","at":"2025-09-16T10:00:00Z","cart":"\#u{FFFD}","product":"p","qty":1,"price":5,"currency":"USD"}"#.utf8 + [10])
             .write(to: URL(fileURLWithPath: events))
-        for option in ["--cart \"$(printf 'x\\377')\"", "--cart=\"$(printf '\\377')\""] {
+        for (command, position) in [("audit \"$1\" --cart \"$(printf 'x\\377')\"", 4), ("audit \"$1\" --cart=\"$(printf '\\377')\"", 3),
+                                    ("import \"$(dirname \"$1\")/$(printf 'k\\377').log\" \"$1\"", 2)] {
             let shell = Process()
             shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-            shell.arguments = ["-c", "exec \"$0\" audit \"$1\" \(option) 2>&1", CLI.binary.path, events]
+            shell.arguments = ["-c", "exec \"$0\" \(command) 2>&1", CLI.binary.path, events]
             let output = Pipe()
             shell.standardOutput = output
             try shell.run()
             let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             shell.waitUntilExit()
-            #expect(shell.terminationStatus == 64, "\(option): \(text)")
-            #expect(text.contains("--cart is not valid UTF-8"), "\(option): \(text)")
+            #expect(shell.terminationStatus == 64, "\(command): \(text)")
+            #expect(text.contains("argument \(position) (") && text.contains("is not valid UTF-8"), "\(command): \(text)")
         }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["events.ndjson"])
         #expect(try CLI.run(["audit", events, "--cart", "\u{FFFD}"]).text.contains(#""status": "applied""#))
     }
 

@@ -43,33 +43,13 @@ struct ZoneOption: ParsableArguments {
     func validate() throws { _ = try rules() }
 }
 
-/// Refuses an id given as `--option` that no event can have: empty, longer
-/// than the spec allows, or not UTF-8.
+/// Refuses an id given as `--option` that no event can have: empty, or
+/// longer than the spec allows. (One that is not UTF-8 never gets here:
+/// see ``Arguments``.)
 func check(id: String?, option: String) throws {
-    guard let id else { return }
-    if argumentsNotUTF8.contains(id) {
-        // Swift would have read the bytes with U+FFFD in place of each bad sequence, and found a cart so named.
-        throw ValidationError("--\(option) is not valid UTF-8, so no event can have it as an id")
-    }
-    guard !Identifiers.lengths.contains(id.utf8.count) else { return }
+    guard let id, !Identifiers.lengths.contains(id.utf8.count) else { return }
     throw ValidationError("--\(option) must be an id of 1 to \(Identifiers.lengths.upperBound) bytes of UTF-8; this one has \(id.utf8.count)")
 }
-
-/// The command line's arguments that are not valid UTF-8 (and of
-/// `--option=value`, the value), as Swift reads them: repaired, U+FFFD in
-/// place of each bad sequence.
-private let argumentsNotUTF8: Set<String> = {
-    var found: Set<String> = []
-    for index in 1..<Int(CommandLine.argc) {
-        guard let raw = CommandLine.unsafeArgv[index] else { continue }
-        let bytes = UnsafeBufferPointer(start: raw, count: strlen(raw)).map { UInt8(bitPattern: $0) }
-        guard String(validating: bytes, as: UTF8.self) == nil else { continue }
-        let argument = String(decoding: bytes, as: UTF8.self)
-        found.insert(argument)
-        if let equals = argument.firstIndex(of: "=") { found.insert(String(argument[argument.index(after: equals)...])) }
-    }
-    return found
-}()
 
 extension ReportFormat: ExpressibleByArgument {}
 
