@@ -13,6 +13,23 @@ struct LogFileTests {
         #expect(try exported(dir + "/a.log") == lines(events, ids: ids))
     }
 
+    /// A batch may hold every one of the 17,576 currency codes (the writer
+    /// once searched its list of them for each event, which made such an
+    /// import take seconds), and the batches after it number theirs afresh.
+    @Test func everyCurrencyCodeInOneBatchAndTheBatchesAfterIt() throws {
+        var ids = Identifiers()
+        let letters = (UInt8(ascii: "A")...UInt8(ascii: "Z"))
+        let codes = letters.flatMap { a in letters.flatMap { b in letters.map { c in Currency(code: [a, b, c])! } } }
+        var events: [Event] = []
+        for (i, currency) in (codes + [Currency("USD")!, Currency("EUR")!, Currency("ZZZ")!, Currency("AAA")!]).enumerated() {
+            events.append(Event(at: Timestamp(milliseconds: Int64(i)), .itemAdded(
+                cart: ids.carts.intern(Array("c\(i)".utf8)), product: ids.products.intern(Array("p".utf8)), qty: 1, price: 5, currency: currency)))
+        }
+        let path = temporaryDirectory() + "/currencies.log"
+        try writeLog(path, events, ids: ids, batchEvents: codes.count)
+        #expect(try exported(path) == lines(events, ids: ids))
+    }
+
     @Test func exportImportExportGivesIdenticalBytes() throws {
         let dir = temporaryDirectory()
         var ids = Identifiers()

@@ -18,6 +18,10 @@ struct BatchEncoder: ~Copyable {
     private var firstNew = PerRole()
     private var next = PerRole()
     private var currencies: [Currency] = []
+    /// Each currency's place in `currencies` plus one (0 for none yet), by
+    /// its letters: a batch may hold all 17,576 codes, and searching the
+    /// list for each event made an import quadratic in them.
+    private var currencyPlaces = [UInt16](repeating: 0, count: 26 * 26 * 26)
     private var columns = ColumnWriters()
     /// The last price written for each product in this batch, which the prices column's deltas are from.
     private var lastPrices = LastPrices()
@@ -111,6 +115,7 @@ struct BatchEncoder: ~Copyable {
                 lastUse[role].append(contentsOf: repeatElement(0, count: defined[role] - lastUse[role].count))
             }
         }
+        for currency in currencies { currencyPlaces[Self.letters(of: currency)] = 0 }
         currencies.removeAll(keepingCapacity: true)
         columns.removeAll()
         lastPrices.startBatch(products: products)
@@ -151,9 +156,17 @@ struct BatchEncoder: ~Copyable {
     }
 
     private mutating func index(of currency: Currency) -> Int {
-        if let index = currencies.firstIndex(of: currency) { return index }
+        let letters = Self.letters(of: currency)
+        if currencyPlaces[letters] != 0 { return Int(currencyPlaces[letters]) - 1 }
         currencies.append(currency)
+        currencyPlaces[letters] = UInt16(currencies.count)
         return currencies.count - 1
+    }
+
+    /// A currency's three letters as a number below 26³.
+    private static func letters(of currency: Currency) -> Int {
+        let raw = Int(currency.rawValue), a = Int(UInt8(ascii: "A"))
+        return ((raw & 0xFF) - a) * 676 + ((raw >> 8 & 0xFF) - a) * 26 + (raw >> 16 & 0xFF) - a
     }
 
     /// The whole payload: each role's counts; the spellings a fold reads
