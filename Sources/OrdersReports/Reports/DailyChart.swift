@@ -6,8 +6,13 @@ import OrdersCore
 extension DailyReport {
     public func svg() throws(SumOverflow) -> String {
         let rows = try checkedRows()
-        let currencies = Array(Set(rows.map(\.currency))).sorted()
+        let series = Dictionary(grouping: rows, by: \.currency)
+        let currencies = series.keys.sorted()
         let dates = Array(Set(rows.map(\.date))).sorted()
+        let slots = Dictionary(uniqueKeysWithValues: dates.enumerated().map { ($0.element, $0.offset) })
+        // Each panel labels every date up to 60 of them, and past that every
+        // k-th: a chart grows with its rows, not with its dates × currencies.
+        let labelEvery = (dates.count + 59) / 60
         let palette = ["#4269d0", "#efb118", "#ff725c", "#6cc5b0", "#3ca951", "#ff8ab7", "#a463f2", "#97bbf5"]
         let panelHeight = 220.0, left = 110.0, right = 20.0, top = 50.0, bottomAxis = 60.0
         let slot = max(18.0, min(60.0, 720.0 / Double(max(dates.count, 1))))
@@ -25,7 +30,7 @@ extension DailyReport {
             svg += "<text x=\"\(fmt(left))\" y=\"\(fmt(top + 20))\">no orders</text>\n"
         }
         for (index, currency) in currencies.enumerated() {
-            let series = rows.filter { $0.currency == currency }
+            let series = series[currency]!
             let maxRevenue = max(series.map(\.revenue).max() ?? 1, 1)
             let scale = niceCeiling(maxRevenue)
             let y0 = top + Double(index) * (panelHeight + bottomAxis)
@@ -42,12 +47,13 @@ extension DailyReport {
                 svg += "<text x=\"\(fmt(left - 6))\" y=\"\(fmt(y + 4))\" text-anchor=\"end\">\(escape(Money.format(value, currency)))</text>\n"
             }
             svg += "<text class=\"axis-label\" transform=\"translate(14 \(fmt(y0 + panelHeight / 2))) rotate(-90)\" text-anchor=\"middle\">revenue (\(currency))</text>\n"
-            for (slotIndex, date) in dates.enumerated() {
+            for row in series {
+                let x = left + Double(slots[row.date]!) * slot
+                let barHeight = Double(row.revenue) / Double(scale) * panelHeight
+                svg += "<rect class=\"bar\" data-date=\"\(row.date)\" data-currency=\"\(currency)\" data-revenue=\"\(row.revenue)\" x=\"\(fmt(x + slot * 0.15))\" y=\"\(fmt(baseline - barHeight))\" width=\"\(fmt(slot * 0.7))\" height=\"\(fmt(barHeight))\" fill=\"\(color)\"><title>\(row.date) \(escape(Money.format(row.revenue, currency))) (\(row.orders) orders)</title></rect>\n"
+            }
+            for (slotIndex, date) in dates.enumerated() where slotIndex % labelEvery == 0 {
                 let x = left + Double(slotIndex) * slot
-                if let row = series.first(where: { $0.date == date }) {
-                    let barHeight = Double(row.revenue) / Double(scale) * panelHeight
-                    svg += "<rect class=\"bar\" data-date=\"\(date)\" data-currency=\"\(currency)\" data-revenue=\"\(row.revenue)\" x=\"\(fmt(x + slot * 0.15))\" y=\"\(fmt(baseline - barHeight))\" width=\"\(fmt(slot * 0.7))\" height=\"\(fmt(barHeight))\" fill=\"\(color)\"><title>\(date) \(escape(Money.format(row.revenue, currency))) (\(row.orders) orders)</title></rect>\n"
-                }
                 svg += "<text class=\"tick x\" transform=\"translate(\(fmt(x + slot / 2)) \(fmt(baseline + 12))) rotate(45)\">\(date)</text>\n"
             }
             svg += "<text class=\"axis-label\" x=\"\(fmt(left + plotWidth / 2))\" y=\"\(fmt(baseline + bottomAxis - 4))\" text-anchor=\"middle\">date (\(escape(zone)))</text>\n"
