@@ -30,7 +30,11 @@ struct Orders: ParsableCommand {
     )
 
     static func main() {
-        if let error = Arguments.requireUTF8() { exit(withError: error) }
+        do {
+            try Arguments.checkUTF8()
+        } catch {
+            exit(withError: error)
+        }
         main(nil)
     }
 }

@@ -120,7 +120,7 @@ struct CommandTests {
 
     /// An argument whose bytes are not UTF-8 is refused before anything
     /// reads it. Swift reads it with U+FFFD in place of the bad bytes: so
-    /// read, `--cart $'\\xff'` found the cart named "\u{FFFD}", and `import`
+    /// read, `--cart $'\xff'` found the cart named "\u{FFFD}", and `import`
     /// created a log under a name that was never given. The shell makes the
     /// bytes, as a user's would.
     @Test func anArgumentThatIsNotUTF8IsRefused() throws {

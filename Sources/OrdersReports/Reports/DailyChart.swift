@@ -6,8 +6,8 @@ import OrdersCore
 extension DailyReport {
     public func svg() throws(SumOverflow) -> String {
         let rows = try checkedRows()
-        let series = Dictionary(grouping: rows, by: \.currency)
-        let currencies = series.keys.sorted()
+        let byCurrency = Dictionary(grouping: rows, by: \.currency)
+        let currencies = byCurrency.keys.sorted()
         let dates = Array(Set(rows.map(\.date))).sorted()
         let slots = Dictionary(uniqueKeysWithValues: dates.enumerated().map { ($0.element, $0.offset) })
         // Each panel labels every date up to 60 of them, and past that every
@@ -30,7 +30,7 @@ extension DailyReport {
             svg += "<text x=\"\(fmt(left))\" y=\"\(fmt(top + 20))\">no orders</text>\n"
         }
         for (index, currency) in currencies.enumerated() {
-            let series = series[currency]!
+            let series = byCurrency[currency]!
             let maxRevenue = max(series.map(\.revenue).max() ?? 1, 1)
             let scale = niceCeiling(maxRevenue)
             let y0 = top + Double(index) * (panelHeight + bottomAxis)

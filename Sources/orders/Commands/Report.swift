@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import OrdersCore
 import OrdersLog
 import OrdersReports

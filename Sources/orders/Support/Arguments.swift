@@ -5,7 +5,7 @@ import Glibc
 enum Arguments {
     /// The first argument that is not valid UTF-8: its position, and how
     /// Swift reads it, with U+FFFD in place of each bad sequence. Read so,
-    /// an id would name another (`--cart $'\\xff'` the cart named U+FFFD),
+    /// an id would name another (`--cart $'\xff'` the cart named U+FFFD),
     /// a file another file, and `import` would create a log under a name
     /// that was never given.
     static func firstNotUTF8() -> (position: Int, read: String)? {
@@ -18,8 +18,8 @@ enum Arguments {
     }
 
     /// Refuses a command line that is not all UTF-8, before anything reads it.
-    static func requireUTF8() -> ValidationError? {
-        guard let bad = firstNotUTF8() else { return nil }
-        return ValidationError("argument \(bad.position) (\(bad.read) as read) is not valid UTF-8: orders reads ids and file names as UTF-8 (a file so named can still be given as standard input, -)")
+    static func checkUTF8() throws(ValidationError) {
+        guard let bad = firstNotUTF8() else { return }
+        throw ValidationError("argument \(bad.position) (\(bad.read) as read) is not valid UTF-8: orders reads ids and file names as UTF-8 (a file so named can still be given as standard input, -)")
     }
 }
