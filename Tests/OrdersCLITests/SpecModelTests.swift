@@ -272,7 +272,7 @@ struct SpecModel {
             let row = rows[key] ?? (0, 0, 0)
             rows[key] = (row.orders + 1, row.units + order.units, row.revenue + order.total)
         }
-        return Self.csv("date,currency,orders,units,revenue", rows.mapValues { [$0.orders, $0.units, $0.revenue] }, sortedBy: { $0 })
+        return Self.csv("date,currency,orders,units,revenue", rows.mapValues { [$0.orders, $0.units, $0.revenue] })
     }
 
     /// `date,product,currency,units,revenue`, or nil if a sum does not fit.
@@ -285,7 +285,7 @@ struct SpecModel {
                 rows[key] = [row[0] + Int128(line.qty), row[1] + Int128(line.qty) * Int128(line.price)]
             }
         }
-        return Self.csv("date,product,currency,units,revenue", rows, sortedBy: { $0 })
+        return Self.csv("date,product,currency,units,revenue", rows)
     }
 
     /// `poll,candidate,votes`: by poll, then votes descending, then candidate.
@@ -296,11 +296,11 @@ struct SpecModel {
         return "poll,candidate,votes\n" + keys.map { "\(Self.field($0[0])),\(Self.field($0[1])),\(tally[$0]!)\n" }.joined()
     }
 
-    private static func csv(_ header: String, _ rows: [[String]: [Int128]], sortedBy key: ([String]) -> [String]) -> String? {
+    /// The rows sorted by their key's fields in turn, each by its bytes; nil if a sum does not fit.
+    private static func csv(_ header: String, _ rows: [[String]: [Int128]]) -> String? {
         guard rows.values.allSatisfy({ $0.allSatisfy { $0 <= Int128(Int64.max) } }) else { return nil }
         let keys = rows.keys.sorted { a, b in
-            let (x, y) = (key(a), key(b))
-            let differing = zip(x, y).first { $0 != $1 }
+            let differing = zip(a, b).first { $0 != $1 }
             return differing.map { bytesBefore($0.0, $0.1) } ?? false
         }
         return header + "\n" + keys.map { ($0.map(field) + rows[$0]!.map { String($0) }).joined(separator: ",") + "\n" }.joined()
