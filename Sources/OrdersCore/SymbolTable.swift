@@ -155,6 +155,17 @@ public struct SymbolTable: Sendable {
         return define(symbol, bytes)
     }
 
+    /// Indexes every symbol defined rather than interned, so that `lookup`
+    /// finds each by its hash rather than comparing it with all of them.
+    public mutating func indexAll() {
+        if indexed < spans.count { catchUpIndex() }
+    }
+
+    /// Makes the numbers up to `count` placeholders, where the table has fewer.
+    public mutating func extend(to count: Int) {
+        if count > spans.count { spans.append(repeating: 0, count: count - spans.count) }
+    }
+
     /// Whether `symbol` is a number whose bytes are not known yet.
     @inlinable
     public func isPlaceholder(_ symbol: Symbol) -> Bool {
@@ -163,12 +174,14 @@ public struct SymbolTable: Sendable {
 
     /// The symbol for `bytes` if it was interned or defined, without adding it.
     public func lookup<S: Sequence<UInt8>>(_ bytes: S) -> Symbol? {
-        let array = Array(bytes)
-        return array.withUnsafeBytes { buffer -> Symbol? in
-            if let found = find(buffer, hash: hash32(buffer)) { return Symbol(rawValue: UInt32(found)) }
-            for symbol in indexed..<spans.count where equals(symbol, buffer) { return Symbol(rawValue: UInt32(symbol)) }
-            return nil
-        }
+        Array(bytes).withUnsafeBytes { lookup($0) }
+    }
+
+    /// The symbol for `bytes` if it was interned or defined, without adding it.
+    public func lookup(_ bytes: UnsafeRawBufferPointer) -> Symbol? {
+        if let found = find(bytes, hash: hash32(bytes)) { return Symbol(rawValue: UInt32(found)) }
+        for symbol in indexed..<spans.count where equals(symbol, bytes) { return Symbol(rawValue: UInt32(symbol)) }
+        return nil
     }
 
     /// The first pair of numbers that spell the same bytes, if any: a table

@@ -13,6 +13,51 @@ struct LogFileTests {
         #expect(try exported(dir + "/a.log") == lines(events, ids: ids))
     }
 
+    /// An append to a log with batches looks up only the stream's ids in it
+    /// (reading every id of a large log cost more than most appends: 6 s
+    /// and 1.1 GB at 100M events). It must number every id exactly as
+    /// reading them all does: the same bytes, for NDJSON and a log as
+    /// streams, ids of the log and of earlier streams of the same
+    /// transaction, after a rollback too; and a stream too long to hold
+    /// ends with the same events.
+    @Test(arguments: [1, 2])
+    func anAppendLooksUpOnlyItsOwnIDsAndNumbersThemAsReadingAllWould(threads: Int) throws {
+        let dir = temporaryDirectory()
+        var ids = Identifiers()
+        let events = sampleEvents(2600, seed: 5, ids: &ids)
+        // Carts and orders the log does not have, first added by the log stream b, then used by a.
+        let fresh = (0..<400).map { i in
+            let at = Timestamp(milliseconds: 1_760_000_000_000 + Int64(i))
+            let cart = ids.carts.intern(Array("fresh-\(i % 50)".utf8)), product = ids.products.intern(Array("é".utf8))
+            return i % 8 == 7 ? Event(at: at, .checkedOut(cart: cart, order: ids.orders.intern(Array("fresh-order-\(i)".utf8))))
+                : Event(at: at, .itemAdded(cart: cart, product: product, qty: 1, price: 5, currency: Currency("KRW")!))
+        }
+        let a = Array(events[1500..<2600]) + fresh[300..<400], b = Array(fresh[0..<300]), c = Array(events[0..<500])
+        try writeLog(dir + "/base.log", Array(events[0..<2000]), ids: ids)
+        write(lines(a, ids: ids), to: dir + "/a.ndjson")
+        try writeLog(dir + "/b.log", b, ids: ids)
+        write(lines(c, ids: ids), to: dir + "/c.ndjson")
+        /// The base log with b, a and c appended, b once rolled back and appended again.
+        func appended(_ name: String, readWholeBelow: Int64, holdAtMost: Int = 1 << 20) throws -> String {
+            let path = dir + "/\(name).log"
+            write(contents(dir + "/base.log"), to: path)
+            let writer = try LogWriter(path: path, batchEvents: 100, threads: threads, readWholeBelow: readWholeBelow, holdAtMost: holdAtMost)
+            try writer.append(contentsOf: openEvents(dir + "/b.log", threads: threads), compressors: threads)
+            writer.rollback()
+            for stream in ["b.log", "a.ndjson", "c.ndjson"] {
+                try writer.append(contentsOf: openEvents(dir + "/" + stream, threads: threads), compressors: threads)
+            }
+            try writer.commit(ids: Identifiers())
+            return path
+        }
+        let whole = try appended("whole", readWholeBelow: .max)
+        #expect(try contents(appended("looked-up", readWholeBelow: 0)) == contents(whole))
+        // b's 300 events looked up; a's 1200 held for 450, then every id of the log read,
+        // keeping those b added: batches cut elsewhere, the same events.
+        #expect(try exported(appended("long", readWholeBelow: 0, holdAtMost: 450)) == exported(whole))
+        #expect(try exported(whole) == lines(Array(events[0..<2000]) + b + a + c, ids: ids))
+    }
+
     /// A batch may hold every one of the 17,576 currency codes (the writer
     /// once searched its list of them for each event, which made such an
     /// import take seconds), and the batches after it number theirs afresh.

@@ -278,6 +278,36 @@ public final class LogReader: EventStream {
         return ids
     }
 
+    /// The ids of `wanted` that the log holds, each defined in `found` at the
+    /// log's number for it, and every other number of the log left a
+    /// placeholder: what a writer needs to append events whose ids are in
+    /// `wanted`, holding only those of the log's ids (see ``LogWriter``).
+    /// Each batch's new ids are looked up in `wanted`, which is small; none
+    /// is added to a table of the whole log.
+    /// - Throws: like `next`, if a batch is corrupt.
+    func lookUp(_ wanted: Identifiers, into found: inout Identifiers) throws {
+        precondition(!skippingCorrupt && nextBatch == 0, "lookUp reads a whole log, strictly, from its start")
+        for batch in batches {
+            do {
+                try load(batch, .dictionary)
+                try onCurrentPayload(batch) { payload throws(ByteReader.Malformed) in
+                    for role in Role.allCases {
+                        let entry = current.dictionary[role]
+                        try current.dictionary.checkNumbering(of: role, following: idCounts[role.rawValue], skipping: false)
+                        try current.dictionary.forEachSpelling(of: role, in: payload) { (number, bytes, _) throws(ByteReader.Malformed) in
+                            if number >= entry.firstNew, wanted[role].lookup(bytes) != nil { _ = found[role].define(number, bytes) }
+                        }
+                        idCounts[role.rawValue] = entry.end
+                    }
+                }
+            } catch let failure as BatchFailure {
+                throw corrupt(batch, failure)
+            }
+        }
+        nextBatch = batches.count
+        for role in Role.allCases { found[role].extend(to: idCounts[role.rawValue]) }
+    }
+
     /// Gives the ids of `roles` in the batch in `current` their bytes in
     /// `ids`, and checks that every role's numbering follows on from the
     /// batches before.
