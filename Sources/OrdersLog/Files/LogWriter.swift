@@ -196,9 +196,11 @@ public final class LogWriter {
         known = .some
     }
 
-    /// Appends every event of `stream` and writes them out, reading NDJSON's
-    /// ids straight into the log's own table, so that each id is hashed once.
-    /// A log's events, whose ids its own numbers name, are renumbered.
+    /// Appends every event of `stream` and writes them out. Once the log's
+    /// ids are known, NDJSON's are read straight into the log's own table,
+    /// so that each id is hashed once; before, the stream is held while its
+    /// ids are looked up in the log (see ``Known``). A log's events, whose
+    /// ids its own numbers name, are renumbered.
     /// - Parameters:
     ///   - compressors: with more than one, batches are compressed on that
     ///     many threads while this one reads and encodes the next, and are
