@@ -71,11 +71,11 @@ public final class LogWriter {
     /// - Parameters:
     ///   - batchEvents: events per batch (a zstd frame).
     ///   - level: zstd's compression level.
-    ///   - waiting: called with a message if another writer holds the lock; the writer then waits for it.
-    /// - Throws: ``FileError``, or ``InputError`` if the file is not a log or is corrupt.
     ///   - readWholeBelow: the size in bytes below which the log's ids are
     ///     read whole rather than looked up stream by stream.
     ///   - holdAtMost: the most events of a stream held while its ids are looked up.
+    ///   - waiting: called with a message if another writer holds the lock; the writer then waits for it.
+    /// - Throws: ``FileError``, or ``InputError`` if the file is not a log or is corrupt.
     public init(path: String, batchEvents: Int = LogWriter.defaultBatchEvents, level: Int32 = 3, threads: Int = 1,
                 readWholeBelow: Int64 = 16 << 20, holdAtMost: Int = 1 << 20, waiting: (String) -> Void = { _ in }) throws {
         self.path = path
