@@ -264,17 +264,8 @@ public final class LogReader: EventStream {
     /// decoding any event: what a writer needs to number the ids it adds.
     /// - Throws: like `next`, if a batch is corrupt.
     func readIdentifiers() throws -> Identifiers {
-        precondition(!skippingCorrupt && nextBatch == 0, "readIdentifiers reads a whole log, strictly, from its start")
         var ids = Identifiers()
-        for batch in batches {
-            do {
-                try load(batch, .dictionary)
-                try defineCurrent(batch, in: &ids, roles: Role.allCases)
-            } catch let failure as BatchFailure {
-                throw corrupt(batch, failure)
-            }
-        }
-        nextBatch = batches.count
+        try forEachDictionary { batch throws(BatchFailure) in try defineCurrent(batch, in: &ids, roles: Role.allCases) }
         return ids
     }
 
@@ -286,26 +277,34 @@ public final class LogReader: EventStream {
     /// is added to a table of the whole log.
     /// - Throws: like `next`, if a batch is corrupt.
     func lookUp(_ wanted: Identifiers, into found: inout Identifiers) throws {
-        precondition(!skippingCorrupt && nextBatch == 0, "lookUp reads a whole log, strictly, from its start")
+        try forEachDictionary { batch throws(BatchFailure) in
+            try onCurrentPayload(batch) { payload throws(ByteReader.Malformed) in
+                for role in Role.allCases {
+                    let entry = current.dictionary[role]
+                    try current.dictionary.checkNumbering(of: role, following: idCounts[role.rawValue], skipping: false)
+                    try current.dictionary.forEachSpelling(of: role, in: payload) { (number, bytes, _) throws(ByteReader.Malformed) in
+                        if number >= entry.firstNew, wanted[role].lookup(bytes) != nil { _ = found[role].define(number, bytes) }
+                    }
+                    idCounts[role.rawValue] = entry.end
+                }
+            }
+        }
+        for role in Role.allCases { found[role].extend(to: idCounts[role.rawValue]) }
+    }
+
+    /// Loads every committed batch's payload and dictionary in turn, no
+    /// event, for `body`: how a writer reads the ids it needs.
+    private func forEachDictionary(_ body: (LogLayout.Batch) throws(BatchFailure) -> Void) throws {
+        precondition(!skippingCorrupt && nextBatch == 0, "a writer's ids are read from a whole log, strictly, from its start")
         for batch in batches {
             do {
                 try load(batch, .dictionary)
-                try onCurrentPayload(batch) { payload throws(ByteReader.Malformed) in
-                    for role in Role.allCases {
-                        let entry = current.dictionary[role]
-                        try current.dictionary.checkNumbering(of: role, following: idCounts[role.rawValue], skipping: false)
-                        try current.dictionary.forEachSpelling(of: role, in: payload) { (number, bytes, _) throws(ByteReader.Malformed) in
-                            if number >= entry.firstNew, wanted[role].lookup(bytes) != nil { _ = found[role].define(number, bytes) }
-                        }
-                        idCounts[role.rawValue] = entry.end
-                    }
-                }
+                try body(batch)
             } catch let failure as BatchFailure {
                 throw corrupt(batch, failure)
             }
         }
         nextBatch = batches.count
-        for role in Role.allCases { found[role].extend(to: idCounts[role.rawValue]) }
     }
 
     /// Gives the ids of `roles` in the batch in `current` their bytes in
