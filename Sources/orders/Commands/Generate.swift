@@ -74,12 +74,13 @@ extension Orders {
                 var generator = StreamGenerator(seed: seed, catalog: stores)
                 let progress = Progress("generating")
                 defer { progress.finish() }
+                let existing = existingKind
                 // A log is appended to if it exists, so the old one goes first; NDJSON is truncated as it opens.
-                if format == .log && existingKind == S_IFREG && unlink(output) != 0 {
+                if format == .log && existing == S_IFREG && unlink(output) != 0 {
                     throw FileError(path: output, operation: "replacing", reason: String(cString: strerror(errno)))
                 }
                 // A file, unlike standard output, a pipe or a device, is removed if it cannot be finished.
-                let file = output != "-" && (existingKind ?? S_IFREG) == S_IFREG
+                let file = output != "-" && (existing ?? S_IFREG) == S_IFREG
                 if file { PartialOutput.begin(output) }
                 do {
                     switch format {

@@ -37,8 +37,7 @@ enum PartialOutput {
 
     /// The file will not be finished, or is not wanted: remove it (and its directory).
     static func abandon() {
-        if let file = pendingFile { unlink(file) }
-        if let directory = pendingDirectory { rmdir(directory) }
+        removePending()
         finish()
     }
 
@@ -52,8 +51,13 @@ nonisolated(unsafe) private var pendingFile: UnsafeMutablePointer<CChar>?
 nonisolated(unsafe) private var pendingDirectory: UnsafeMutablePointer<CChar>?
 
 private func removePartialOutput(_ signal: Int32) {
-    if let file = pendingFile { unlink(file) }
-    if let directory = pendingDirectory { rmdir(directory) }
+    removePending()
     Glibc.signal(signal, SIG_DFL)
     raise(signal)
+}
+
+/// Unlinks the file and removes its directory, if any: safe in a signal handler.
+private func removePending() {
+    if let file = pendingFile { unlink(file) }
+    if let directory = pendingDirectory { rmdir(directory) }
 }
