@@ -35,6 +35,16 @@ public final class LogWriter {
     private var logIDs = Identifiers()
     /// Which of the log's ids `logIDs` holds.
     private var known: Known
+    /// Streams read whole and held until their ids are looked up in the
+    /// log, in one pass for all of them: at `commit`, or when a stream too
+    /// long to hold has the log's ids read whole.
+    private var held: [HeldStream] = []
+    /// How many events `held` holds.
+    private var heldCount = 0
+    /// The threads that compress `held` when it is written.
+    private var heldCompressors = 1
+    /// How many times the log was read for ids: once at most per transaction.
+    private(set) var idReads = 0
     private let threads: Int
     /// How many of each role's ids in `logIDs` the batches written so far
     /// add; any after them were read ahead by `append(contentsOf:)`.
@@ -48,7 +58,7 @@ public final class LogWriter {
 
     /// Which of the log's ids the writer holds. Reading every id of a large
     /// log costs more than most imports (6 s and 1.1 GB for 100M events),
-    /// so an append of a stream looks up only the stream's ids in the log.
+    /// so appended streams are held, and only their ids looked up in the log.
     private enum Known {
         /// Every id: the log is new or empty, or they were read.
         case all
@@ -59,12 +69,18 @@ public final class LogWriter {
         case some
     }
 
+    /// A stream's events and the tables their ids are in.
+    private struct HeldStream {
+        var events: [Event]
+        var ids: Identifiers
+    }
+
     /// A log smaller than this many bytes has its ids read whole at the first
     /// append, as fast as a lookup would be (about 0.1 s for 3M events, 16 MB),
     /// which spares a long stream being held for nothing (0.4 s for 1M events).
     private let readWholeBelow: Int64
-    /// A stream of at most this many events is held while its ids are looked
-    /// up in the log; a longer one has the log's ids read whole after all.
+    /// Streams of at most this many events in all are held while their ids
+    /// are looked up in the log; past it the log's ids are read whole after all.
     private let holdAtMost: Int
 
     /// Opens (or creates) the log at `path` for appending, taking its lock.
@@ -73,7 +89,7 @@ public final class LogWriter {
     ///   - level: zstd's compression level.
     ///   - readWholeBelow: the size in bytes below which the log's ids are
     ///     read whole rather than looked up stream by stream.
-    ///   - holdAtMost: the most events of a stream held while its ids are looked up.
+    ///   - holdAtMost: the most events of the streams held while their ids are looked up.
     ///   - waiting: called with a message if another writer holds the lock; the writer then waits for it.
     /// - Throws: ``FileError``, or ``InputError`` if the file is not a log or is corrupt.
     public init(path: String, batchEvents: Int = LogWriter.defaultBatchEvents, level: Int32 = 3, threads: Int = 1,
@@ -147,6 +163,7 @@ public final class LogWriter {
     /// The first event appended this way reads every id of the log.
     public func append(_ event: Event, ids: Identifiers) throws {
         try knowAll()
+        try writeHeld()
         try take(event, ids: ids)
     }
 
@@ -154,6 +171,7 @@ public final class LogWriter {
     /// new tables of ids for the events that follow. Not a commit.
     public func flush(ids: Identifiers) throws {
         try knowAll()
+        try writeHeld()
         try writeBatch(ids: ids)
     }
 
@@ -167,6 +185,7 @@ public final class LogWriter {
     /// Reads every id of the log, keeping those this transaction added.
     private func knowAll() throws {
         guard known != .all else { return }
+        idReads += 1
         var all = try LogReader(path: path, threads: threads).readIdentifiers()
         if known == .none {
             committed = all.counts
@@ -182,12 +201,16 @@ public final class LogWriter {
         known = .all
     }
 
-    /// Looks the ids of `ids` up in the log, defining those it holds in
-    /// `logIDs` at the log's numbers: then events whose ids are in `ids` can
-    /// be appended, and the ids the log lacks numbered on from its own.
-    private func lookUp(_ ids: Identifiers) throws {
-        var wanted = ids
+    /// Looks the ids of the held streams up in the log, defining those it
+    /// holds in `logIDs` at the log's numbers: then their events can be
+    /// written, and the ids the log lacks numbered on from its own.
+    private func lookUpHeld() throws {
+        var wanted = held[0].ids
+        for stream in held.dropFirst() {
+            for role in Role.allCases { _ = wanted[role].intern(contentsOf: stream.ids[role]) }
+        }
         for role in Role.allCases { wanted[role].indexAll() }
+        idReads += 1
         try LogReader(path: path, threads: threads).lookUp(wanted, into: &logIDs)
         if known == .none {
             committed = logIDs.counts
@@ -196,11 +219,13 @@ public final class LogWriter {
         known = .some
     }
 
-    /// Appends every event of `stream` and writes them out. Once the log's
-    /// ids are known, NDJSON's are read straight into the log's own table,
-    /// so that each id is hashed once; before, the stream is held while its
-    /// ids are looked up in the log (see ``Known``). A log's events, whose
-    /// ids its own numbers name, are renumbered.
+    /// Appends every event of `stream`. Once the log's ids are known,
+    /// NDJSON's are read straight into the log's own table, so that each id
+    /// is hashed once, and written out. Before, the stream is held, with
+    /// any held before it, until `commit` looks all their ids up in the log
+    /// in one pass (see ``Known``); a stream that would make them too many
+    /// to hold has the log's ids read whole, and they are written first. A
+    /// log's events, whose ids its own numbers name, are renumbered.
     /// - Parameters:
     ///   - compressors: with more than one, batches are compressed on that
     ///     many threads while this one reads and encodes the next, and are
@@ -212,65 +237,105 @@ public final class LogWriter {
         /// The stream's own tables of ids, for events not read straight into the log's.
         var ids = Identifiers()
         var events: [Event] = []
-        var held: [Event] = []
+        var streamHeld: [Event] = []
         var ended = false
         if known != .all, committedEnd < readWholeBelow { try knowAll() }
         if known != .all {
-            // The stream is held while its ids are looked up in the log, unless it is too long to hold.
-            while !ended, held.count <= holdAtMost {
+            while !ended, heldCount + streamHeld.count <= holdAtMost {
                 ended = try stream.next(ids: &ids, into: &events) == nil
-                held.append(contentsOf: events)
+                streamHeld.append(contentsOf: events)
                 progress(events.count)
                 events.removeAll(keepingCapacity: true)
             }
-            if ended { try lookUp(ids) } else { try knowAll() }
-        }
-        let level = self.level
-        let pool = compressors > 1 ? OrderedWorkers<UnsealedBatch, Result<[UInt8], any Error>>(count: compressors) {
-            // If zstd cannot make a context, every batch given to this thread fails with why.
-            let compressor = Result { try BatchCompressor(level: level) }
-            return { batch in Result { try compressor.get().seal(batch) } }
-        } : nil
-        /// Compresses and writes `batch`, or queues it to be, writing what is done.
-        func emit(_ batch: UnsealedBatch) throws {
-            guard let pool else { return try write(sealed: batch.sealed(with: &compressor)) }
-            pool.submit(batch)
-            while pool.pending > 2 * compressors { try write(sealed: pool.take().get()) }
-        }
-        /// Encodes `events`, whose ids are in `table` (nil: the log's own), a batch at a time.
-        func add(_ events: [Event], ids table: Identifiers?) throws {
-            // A batch's worth at a time: a writer's properties are a class's,
-            // and every access to one is checked for exclusive access.
-            var taken = 0
-            while taken < events.count {
-                let room = min(batchEvents - pending.count, events.count - taken)
-                pending.append(contentsOf: events[taken..<taken + room])
-                nextSeq += UInt64(room)
-                taken += room
-                if pending.count >= batchEvents { try emit(encodeBatch(ids: table)) }
+            if ended {
+                held.append(HeldStream(events: streamHeld, ids: ids))
+                heldCount += streamHeld.count
+                heldCompressors = compressors
+                return
             }
+            try knowAll()
         }
-        try add(held, ids: ids)
-        held = []
+        try writeHeld(compressors: compressors)
+        let pool = compressorPool(compressors)
+        try add(streamHeld, ids: ids, through: pool)
+        streamHeld = []
         if stream is NDJSONReader {
             // The rest of the text reads its ids straight into the log's tables, once the held events are written.
-            if !ended, !pending.isEmpty { try emit(encodeBatch(ids: ids)) }
+            if !ended, !pending.isEmpty { try emit(encodeBatch(ids: ids), through: pool) }
             while !ended, try stream.next(ids: &logIDs, into: &events) != nil {
-                try add(events, ids: nil)
+                try add(events, ids: nil, through: pool)
                 progress(events.count)
                 events.removeAll(keepingCapacity: true)
             }
-            if !pending.isEmpty { try emit(encodeBatch(ids: ended ? ids : nil)) }
+            if !pending.isEmpty { try emit(encodeBatch(ids: ended ? ids : nil), through: pool) }
         } else {
             // A log's events come numbered in its own tables, which go on being `ids`.
             while !ended, try stream.next(ids: &ids, into: &events) != nil {
-                try add(events, ids: ids)
+                try add(events, ids: ids, through: pool)
                 progress(events.count)
                 events.removeAll(keepingCapacity: true)
             }
-            if !pending.isEmpty { try emit(encodeBatch(ids: ids)) }
+            if !pending.isEmpty { try emit(encodeBatch(ids: ids), through: pool) }
         }
+        try drain(pool)
+    }
+
+    /// Writes the held streams, each ending its last batch, after looking
+    /// their ids up in the log unless every id of the log is known.
+    /// - Parameter compressors: how many threads compress the batches; by
+    ///   default, as many as the held streams were appended with.
+    private func writeHeld(compressors: Int? = nil) throws {
+        guard !held.isEmpty else { return }
+        if known != .all { try lookUpHeld() }
+        let pool = compressorPool(compressors ?? heldCompressors)
+        for stream in held {
+            try add(stream.events, ids: stream.ids, through: pool)
+            if !pending.isEmpty { try emit(encodeBatch(ids: stream.ids), through: pool) }
+        }
+        held = []
+        heldCount = 0
+        try drain(pool)
+    }
+
+    /// Threads that compress batches while this one reads and encodes the
+    /// next; none for one compressor, which is this thread.
+    private typealias CompressorPool = OrderedWorkers<UnsealedBatch, Result<[UInt8], any Error>>
+
+    private func compressorPool(_ compressors: Int) -> CompressorPool? {
+        guard compressors > 1 else { return nil }
+        let level = self.level
+        return CompressorPool(count: compressors) {
+            // If zstd cannot make a context, every batch given to this thread fails with why.
+            let compressor = Result { try BatchCompressor(level: level) }
+            return { batch in Result { try compressor.get().seal(batch) } }
+        }
+    }
+
+    /// Compresses and writes `batch`, or queues it to be, writing what is done.
+    private func emit(_ batch: UnsealedBatch, through pool: CompressorPool?) throws {
+        guard let pool else { return try write(sealed: batch.sealed(with: &compressor)) }
+        pool.submit(batch)
+        while pool.pending > 2 * pool.count { try write(sealed: pool.take().get()) }
+    }
+
+    /// Writes every batch `pool` still has.
+    private func drain(_ pool: CompressorPool?) throws {
         while let pool, pool.pending > 0 { try write(sealed: pool.take().get()) }
+    }
+
+    /// Encodes `events`, whose ids are in `table` (nil: the log's own), a
+    /// batch at a time.
+    private func add(_ events: [Event], ids table: Identifiers?, through pool: CompressorPool?) throws {
+        // A batch's worth at a time: a writer's properties are a class's,
+        // and every access to one is checked for exclusive access.
+        var taken = 0
+        while taken < events.count {
+            let room = min(batchEvents - pending.count, events.count - taken)
+            pending.append(contentsOf: events[taken..<taken + room])
+            nextSeq += UInt64(room)
+            taken += room
+            if pending.count >= batchEvents { try emit(encodeBatch(ids: table), through: pool) }
+        }
     }
 
     /// Makes the transaction durable: once this returns, every appended event
@@ -278,6 +343,7 @@ public final class LogWriter {
     /// - Returns: the seqs of the events this transaction appended.
     @discardableResult
     public func commit(ids: Identifiers) throws -> Range<UInt64> {
+        try writeHeld()
         try writeBatch(ids: ids)
         if nextSeq > firstSeq || created {
             try sync()
@@ -297,6 +363,8 @@ public final class LogWriter {
     /// removes it if this writer created it and nothing was committed.
     public func rollback() {
         pending.removeAll()
+        held = []
+        heldCount = 0
         nextSeq = firstSeq
         logIDs.removeIDs(from: committed)
         defined = committed

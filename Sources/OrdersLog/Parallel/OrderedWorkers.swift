@@ -31,6 +31,9 @@ final class OrderedWorkers<Job: Sendable, Output: Sendable>: Sendable {
         for thread in threads { pthread_join(thread, nil) }
     }
 
+    /// The worker threads.
+    var count: Int { threads.count }
+
     /// Jobs submitted whose outputs have not been taken.
     var pending: Int { queue.pending }
 
