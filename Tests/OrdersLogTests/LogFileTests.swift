@@ -44,7 +44,15 @@ struct LogFileTests {
         func appended(_ name: String, readWholeBelow: Int64, holdAtMost: Int = 1 << 20) throws -> (path: String, idReads: Int) {
             let path = dir + "/\(name).log"
             write(contents(dir + "/base.log"), to: path)
-            let writer = try LogWriter(path: path, batchEvents: 100, threads: threads, readWholeBelow: readWholeBelow, holdAtMost: holdAtMost)
+            // What a progress line hears of the read: every event of the log, up to its end.
+            var eventsRead = 0
+            var position: (done: Int64, total: Int64)?
+            let writer = try LogWriter(path: path, batchEvents: 100, threads: threads, readWholeBelow: readWholeBelow, holdAtMost: holdAtMost,
+                                       readingIDs: { eventsRead += $0; position = $1 })
+            defer {
+                #expect(eventsRead == 2000 * writer.idReads)
+                #expect(position.map { $0.done == $0.total } == true)
+            }
             try writer.append(contentsOf: openEvents(dir + "/b.log", threads: threads), compressors: threads)
             writer.rollback()
             for stream in ["b.log", "a.ndjson", "c.ndjson"] {

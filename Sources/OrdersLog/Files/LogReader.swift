@@ -262,10 +262,11 @@ public final class LogReader: EventStream {
 
     /// The ids of every committed batch, read from their dictionaries without
     /// decoding any event: what a writer needs to number the ids it adds.
+    /// - Parameter batchDone: called after each batch with its event count.
     /// - Throws: like `next`, if a batch is corrupt.
-    func readIdentifiers() throws -> Identifiers {
+    func readIdentifiers(batchDone: (Int) -> Void = { _ in }) throws -> Identifiers {
         var ids = Identifiers()
-        try forEachDictionary { batch throws(BatchFailure) in try defineCurrent(batch, in: &ids, roles: Role.allCases) }
+        try forEachDictionary(batchDone: batchDone) { batch throws(BatchFailure) in try defineCurrent(batch, in: &ids, roles: Role.allCases) }
         return ids
     }
 
@@ -275,9 +276,10 @@ public final class LogReader: EventStream {
     /// `wanted`, holding only those of the log's ids (see ``LogWriter``).
     /// Each batch's new ids are looked up in `wanted`, which is small; none
     /// is added to a table of the whole log.
+    /// - Parameter batchDone: called after each batch with its event count.
     /// - Throws: like `next`, if a batch is corrupt.
-    func lookUp(_ wanted: Identifiers, into found: inout Identifiers) throws {
-        try forEachDictionary { batch throws(BatchFailure) in
+    func lookUp(_ wanted: Identifiers, into found: inout Identifiers, batchDone: (Int) -> Void = { _ in }) throws {
+        try forEachDictionary(batchDone: batchDone) { batch throws(BatchFailure) in
             try onCurrentPayload(batch) { payload throws(ByteReader.Malformed) in
                 for role in Role.allCases {
                     let entry = current.dictionary[role]
@@ -293,18 +295,21 @@ public final class LogReader: EventStream {
     }
 
     /// Loads every committed batch's payload and dictionary in turn, no
-    /// event, for `body`: how a writer reads the ids it needs.
-    private func forEachDictionary(_ body: (LogLayout.Batch) throws(BatchFailure) -> Void) throws {
+    /// event, for `body`: how a writer reads the ids it needs. `progress`
+    /// follows the batches, and `batchDone` hears of each.
+    private func forEachDictionary(batchDone: (Int) -> Void, _ body: (LogLayout.Batch) throws(BatchFailure) -> Void) throws {
         precondition(!skippingCorrupt && nextBatch == 0, "a writer's ids are read from a whole log, strictly, from its start")
-        for batch in batches {
+        while nextBatch < batches.count {
+            let batch = batches[nextBatch]
+            nextBatch += 1
             do {
                 try load(batch, .dictionary)
                 try body(batch)
             } catch let failure as BatchFailure {
                 throw corrupt(batch, failure)
             }
+            batchDone(Int(batch.header.eventCount))
         }
-        nextBatch = batches.count
     }
 
     /// Gives the ids of `roles` in the batch in `current` their bytes in

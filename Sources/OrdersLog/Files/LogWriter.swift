@@ -82,6 +82,9 @@ public final class LogWriter {
     /// Streams of at most this many events in all are held while their ids
     /// are looked up in the log; past it the log's ids are read whole after all.
     private let holdAtMost: Int
+    /// Told of each batch of the log read for its ids, with its event count
+    /// and how far into the log the read is.
+    private let readingIDs: (Int, (done: Int64, total: Int64)?) -> Void
 
     /// Opens (or creates) the log at `path` for appending, taking its lock.
     /// - Parameters:
@@ -91,13 +94,18 @@ public final class LogWriter {
     ///     read whole rather than looked up stream by stream.
     ///   - holdAtMost: the most events of the streams held while their ids are looked up.
     ///   - waiting: called with a message if another writer holds the lock; the writer then waits for it.
+    ///   - readingIDs: called after each batch of the log read for its ids
+    ///     (for a large log, seconds of work) with its event count and the
+    ///     read's position in the log, for a progress line.
     /// - Throws: ``FileError``, or ``InputError`` if the file is not a log or is corrupt.
     public init(path: String, batchEvents: Int = LogWriter.defaultBatchEvents, level: Int32 = 3, threads: Int = 1,
-                readWholeBelow: Int64 = 16 << 20, holdAtMost: Int = 1 << 20, waiting: (String) -> Void = { _ in }) throws {
+                readWholeBelow: Int64 = 16 << 20, holdAtMost: Int = 1 << 20, waiting: (String) -> Void = { _ in },
+                readingIDs: @escaping (Int, (done: Int64, total: Int64)?) -> Void = { _, _ in }) throws {
         self.path = path
         self.threads = threads
         self.readWholeBelow = readWholeBelow
         self.holdAtMost = holdAtMost
+        self.readingIDs = readingIDs
         self.batchEvents = max(1, min(batchEvents, LogFormat.maxBatchEvents))
         compressor = try ZstdCompressor(level: level, checksum: true)
         self.level = level
@@ -186,7 +194,8 @@ public final class LogWriter {
     private func knowAll() throws {
         guard known != .all else { return }
         idReads += 1
-        var all = try LogReader(path: path, threads: threads).readIdentifiers()
+        let reader = try LogReader(path: path, threads: threads)
+        var all = try reader.readIdentifiers { [readingIDs] in readingIDs($0, reader.progress) }
         if known == .none {
             committed = all.counts
             defined = all.counts
@@ -211,7 +220,8 @@ public final class LogWriter {
         }
         for role in Role.allCases { wanted[role].indexAll() }
         idReads += 1
-        try LogReader(path: path, threads: threads).lookUp(wanted, into: &logIDs)
+        let reader = try LogReader(path: path, threads: threads)
+        try reader.lookUp(wanted, into: &logIDs) { [readingIDs] in readingIDs($0, reader.progress) }
         if known == .none {
             committed = logIDs.counts
             defined = logIDs.counts

@@ -46,7 +46,14 @@ extension Orders {
 
         func run() throws {
             try reportingFailures(consequence: "nothing was appended to \(log)") {
-                let writer = try LogWriter(path: log, batchEvents: batchEvents, threads: threads, waiting: { Console.note("orders: \($0)") })
+                /// Started at the first batch read, so that its rate is the read's.
+                var reading: Progress?
+                defer { reading?.finish() }
+                let writer = try LogWriter(path: log, batchEvents: batchEvents, threads: threads, waiting: { Console.note("orders: \($0)") },
+                                           readingIDs: { count, position in
+                    if reading == nil { reading = Progress("reading the ids of \(log)") }
+                    reading?.advance(count, position: position)
+                })
                 if let recovery = writer.recovery { Console.note("orders: warning: \(recovery)") }
                 do {
                     for file in files {
@@ -57,6 +64,7 @@ extension Orders {
                         try writer.append(contentsOf: stream, compressors: threads) { progress.advance($0, position: stream.progress) }
                     }
                     let seqs = try writer.commit(ids: Identifiers())
+                    reading?.finish()
                     let range = seqs.isEmpty ? "" : " (\(seqs.seqDescription))"
                     Console.write("appended \(counted(seqs.count, "event")) to \(log)\(range)\n")
                 } catch {
