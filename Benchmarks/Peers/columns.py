@@ -13,24 +13,14 @@ poll, voter, candidate for votes), DIR/qty and DIR/price (i64), DIR/currency
 Slow (about 2 minutes for 10M events); the fold's timing does not include it.
 """
 import array
-import io
 import json
 import sys
 from datetime import datetime, timezone
 
-import zstandard
+from daily_fold import open_events  # NDJSON, plain or zstd-compressed, as the other peer reads it
 
 KINDS = {"item_added": 0, "quantity_changed": 1, "item_removed": 2, "checked_out": 3, "vote_cast": 4}
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-
-
-def open_events(path):
-    raw = open(path, "rb")
-    if raw.read(4) == b"\x28\xb5\x2f\xfd":
-        raw.seek(0)
-        return io.TextIOWrapper(zstandard.ZstdDecompressor().stream_reader(raw), encoding="utf-8")
-    raw.seek(0)
-    return io.TextIOWrapper(raw, encoding="utf-8")
 
 
 def milliseconds(at):
