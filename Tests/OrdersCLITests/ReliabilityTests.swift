@@ -147,6 +147,11 @@ struct ReliabilityTests {
         #expect(skipping.stdout == (try CLI.run(["replay", first, "--json"])).stdout)
         #expect(skipping.stderr.contains("skipped a corrupt stretch at byte \(firstBytes.count): an unexpected frame"))
         #expect(skipping.stderr.contains("(no committed events)"))
+        // verify names it as reading past it does, in file order with any damage that costs events.
+        let verified = try CLI.run(["verify", joined])
+        #expect(verified.status == 65)
+        #expect(verified.text.contains("  damage     byte \(firstBytes.count): an unexpected frame (magic 0x184D2A50) (no committed events)\n"))
+        #expect(try CLI.run(["verify", joined, "--json"]).text.contains("{\"offset\": \(firstBytes.count), \"events\": 0, \"reason\": \"an unexpected frame"))
         let repaired = try CLI.run(["repair", joined, "-o", dir + "/repaired.log"])
         #expect(repaired.text == "wrote 17 of 17 events to \(dir)/repaired.log\n")
         #expect(repaired.stderr.contains("dropped byte \(firstBytes.count): an unexpected frame"))

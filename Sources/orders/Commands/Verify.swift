@@ -83,7 +83,8 @@ extension Orders {
         private func verify(_ reader: LogReader) throws {
             let (readable, ids, anomalies) = try readAll(reader)
             let survey = try LogSurvey(path: log)
-            let problems = reader.skipped
+            /// Every damaged stretch in file order: those that cost events, and those that cost none.
+            let damage = reader.passedOver
             // Replay trusts the writer to number each spelling once; verify checks it.
             let twice = Role.allCases.lazy.compactMap { role in
                 ids[role].firstDuplicate().map { a, b in
@@ -100,18 +101,12 @@ extension Orders {
                 out.integer("batches", reader.batchCount)
                 out.integer("events", reader.eventCount)
                 out.integer("readable_events", readable)
-                out.array("damage", problems.map { skip in
+                out.array("damage", damage.map { skip in
                     var o = JSONObject()
                     o.integer("offset", skip.offset)
-                    o.integer("first_seq", skip.seqs.lowerBound)
+                    if !skip.seqs.isEmpty { o.integer("first_seq", skip.seqs.lowerBound) }
                     o.integer("events", skip.seqs.count)
                     o.string("reason", skip.reason)
-                    return o
-                } + reader.harmlessDamage.map { damage in
-                    var o = JSONObject()
-                    o.integer("offset", damage.offset)
-                    o.integer("events", 0)
-                    o.string("reason", damage.reason)
                     return o
                 } + (twice.map { reason in
                     var o = JSONObject()
@@ -135,8 +130,7 @@ extension Orders {
                 text += "  batches    \(Money.grouped(reader.batchCount)) readable\n"
                 let lost = reader.eventCount - readable
                 text += "  events     \(Money.grouped(reader.eventCount)) committed" + (lost == 0 ? ", all readable\n" : ", \(Money.grouped(lost)) unreadable\n")
-                for skip in problems { text += "  damage     \(skip)\n" }
-                for damage in reader.harmlessDamage { text += "  damage     byte \(damage.offset): \(damage.reason) (no events lost)\n" }
+                for skip in damage { text += "  damage     \(skip)\n" }
                 if let twice { text += "  damage     \(twice)\n" }
                 if let tail = reader.tail {
                     text += "  tail       \(tail.length) bytes after byte \(tail.offset) that no commit covers (\(tail.reason)); the next import removes them\n"
@@ -146,7 +140,7 @@ extension Orders {
             }
             Console.flush()
             if !sound {
-                let first = problems.first.map { "\($0)" } ?? reader.harmlessDamage.first.map { "byte \($0.offset): \($0.reason)" } ?? twice ?? ""
+                let first = damage.first.map { "\($0)" } ?? twice ?? ""
                 Console.note("orders: error: \(log) is corrupt: \(first); `orders repair` copies what can be read into a new log")
                 throw ExitCode(ExitStatus.dataError)
             }
