@@ -39,6 +39,10 @@ public final class LogWriter {
     /// log, in one pass for all of them: at `commit`, or when a stream too
     /// long to hold has the log's ids read whole.
     private var held: [HeldStream] = []
+    /// The ids of the held NDJSON streams, one table for all: NDJSON names
+    /// its ids by their bytes, so a table per file would cost for nothing
+    /// (2,000 files of a few events held 160 MB of tables).
+    private var heldIDs = Identifiers()
     /// How many events `held` holds.
     private var heldCount = 0
     /// The threads that compress `held` when it is written.
@@ -69,10 +73,11 @@ public final class LogWriter {
         case some
     }
 
-    /// A stream's events and the tables their ids are in.
+    /// A stream's events and the tables their ids are in: its own for a
+    /// log, whose ids its own numbers name; nil for `heldIDs`.
     private struct HeldStream {
         var events: [Event]
-        var ids: Identifiers
+        var ids: Identifiers?
     }
 
     /// A log smaller than this many bytes has its ids read whole at the first
@@ -214,9 +219,9 @@ public final class LogWriter {
     /// holds in `logIDs` at the log's numbers: then their events can be
     /// written, and the ids the log lacks numbered on from its own.
     private func lookUpHeld() throws {
-        var wanted = held[0].ids
-        for stream in held.dropFirst() {
-            for role in Role.allCases { _ = wanted[role].intern(contentsOf: stream.ids[role]) }
+        var wanted = heldIDs
+        for case let ids? in held.map(\.ids) {
+            for role in Role.allCases { _ = wanted[role].intern(contentsOf: ids[role]) }
         }
         for role in Role.allCases { wanted[role].indexAll() }
         idReads += 1
@@ -251,6 +256,10 @@ public final class LogWriter {
         var ended = false
         if known != .all, committedEnd < readWholeBelow { try knowAll() }
         if known != .all {
+            // Taken rather than copied, so that reading into it copies no table, and put back however this ends.
+            let sharesHeldIDs = stream is NDJSONReader
+            if sharesHeldIDs { swap(&ids, &heldIDs) }
+            defer { if sharesHeldIDs { heldIDs = ids } }
             while !ended, heldCount + streamHeld.count <= holdAtMost {
                 ended = try stream.next(ids: &ids, into: &events) == nil
                 streamHeld.append(contentsOf: events)
@@ -258,7 +267,7 @@ public final class LogWriter {
                 events.removeAll(keepingCapacity: true)
             }
             if ended {
-                held.append(HeldStream(events: streamHeld, ids: ids))
+                held.append(HeldStream(events: streamHeld, ids: sharesHeldIDs ? nil : ids))
                 heldCount += streamHeld.count
                 heldCompressors = compressors
                 return
@@ -299,10 +308,12 @@ public final class LogWriter {
         if known != .all { try lookUpHeld() }
         let pool = compressorPool(compressors ?? heldCompressors)
         for stream in held {
-            try add(stream.events, ids: stream.ids, through: pool)
-            if !pending.isEmpty { try emit(encodeBatch(ids: stream.ids), through: pool) }
+            let ids = stream.ids ?? heldIDs
+            try add(stream.events, ids: ids, through: pool)
+            if !pending.isEmpty { try emit(encodeBatch(ids: ids), through: pool) }
         }
         held = []
+        heldIDs = Identifiers()
         heldCount = 0
         try drain(pool)
     }
@@ -374,6 +385,7 @@ public final class LogWriter {
     public func rollback() {
         pending.removeAll()
         held = []
+        heldIDs = Identifiers()
         heldCount = 0
         nextSeq = firstSeq
         logIDs.removeIDs(from: committed)
