@@ -8,7 +8,9 @@ import Testing
 /// come often, quantities and prices near `Int64.max` so that overflows
 /// do, ids that need CSV quoting or sort differently by bytes than by
 /// characters, times with offsets and extra fractional digits. Each stream
-/// is read as NDJSON and as a log imported in two transactions.
+/// is read as NDJSON, as a log imported in two transactions, and as one
+/// whose second transaction of three files looks their ids up in the log,
+/// as an import into a log of 16 MB or more does.
 @Suite("The spec's rules, written plainly, agree with orders")
 struct SpecModelTests {
     @Test(arguments: 1...16)
@@ -26,7 +28,17 @@ struct SpecModelTests {
             try Data(lines[range].joined().utf8).write(to: URL(fileURLWithPath: path))
             #expect(try CLI.run(["import", log, path]).status == 0)
         }
-        for input in [ndjson, log] {
+        let lookedUp = dir + "/looked-up.log"
+        #expect(try CLI.run(["import", lookedUp, dir + "/a.ndjson"]).status == 0)
+        let first = split + random.below(lines.count - split + 1)
+        let second = first + random.below(lines.count - first + 1)
+        var files: [String] = []
+        for (i, range) in [split..<first, first..<second, second..<lines.count].enumerated() {
+            files.append(dir + "/part-\(i).ndjson")
+            try Data(lines[range].joined().utf8).write(to: URL(fileURLWithPath: files[i]))
+        }
+        #expect(try CLI.run(["import", lookedUp] + files + ["--read-whole-below", "0"]).status == 0)
+        for input in [ndjson, log, lookedUp] {
             // One thread, the default (a worker decoding), and the fold in parts.
             for threads in ["1", "2", "3"] { try expectReplay(input, threads: threads, expected) }
             try expectCSV(["tally", input, "--format", "csv"], expected.tallyCSV(), input)

@@ -37,6 +37,9 @@ extension Orders {
         @Option(help: ArgumentHelp("Events per compressed batch.", visibility: .hidden))
         var batchEvents = LogWriter.defaultBatchEvents
 
+        @Option(help: ArgumentHelp("Read every id of a LOG smaller than this many bytes, rather than look the FILEs' ids up in it.", visibility: .hidden))
+        var readWholeBelow: Int64 = 16 << 20
+
         func validate() throws {
             guard log != "-" else { throw ValidationError("a log is a file, not standard input or output: name it (./- for a file called -)") }
             guard !files.isEmpty else { throw ValidationError("name at least one FILE to import (- for standard input)") }
@@ -49,7 +52,8 @@ extension Orders {
                 /// Started at the first batch read, so that its rate is the read's.
                 var reading: Progress?
                 defer { reading?.finish() }
-                let writer = try LogWriter(path: log, batchEvents: batchEvents, threads: threads, waiting: { Console.note("orders: \($0)") },
+                let writer = try LogWriter(path: log, batchEvents: batchEvents, threads: threads, readWholeBelow: readWholeBelow,
+                                           waiting: { Console.note("orders: \($0)") },
                                            readingIDs: { count, position in
                     if reading == nil { reading = Progress("reading the ids of \(log)") }
                     reading?.advance(count, position: position)
