@@ -80,10 +80,13 @@ struct CommandTests {
         }
     }
 
-    @Test func aMalformedLineFailsTheImportAndAppendsNothing() throws {
+    /// Whether the log's ids are read whole or looked up, the FILEs before
+    /// the malformed one are held or written, and none of it stays.
+    @Test(arguments: [[], ["--read-whole-below", "0"]])
+    func aMalformedLineFailsTheImportAndAppendsNothing(lookingUp: [String]) throws {
         let log = try Self.inputs("kiosk-day")[1]
         let before = FileManager.default.contents(atPath: log)
-        let result = try CLI.run(["import", log, "Fixtures/anomalies.ndjson", "Fixtures/malformed-qty.ndjson"])
+        let result = try CLI.run(["import", log, "Fixtures/anomalies.ndjson", "Fixtures/malformed-qty.ndjson"] + lookingUp)
         #expect(result.status == 65)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains("Fixtures/malformed-qty.ndjson:3: field \"qty\": must be at least 1, got 0"))
