@@ -15,14 +15,16 @@ public struct CartTotals: Sendable {
     /// The totals of a cart no event has touched.
     public init() {}
 
-    /// Folds `event`, one of `cart`'s, into `projector`, and brings the totals up to date.
+    /// Folds `event`, one of `cart`'s, into `ledger`, and brings the totals up to date.
     /// - Returns: what the fold made of it.
-    public mutating func fold(_ event: Event, of cart: Symbol, into projector: inout Projector) -> Status {
+    public mutating func fold<Observer: FoldObserver & ~Copyable>(
+        _ event: Event, of cart: Symbol, into ledger: inout Ledger, observer: inout Observer
+    ) -> Status {
         let product = event.id(.product)
-        let before = product.flatMap { projector.ledger.line(of: $0, in: cart) }
-        let status = projector.fold(event)
+        let before = product.flatMap { ledger.line(of: $0, in: cart) }
+        let status = ledger.apply(event, observer: &observer)
         guard status == .applied, let product else { return status }
-        let after = projector.ledger.line(of: product, in: cart)
+        let after = ledger.line(of: product, in: cart)
         units += Int128(after?.qty ?? 0) - Int128(before?.qty ?? 0)
         total += Self.amount(after) - Self.amount(before)
         return status

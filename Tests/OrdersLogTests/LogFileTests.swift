@@ -63,7 +63,7 @@ struct LogFileTests {
         }
         let whole = try appended("whole", readWholeBelow: .max)
         let lookedUp = try appended("looked-up", readWholeBelow: 0)
-        #expect(try contents(lookedUp.path) == contents(whole.path))
+        #expect(contents(lookedUp.path) == contents(whole.path))
         #expect(lookedUp.idReads == 1 && whole.idReads == 1)
         // b's 300 events held; a's 1200 held until the two held 450, then every id of the log
         // read, keeping those b added: batches cut elsewhere, the same events.

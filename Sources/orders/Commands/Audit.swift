@@ -57,10 +57,13 @@ extension Orders {
             }
         }
 
-        /// Streams the audit of one cart.
+        /// Streams the audit of one cart. Every cart is folded, since which
+        /// checkouts use an order id first depends on them all; votes are
+        /// not, and no report is gathered.
         private func audit(cart cartID: [UInt8]) throws {
             let name = String(decoding: cartID, as: UTF8.self)
-            var projector = Projector()
+            var ledger = Ledger()
+            var ignoring = IgnoringObserver()
             var target: Symbol?
             var totals = CartTotals()
             var currency: Currency?
@@ -68,13 +71,14 @@ extension Orders {
             var found = 0
             try readEvents(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads, progress: "auditing") { first, events, ids in
                 for (i, event) in events.enumerated() {
+                    guard let cart = event.cart else { continue }  // a vote
                     // Compared by bytes as events go: a log's table has no hash index to look ids up in.
-                    if target == nil, let cart = event.cart, ids.carts.spells(cart, cartID) { target = cart }
-                    guard let target, event.cart == target else {
-                        projector.fold(event)
+                    if target == nil, ids.carts.spells(cart, cartID) { target = cart }
+                    guard let target, cart == target else {
+                        _ = ledger.apply(event, observer: &ignoring)
                         continue
                     }
-                    let status = totals.fold(event, of: target, into: &projector)
+                    let status = totals.fold(event, of: target, into: &ledger, observer: &ignoring)
                     found += 1
                     let entry = AuditEntry(seq: first + Int64(i), event: event, status: status, cartUnits: totals.units, cartTotal: totals.total)
                     if case let .itemAdded(_, _, _, _, c) = event.kind, status == .applied { currency = c }
