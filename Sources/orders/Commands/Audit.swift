@@ -92,7 +92,8 @@ extension Orders {
             if found == 0 { Console.note("orders: no events for cart \(name) in \(input.log)") }
         }
 
-        /// The cart whose applied checkout placed `order`, found in a first pass.
+        /// The cart whose applied checkout placed `order`, found in a first
+        /// pass that folds every cart's events and no vote.
         private func cartOf(order: [UInt8]) throws -> [UInt8]? {
             struct Locator: FoldObserver {
                 var order: Symbol?
@@ -107,7 +108,7 @@ extension Orders {
             var cart: [UInt8]?
             try readEvents(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads, progress: "finding order") { _, events, ids in
                 guard locator.cart == nil else { return }
-                for event in events {
+                for event in events where event.cart != nil {  // votes place no order
                     if locator.order == nil, case let .checkedOut(_, id) = event.kind, ids.orders.spells(id, order) { locator.order = id }
                     _ = ledger.apply(event, observer: &locator)
                     if let found = locator.cart { cart = Array(ids.carts[found]); return }
