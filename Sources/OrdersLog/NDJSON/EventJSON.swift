@@ -10,24 +10,28 @@ public enum EventJSON {
     ///   - compact: no spaces after `:` and `,`, as shops send events; otherwise
     ///     the spaced form the spec prints.
     public static func appendFields(seq: Int64?, event: Event, ids: Identifiers, compact: Bool = false, to output: inout [UInt8]) {
-        let colon: [UInt8] = compact ? [0x22, 0x3A] : [0x22, 0x3A, 0x20]  // ": or ": 
-        let comma: [UInt8] = compact ? [0x2C, 0x22] : [0x2C, 0x20, 0x22]  // ," or , "
+        // Static text, not arrays: an array literal here was two allocations an event.
+        let colon: StaticString = compact ? "\":" : "\": "
+        let comma: StaticString = compact ? ",\"" : ", \""
+        func append(_ text: StaticString) {
+            output.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        }
         func key(_ name: StaticString) {
-            output.append(contentsOf: comma)
-            output.append(contentsOf: UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-            output.append(contentsOf: colon)
+            append(comma)
+            append(name)
+            append(colon)
         }
         output.append(0x7B)
         if let seq {
             output.append(0x22)
-            output.append(contentsOf: "seq".utf8)
-            output.append(contentsOf: colon)
+            append("seq")
+            append(colon)
             JSONText.appendInteger(seq, to: &output)
             key("type")
         } else {
             output.append(0x22)
-            output.append(contentsOf: "type".utf8)
-            output.append(contentsOf: colon)
+            append("type")
+            append(colon)
         }
         output.append(0x22)
         output.append(contentsOf: event.kind.typeName.utf8)

@@ -4,6 +4,13 @@ public enum JSONText {
     /// and control characters are escaped; everything else is copied as is.
     public static func appendString(_ bytes: UnsafeRawBufferPointer, to output: inout [UInt8]) {
         output.append(0x22)
+        // Most ids need no escape: then they go in whole, not a byte at a time.
+        if !bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            // As typed bytes, which `append` copies in one go; raw ones it takes a byte at a time.
+            bytes.withMemoryRebound(to: UInt8.self) { output.append(contentsOf: $0) }
+            output.append(0x22)
+            return
+        }
         for byte in bytes {
             switch byte {
             case 0x22: output.append(0x5C); output.append(0x22)
@@ -38,6 +45,22 @@ public enum JSONText {
             output.append(0x30 + UInt8(value))
             return
         }
-        output.append(contentsOf: String(value).utf8)
+        // The digits backwards into room on the stack, then appended at once: no String made.
+        // A digit takes more than 3 bits, so bitWidth / 3 digits and a sign always fit.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: value.bitWidth / 3 + 2) { digits in
+            var magnitude = value.magnitude
+            var start = digits.count
+            repeat {
+                let (quotient, remainder) = magnitude.quotientAndRemainder(dividingBy: 10)
+                start -= 1
+                digits[start] = 0x30 + UInt8(remainder)
+                magnitude = quotient
+            } while magnitude != 0
+            if value < 0 {
+                start -= 1
+                digits[start] = 0x2D
+            }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
     }
 }

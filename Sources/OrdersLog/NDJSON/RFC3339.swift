@@ -166,23 +166,27 @@ public enum RFC3339 {
         var rest = instant.milliseconds - days * 86_400_000
         let millis = rest % 1000
         rest /= 1000
-        func put(_ value: Int64, _ width: Int) {
-            var divisor: Int64 = 1
-            for _ in 1..<width { divisor *= 10 }
-            var value = value
-            while divisor > 0 {
-                output.append(UInt8(truncatingIfNeeded: 0x30 + value / divisor))
-                value %= divisor
-                divisor /= 10
+        // Written into 24 bytes on the stack, then appended at once.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { text in
+            var at = 0
+            func put(_ value: Int64, _ width: Int, then separator: UInt8) {
+                var value = value
+                for place in stride(from: at + width - 1, through: at, by: -1) {
+                    text[place] = UInt8(truncatingIfNeeded: 0x30 + value % 10)
+                    value /= 10
+                }
+                text[at + width] = separator
+                at += width + 1
             }
+            put(date.year, 4, then: 0x2D)
+            put(date.month, 2, then: 0x2D)
+            put(date.day, 2, then: 0x54)
+            put(rest / 3600, 2, then: 0x3A)
+            put(rest / 60 % 60, 2, then: 0x3A)
+            put(rest % 60, 2, then: 0x2E)
+            put(millis, 3, then: 0x5A)
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: text[..<at]))
         }
-        put(date.year, 4); output.append(0x2D)
-        put(date.month, 2); output.append(0x2D)
-        put(date.day, 2); output.append(0x54)
-        put(rest / 3600, 2); output.append(0x3A)
-        put(rest / 60 % 60, 2); output.append(0x3A)
-        put(rest % 60, 2); output.append(0x2E)
-        put(millis, 3); output.append(0x5A)
     }
 
     /// The time as a `String`, for people and tests.
