@@ -31,6 +31,14 @@ public struct Currency: PackedKey, Comparable, CustomStringConvertible, BitwiseC
         [UInt8(truncatingIfNeeded: rawValue), UInt8(truncatingIfNeeded: rawValue >> 8), UInt8(truncatingIfNeeded: rawValue >> 16)]
     }
 
+    /// Appends the code's three bytes, with no array made for them: `export` writes one for each item added.
+    @inlinable
+    public func appendCode(to output: inout [UInt8]) {
+        output.append(UInt8(truncatingIfNeeded: rawValue))
+        output.append(UInt8(truncatingIfNeeded: rawValue >> 8))
+        output.append(UInt8(truncatingIfNeeded: rawValue >> 16))
+    }
+
     /// Codes sort as their bytes do.
     public static func < (lhs: Currency, rhs: Currency) -> Bool { lhs.code.lexicographicallyPrecedes(rhs.code) }
 

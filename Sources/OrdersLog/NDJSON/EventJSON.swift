@@ -53,7 +53,7 @@ public enum EventJSON {
             id(.cart, cart); id(.product, product); int("qty", qty); int("price", price)
             key("currency")
             output.append(0x22)
-            output.append(contentsOf: currency.code)
+            currency.appendCode(to: &output)
             output.append(0x22)
         case let .quantityChanged(cart, product, qty):
             id(.cart, cart); id(.product, product); int("qty", qty)
