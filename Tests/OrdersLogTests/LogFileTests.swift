@@ -20,8 +20,9 @@ struct LogFileTests {
     /// take four times as long as one). It must number every id exactly as
     /// reading them all does: the same bytes, for NDJSON and a log as
     /// streams, ids of the log and of earlier streams of the same
-    /// transaction, after a rollback too; and streams too long to hold end
-    /// with the same events.
+    /// transaction, after a rollback too; streams too many to hold together
+    /// are looked up a group at a time, and one too long to hold ends with
+    /// the same events.
     @Test(arguments: [1, 2])
     func anAppendLooksUpOnlyItsOwnIDsAndNumbersThemAsReadingAllWould(threads: Int) throws {
         let dir = temporaryDirectory()
@@ -70,6 +71,11 @@ struct LogFileTests {
         let long = try appended("long", readWholeBelow: 0, holdAtMost: 450)
         #expect(try exported(long.path) == exported(whole.path))
         #expect(long.idReads == 1)
+        // Each stream short enough to hold, but no two together: b looked up when a comes,
+        // a when c comes, c at the commit; the log's ids never read whole.
+        let many = try appended("many", readWholeBelow: 0, holdAtMost: 1250)
+        #expect(contents(many.path) == contents(whole.path))
+        #expect(many.idReads == 3)
         #expect(try exported(whole.path) == lines(Array(events[0..<2000]) + b + a + c, ids: ids))
     }
 

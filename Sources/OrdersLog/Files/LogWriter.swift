@@ -36,8 +36,9 @@ public final class LogWriter {
     /// Which of the log's ids `logIDs` holds.
     private var known: Known
     /// Streams read whole and held until their ids are looked up in the
-    /// log, in one pass for all of them: at `commit`, or when a stream too
-    /// long to hold has the log's ids read whole.
+    /// log, in one pass for all of them: at `commit`, when the next stream
+    /// would make them too many to hold, or when a stream too long to hold
+    /// has the log's ids read whole.
     private var held: [HeldStream] = []
     /// The ids of the held NDJSON streams, one table for all: NDJSON names
     /// its ids by their bytes, so a table per file would cost for nothing
@@ -85,7 +86,8 @@ public final class LogWriter {
     /// which spares a long stream being held for nothing (0.4 s for 1M events).
     private let readWholeBelow: Int64
     /// Streams of at most this many events in all are held while their ids
-    /// are looked up in the log; past it the log's ids are read whole after all.
+    /// are looked up in the log, and a stream of more has the log's ids read
+    /// whole after all. Reading a stream, up to this many more are held.
     private let holdAtMost: Int
     /// Told of each batch of the log read for its ids, with its event count
     /// and how far into the log the read is.
@@ -238,9 +240,10 @@ public final class LogWriter {
     /// NDJSON's are read straight into the log's own table, so that each id
     /// is hashed once, and written out. Before, the stream is held, with
     /// any held before it, until `commit` looks all their ids up in the log
-    /// in one pass (see ``Known``); a stream that would make them too many
-    /// to hold has the log's ids read whole, and they are written first. A
-    /// log's events, whose ids its own numbers name, are renumbered.
+    /// in one pass (see ``Known``); if it would make them too many to hold,
+    /// theirs are looked up and written first, and a stream too long to
+    /// hold on its own has the log's ids read whole. A log's events, whose
+    /// ids its own numbers name, are renumbered.
     /// - Parameters:
     ///   - compressors: with more than one, batches are compressed on that
     ///     many threads while this one reads and encodes the next, and are
@@ -260,13 +263,18 @@ public final class LogWriter {
             let sharesHeldIDs = stream is NDJSONReader
             if sharesHeldIDs { swap(&ids, &heldIDs) }
             defer { if sharesHeldIDs { heldIDs = ids } }
-            while !ended, heldCount + streamHeld.count <= holdAtMost {
+            while !ended, streamHeld.count <= holdAtMost {
                 ended = try stream.next(ids: &ids, into: &events) == nil
                 streamHeld.append(contentsOf: events)
                 progress(events.count)
                 events.removeAll(keepingCapacity: true)
             }
             if ended {
+                if heldCount + streamHeld.count > holdAtMost {
+                    // Too many to hold with the streams held before: theirs are looked up and written first.
+                    if sharesHeldIDs { heldIDs = ids }
+                    try writeHeld(compressors: compressors)
+                }
                 held.append(HeldStream(events: streamHeld, ids: sharesHeldIDs ? nil : ids))
                 heldCount += streamHeld.count
                 heldCompressors = compressors
