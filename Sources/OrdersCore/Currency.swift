@@ -28,7 +28,10 @@ public struct Currency: PackedKey, Comparable, CustomStringConvertible, BitwiseC
 
     /// The code's three bytes.
     public var code: [UInt8] {
-        [UInt8(truncatingIfNeeded: rawValue), UInt8(truncatingIfNeeded: rawValue >> 8), UInt8(truncatingIfNeeded: rawValue >> 16)]
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(3)
+        appendCode(to: &bytes)
+        return bytes
     }
 
     /// Appends the code's three bytes, with no array made for them: `export` writes one for each item added.

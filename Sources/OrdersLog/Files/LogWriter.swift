@@ -200,9 +200,7 @@ public final class LogWriter {
     /// Reads every id of the log, keeping those this transaction added.
     private func knowAll() throws {
         guard known != .all else { return }
-        idReads += 1
-        let reader = try LogReader(path: path, threads: threads)
-        var all = try reader.readIdentifiers { [readingIDs] in readingIDs($0, reader.progress) }
+        var all = try readLog { reader, batchDone in try reader.readIdentifiers(batchDone: batchDone) }
         if known == .none {
             committed = all.counts
             defined = all.counts
@@ -217,6 +215,14 @@ public final class LogWriter {
         known = .all
     }
 
+    /// Reads the committed log for its ids with `read`, counted in
+    /// `idReads`, telling `readingIDs` of each batch.
+    private func readLog<T>(_ read: (LogReader, (Int) -> Void) throws -> T) throws -> T {
+        idReads += 1
+        let reader = try LogReader(path: path, threads: threads)
+        return try read(reader) { [readingIDs] in readingIDs($0, reader.progress) }
+    }
+
     /// Looks the ids of the held streams up in the log, defining those it
     /// holds in `logIDs` at the log's numbers: then their events can be
     /// written, and the ids the log lacks numbered on from its own.
@@ -226,9 +232,7 @@ public final class LogWriter {
             for role in Role.allCases { _ = wanted[role].intern(contentsOf: ids[role]) }
         }
         for role in Role.allCases { wanted[role].indexAll() }
-        idReads += 1
-        let reader = try LogReader(path: path, threads: threads)
-        try reader.lookUp(wanted, into: &logIDs) { [readingIDs] in readingIDs($0, reader.progress) }
+        try readLog { reader, batchDone in try reader.lookUp(wanted, into: &logIDs, batchDone: batchDone) }
         if known == .none {
             committed = logIDs.counts
             defined = logIDs.counts
