@@ -232,9 +232,24 @@ public struct SymbolTable: Sendable {
         return try storage.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range])) }
     }
 
-    /// Whether `symbol` is spelled `bytes`.
-    public func spells(_ symbol: Symbol, _ bytes: some Collection<UInt8>) -> Bool {
-        storage[range(of: symbol.index)].elementsEqual(bytes)
+    /// The first symbol numbered `start` or more that is spelled `bytes`,
+    /// found by comparing each with `bytes`: how a table with no hash index
+    /// (one a log's numbers defined) is searched for one id as it grows,
+    /// each new symbol compared once, from where the last search ended.
+    public func firstSymbol(spelled bytes: [UInt8], from start: Int) -> Symbol? {
+        bytes.withUnsafeBytes { wanted in
+            storage.withUnsafeBytes { stored in
+                for symbol in start..<spans.count {
+                    let range = range(of: symbol)
+                    // Safe: `range` lies inside `storage`, and both spans have `wanted.count` bytes.
+                    if range.count == wanted.count, wanted.count > 0,
+                       memoryEquals(stored.baseAddress! + range.lowerBound, wanted.baseAddress!, wanted.count) {
+                        return Symbol(rawValue: UInt32(symbol))
+                    }
+                }
+                return nil
+            }
+        }
     }
 
     @inlinable

@@ -162,6 +162,26 @@ struct SymbolDefinitionTests {
         #expect(table.intern(Array("new".utf8)) == Symbol(rawValue: 5_000))
     }
 
+    /// A table a log's numbers define has no hash index: one id is searched
+    /// for by its bytes as the table grows, from where the last search ended.
+    @Test func anIdIsFoundAmongDefinedNumbersFromAGivenNumberOn() {
+        var table = SymbolTable()
+        for (number, text) in ["kiosk-1", "kiosk-10", "k"].enumerated() { _ = define(&table, number, text) }
+        let kiosk10 = Array("kiosk-10".utf8)
+        #expect(table.firstSymbol(spelled: kiosk10, from: 0) == Symbol(rawValue: 1))
+        #expect(table.firstSymbol(spelled: kiosk10, from: 1) == Symbol(rawValue: 1))
+        #expect(table.firstSymbol(spelled: kiosk10, from: 2) == nil)
+        #expect(table.firstSymbol(spelled: Array("k".utf8), from: 0) == Symbol(rawValue: 2))
+        // Neither a prefix, nor the same length with the last byte changed, nor nothing.
+        #expect(table.firstSymbol(spelled: Array("kiosk-".utf8), from: 0) == nil)
+        #expect(table.firstSymbol(spelled: Array("kiosk-2".utf8), from: 0) == nil)
+        #expect(table.firstSymbol(spelled: [], from: 0) == nil)
+        // Placeholders spell nothing; a number defined after them is found.
+        _ = define(&table, 5, "kiosk-2")
+        #expect(table.firstSymbol(spelled: Array("kiosk-2".utf8), from: 3) == Symbol(rawValue: 5))
+        #expect(table.firstSymbol(spelled: Array("kiosk-2".utf8), from: 6) == nil)
+    }
+
     @Test func aSpellingUnderTwoNumbersIsFound() {
         var table = SymbolTable()
         _ = define(&table, 0, "a")

@@ -65,15 +65,22 @@ extension Orders {
             var ledger = Ledger()
             var ignoring = IgnoringObserver()
             var target: Symbol?
+            /// Cart numbers below this were compared with `cartID` and are not it.
+            var searched = 0
             var totals = CartTotals()
             var currency: Currency?
             var table = AuditReport.table()
             var found = 0
             try readEvents(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads, progress: "auditing") { first, events, ids in
+                // The carts this chunk added compared by their bytes, once each: a log's table has no
+                // hash index to look the id up in, and comparing every event's cart until the target's
+                // first event took a cart first seen late in 100M events from 4 s to 56 s.
+                if target == nil {
+                    target = ids.carts.firstSymbol(spelled: cartID, from: searched)
+                    searched = ids.carts.count
+                }
                 for (i, event) in events.enumerated() {
                     guard let cart = event.cart else { continue }  // a vote
-                    // Compared by bytes as events go: a log's table has no hash index to look ids up in.
-                    if target == nil, ids.carts.spells(cart, cartID) { target = cart }
                     guard let target, cart == target else {
                         _ = ledger.apply(event, observer: &ignoring)
                         continue
@@ -106,10 +113,15 @@ extension Orders {
             var ledger = Ledger()
             var locator = Locator()
             var cart: [UInt8]?
+            /// Order numbers below this were compared with `order` and are not it.
+            var searched = 0
             try readEvents(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads, progress: "finding order") { _, events, ids in
                 guard locator.cart == nil else { return }
+                if locator.order == nil {
+                    locator.order = ids.orders.firstSymbol(spelled: order, from: searched)
+                    searched = ids.orders.count
+                }
                 for event in events where event.cart != nil {  // votes place no order
-                    if locator.order == nil, case let .checkedOut(_, id) = event.kind, ids.orders.spells(id, order) { locator.order = id }
                     _ = ledger.apply(event, observer: &locator)
                     if let found = locator.cart { cart = Array(ids.carts[found]); return }
                 }
