@@ -40,6 +40,11 @@ public enum JSONText {
     }
 
     /// Appends a decimal integer.
+    ///
+    /// Inlinable, so that a caller in another module gets it made for its
+    /// own integer type: the generic form asks the type's witness table for
+    /// every digit, which was 59% of auditing a cart of 400,000 lines.
+    @inlinable
     public static func appendInteger<T: BinaryInteger>(_ value: T, to output: inout [UInt8]) {
         if value >= 0 && value < 10 {
             output.append(0x30 + UInt8(value))
