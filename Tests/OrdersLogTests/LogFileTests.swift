@@ -392,6 +392,64 @@ struct FoldedPartTests {
 
 @Suite("Verifying and repairing")
 struct VerifyTests {
+    /// A log of two batches: `first`, then `second` with its carts' section
+    /// rewritten by `rewrite` (given the counts' three bytes `again`, `size`
+    /// and the section), sealed with checksums that hold: what a faulty
+    /// writer could leave, which only verify's check of the ids spelled
+    /// again can find.
+    private func logWithSecondBatchRewritten(
+        _ first: Event, _ second: Event, ids: Identifiers, rewrite: (inout UInt8, inout UInt8, inout [UInt8]) -> Void
+    ) throws -> String {
+        var encoder = BatchEncoder()
+        var log = Identifiers()
+        let one = encoder.encode([first][...], ids: ids, log: &log)
+        var two = encoder.encode([second][...], ids: ids, log: &log)
+        // Small enough that every varint is a byte: the event count, then the carts' counts
+        // (firstNew, newCount, againCount, sectionSize); the carts' section ends the payload,
+        // as the orders' and voters' sections are empty.
+        #expect(two.payload[0] == 1 && two.payload[1] == 1)
+        var again = two.payload[3], size = two.payload[4]
+        var section = Array(two.payload.suffix(Int(size)))
+        rewrite(&again, &size, &section)
+        two.payload = Array(two.payload[0..<3]) + [again, size] + two.payload[5..<two.payload.count - Int(two.payload[4])] + section
+        var compressor = try ZstdCompressor()
+        var bytes = FileHeader().encoded()
+        bytes += try UnsealedBatch(encoded: one, firstSeq: 1, eventCount: 1).sealed(with: &compressor)
+        bytes += try UnsealedBatch(encoded: two, firstSeq: 2, eventCount: 1).sealed(with: &compressor)
+        bytes += CommitRecord(endSeq: 3, offset: UInt64(bytes.count)).encoded()
+        let path = temporaryDirectory() + "/rewritten.log"
+        write(bytes, to: path)
+        return path
+    }
+
+    /// Each batch spells again exactly the earlier ids it uses (FORMAT.md), so
+    /// that damage never costs a name: a reading accepts a batch that breaks
+    /// this, as a replay needs none of those spellings, and verify refuses it.
+    @Test func verifyFindsAnEarlierIdUsedButNotSpelledAgainAndOneSpelledAgainButNotUsed() throws {
+        var ids = Identifiers()
+        let a = ids.carts.intern(Array("a".utf8)), b = ids.carts.intern(Array("b".utf8)), p = ids.products.intern(Array("p".utf8))
+        let added = Event(at: Timestamp(milliseconds: 0), .itemAdded(cart: a, product: p, qty: 1, price: 5, currency: Currency("KRW")!))
+        let unspelled = try logWithSecondBatchRewritten(added, Event(at: Timestamp(milliseconds: 1), .itemRemoved(cart: a, product: p)), ids: ids) { again, size, section in
+            #expect(again == 1 && section == [0, 1] + Array("a".utf8))
+            again = 0; size = 0; section = []
+        }
+        let unused = try logWithSecondBatchRewritten(added, Event(at: Timestamp(milliseconds: 1), .itemRemoved(cart: b, product: p)), ids: ids) { again, size, section in
+            #expect(again == 0 && section == [1] + Array("b".utf8))
+            // The gap of the again id 0, the lengths of the new id and of the again one, their bytes.
+            again = 1; section = [0, 1, 1] + Array("ba".utf8); size = UInt8(section.count)
+        }
+        for (path, reason) in [(unspelled, "uses cart id number 0 of an earlier batch without spelling it again"),
+                               (unused, "spells again cart id number 0, which it does not use")] {
+            #expect(try exported(path).count > 0, "a reading accepts the batch")
+            let reader = try LogReader(path: path, skippingCorrupt: true, checkingSpellings: true)
+            var read = Identifiers()
+            var events: [Event] = []
+            while try reader.next(ids: &read, into: &events) != nil {}
+            #expect(reader.passedOver.map(\.reason).contains { $0.contains(reason) }, "\(reader.passedOver)")
+            #expect(reader.passedOver.map(\.seqs) == [2..<3])
+        }
+    }
+
     /// Reads the whole log the way `orders verify` does.
     private func verify(_ path: String) throws -> (reader: LogReader, readable: Int) {
         let reader = try LogReader(path: path, skippingCorrupt: true)
