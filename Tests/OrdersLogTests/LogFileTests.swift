@@ -79,6 +79,15 @@ struct LogFileTests {
         #expect(try exported(whole.path) == lines(Array(events[0..<2000]) + b + a + c, ids: ids))
     }
 
+    /// By default a writer holds 1M events, and an eighth of a large log's:
+    /// a stream that size is looked up, not have the log's ids read whole.
+    @Test func theEventsHeldGrowWithTheLog() {
+        #expect(LogWriter.defaultHoldAtMost(logEvents: 0) == 1 << 20)
+        #expect(LogWriter.defaultHoldAtMost(logEvents: 8 << 20) == 1 << 20)
+        #expect(LogWriter.defaultHoldAtMost(logEvents: 100_000_000) == 12_500_000)
+        #expect(LogWriter.defaultHoldAtMost(logEvents: .max) == Int(UInt64.max / 8))
+    }
+
     /// A batch may hold every one of the 17,576 currency codes (the writer
     /// once searched its list of them for each event, which made such an
     /// import take seconds), and the batches after it number theirs afresh.
