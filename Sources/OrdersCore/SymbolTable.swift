@@ -334,6 +334,12 @@ public struct SymbolTable: Sendable {
     /// mispredicted branch for ids of mixed lengths.
     @inlinable @inline(__always)
     func hash32(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        Self.hash32(bytes, seed: seed)
+    }
+
+    /// `hash32` from `seed`, for a ``SymbolFilter`` of this table.
+    @inlinable @inline(__always)
+    static func hash32(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> UInt32 {
         var h: UInt64 = seed ^ UInt64(bytes.count)
         var offset = 0
         while offset + 8 < bytes.count {

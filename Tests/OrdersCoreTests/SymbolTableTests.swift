@@ -275,3 +275,30 @@ struct DenseMapTests {
         #expect(fresh)
     }
 }
+
+@Suite("Filtering ids before a lookup")
+struct SymbolFilterTests {
+    /// Every id a table holds passes its filter, and few that it lacks do:
+    /// at sixteen bits an id, about one in sixteen.
+    @Test(arguments: [0, 1, 1_000, 100_000])
+    func everyIdHeldPassesAndFewOthers(count: Int) {
+        var table = SymbolTable()
+        for i in 0..<count { _ = table.intern(Array("held-\(i)".utf8)) }
+        let filter = SymbolFilter(table)
+        for i in 0..<count {
+            #expect(Array("held-\(i)".utf8).withUnsafeBytes { filter.mayContain($0) }, "held-\(i)")
+        }
+        let passing = (0..<100_000).filter { i in Array("other-\(i)".utf8).withUnsafeBytes { filter.mayContain($0) } }.count
+        #expect(passing < 10_000, "\(passing) of 100,000 ids the table lacks pass")
+    }
+
+    /// A table a log's numbers define, with gaps: placeholders set no bit,
+    /// and every id defined passes.
+    @Test func definedIdsPassAndPlaceholdersSetNothing() {
+        var table = SymbolTable()
+        _ = Array("late".utf8).withUnsafeBytes { table.define(5_000, $0) }
+        let filter = SymbolFilter(table)
+        #expect(Array("late".utf8).withUnsafeBytes { filter.mayContain($0) })
+        #expect(filter.bits.allSatisfy { $0 == 0 || $0.nonzeroBitCount == 1 } && filter.bits.map(\.nonzeroBitCount).reduce(0, +) == 1)
+    }
+}

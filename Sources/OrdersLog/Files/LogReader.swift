@@ -279,13 +279,16 @@ public final class LogReader: EventStream {
     /// - Parameter batchDone: called after each batch with its event count.
     /// - Throws: like `next`, if a batch is corrupt.
     func lookUp(_ wanted: Identifiers, into found: inout Identifiers, batchDone: (Int) -> Void = { _ in }) throws {
+        let filters = Role.allCases.map { SymbolFilter(wanted[$0]) }
         try forEachDictionary(batchDone: batchDone) { batch throws(BatchFailure) in
             try onCurrentPayload(batch) { payload throws(ByteReader.Malformed) in
                 for role in Role.allCases {
                     let entry = current.dictionary[role]
                     try current.dictionary.checkNumbering(of: role, following: idCounts[role.rawValue], skipping: false)
                     try current.dictionary.forEachSpelling(of: role, in: payload) { (number, bytes, _) throws(ByteReader.Malformed) in
-                        if number >= entry.firstNew, wanted[role].lookup(bytes) != nil { _ = found[role].define(number, bytes) }
+                        if number >= entry.firstNew, filters[role.rawValue].mayContain(bytes), wanted[role].lookup(bytes) != nil {
+                            _ = found[role].define(number, bytes)
+                        }
                     }
                     idCounts[role.rawValue] = entry.end
                 }
