@@ -1,3 +1,5 @@
+import CPrefetch
+
 /// A table's ids as one bit each, set by their hashes: a test that most
 /// ids the table lacks fail in the cache, before the table's own index
 /// is asked (a cache miss for each lookup, once it outgrows the cache).
@@ -30,7 +32,28 @@ public struct SymbolFilter: Sendable {
     /// False if the table holds no id spelled `bytes`; true if it may.
     @inlinable
     public func mayContain(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        let bit = SymbolTable.hash32(bytes, seed: seed) & mask
-        return bits[Int(bit >> 6)] & (1 << UInt64(bit & 63)) != 0
+        mayContain(bit: bit(of: bytes))
+    }
+
+    /// The bit that stands for `bytes`, for `mayContain(bit:)`.
+    @inlinable
+    public func bit(of bytes: UnsafeRawBufferPointer) -> UInt32 {
+        SymbolTable.hash32(bytes, seed: seed) & mask
+    }
+
+    /// `bit(of:)`, starting to fetch the bit's word into the cache: many ids
+    /// tested this way, then each with `mayContain(bit:)`, wait for their
+    /// words together rather than one after another.
+    @inlinable
+    public func fetchingBit(of bytes: UnsafeRawBufferPointer) -> UInt32 {
+        let bit = bit(of: bytes)
+        bits.withUnsafeBufferPointer { orders_prefetch($0.baseAddress! + Int(bit >> 6)) }
+        return bit
+    }
+
+    /// False if the table holds no id whose bit is `bit`; true if it may.
+    @inlinable
+    public func mayContain(bit: UInt32) -> Bool {
+        bits[Int(bit >> 6)] & (1 << UInt64(bit & 63)) != 0
     }
 }

@@ -286,7 +286,7 @@ struct SymbolFilterTests {
         for i in 0..<count { _ = table.intern(Array("held-\(i)".utf8)) }
         let filter = SymbolFilter(table)
         for i in 0..<count {
-            #expect(Array("held-\(i)".utf8).withUnsafeBytes { filter.mayContain($0) }, "held-\(i)")
+            #expect(Array("held-\(i)".utf8).withUnsafeBytes { filter.mayContain($0) && filter.mayContain(bit: filter.fetchingBit(of: $0)) }, "held-\(i)")
         }
         let passing = (0..<100_000).filter { i in Array("other-\(i)".utf8).withUnsafeBytes { filter.mayContain($0) } }.count
         #expect(passing < 10_000, "\(passing) of 100,000 ids the table lacks pass")

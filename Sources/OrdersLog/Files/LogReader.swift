@@ -278,18 +278,33 @@ public final class LogReader: EventStream {
     /// is added to a table of the whole log.
     /// - Parameter batchDone: called after each batch with its event count.
     /// - Throws: like `next`, if a batch is corrupt.
+    /// How many new ids `lookUp` fetches the filter bits of before it tests
+    /// them: enough that their waits overlap, few enough that what is
+    /// fetched stays in the cache.
+    static let stagedLookups = 32
+
     func lookUp(_ wanted: Identifiers, into found: inout Identifiers, batchDone: (Int) -> Void = { _ in }) throws {
         let filters = Role.allCases.map { SymbolFilter(wanted[$0]) }
+        /// New ids whose filter bits are being fetched: their numbers, spellings and bits.
+        var staged: [(number: Int, bytes: UnsafeRawBufferPointer, bit: UInt32)] = []
+        staged.reserveCapacity(Self.stagedLookups)
         try forEachDictionary(batchDone: batchDone) { batch throws(BatchFailure) in
             try onCurrentPayload(batch) { payload throws(ByteReader.Malformed) in
                 for role in Role.allCases {
-                    let entry = current.dictionary[role]
-                    try current.dictionary.checkNumbering(of: role, following: idCounts[role.rawValue], skipping: false)
-                    try current.dictionary.forEachSpelling(of: role, in: payload) { (number, bytes, _) throws(ByteReader.Malformed) in
-                        if number >= entry.firstNew, filters[role.rawValue].mayContain(bytes), wanted[role].lookup(bytes) != nil {
+                    let entry = current.dictionary[role], filter = filters[role.rawValue]
+                    func lookUpStaged() {
+                        for (number, bytes, bit) in staged where filter.mayContain(bit: bit) && wanted[role].lookup(bytes) != nil {
                             _ = found[role].define(number, bytes)
                         }
+                        staged.removeAll(keepingCapacity: true)
                     }
+                    try current.dictionary.checkNumbering(of: role, following: idCounts[role.rawValue], skipping: false)
+                    try current.dictionary.forEachSpelling(of: role, in: payload) { (number, bytes, _) throws(ByteReader.Malformed) in
+                        guard number >= entry.firstNew else { return }
+                        staged.append((number, bytes, filter.fetchingBit(of: bytes)))
+                        if staged.count == Self.stagedLookups { lookUpStaged() }
+                    }
+                    lookUpStaged()
                     idCounts[role.rawValue] = entry.end
                 }
             }
