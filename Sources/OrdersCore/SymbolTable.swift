@@ -82,18 +82,26 @@ public struct SymbolTable: Sendable {
     /// reads independent so that their misses overlap, and only then are
     /// the ids found or added, from the cache.
     public mutating func intern(contentsOf other: SymbolTable) -> [Symbol] {
+        intern((0..<other.count).map { Symbol(rawValue: UInt32($0)) }, of: other)
+    }
+
+    /// This table's symbol for each of `wanted`, symbols of `other`, in
+    /// their order, adding those that are new, in stages as
+    /// `intern(contentsOf:)` does: how a writer gives the ids a stream uses
+    /// the log's numbers, in the order the stream first uses them.
+    public mutating func intern(_ wanted: [Symbol], of other: SymbolTable) -> [Symbol] {
         if indexed < spans.count { catchUpIndex() }
         let group = 64
         var symbols = [Symbol]()
-        symbols.reserveCapacity(other.count)
+        symbols.reserveCapacity(wanted.count)
         var hashes = [UInt32](repeating: 0, count: group)
         var start = 0
-        while start < other.count {
-            let end = min(start + group, other.count)
+        while start < wanted.count {
+            let end = min(start + group, wanted.count)
             var touched: UInt64 = 0
             let mask = slots.count - 1
             for i in start..<end {
-                hashes[i - start] = other.withBytes(of: Symbol(rawValue: UInt32(i))) { hash32($0) }
+                hashes[i - start] = other.withBytes(of: wanted[i]) { hash32($0) }
             }
             // Loads alone, a few instructions each, so that many are in flight at once.
             for i in start..<end { touched &+= slots[Int(hashes[i - start]) & mask] }
@@ -111,7 +119,7 @@ public struct SymbolTable: Sendable {
             }
             touchedSink = touched
             for i in start..<end {
-                symbols.append(other.withBytes(of: Symbol(rawValue: UInt32(i))) { intern($0, hash: hashes[i - start]) })
+                symbols.append(other.withBytes(of: wanted[i]) { intern($0, hash: hashes[i - start]) })
             }
             start = end
         }

@@ -40,14 +40,52 @@ struct BatchEncoder: ~Copyable {
     /// Encodes `events`, whose ids are numbers in `ids`, giving each id its
     /// number in `log` (the tables of every id the log holds so far),
     /// adding those that are new.
+    ///
+    /// The ids the events use are interned role by role, each once, in the
+    /// order the events first use them (so new ones are numbered in that
+    /// order, as the format wants), all together in stages whose cache
+    /// misses overlap (``SymbolTable/intern(_:of:)``): one at a time, each
+    /// a miss in the log's index, this took 0.4 µs an event, most of an
+    /// import of 5M held events into the 100M-event log.
     mutating func encode(_ events: ArraySlice<Event>, ids: Identifiers, log: inout Identifiers) -> Encoded {
         let defined = log.counts
-        // Interned in event order, so that new ids are numbered in order of first use.
-        let numbered = events.map { event in
-            event.renumbered { role, id in ids[role].withBytes(of: id) { log[role].intern($0) } }
+        renumbering &+= 1
+        if renumbering == 0 {
+            // After 2³² batches, the marks start over.
+            for role in logNumbers.indices { logNumbers[role] = [] }
+            renumbering = 1
         }
+        let serial = UInt64(renumbering)
+        // Taken from the noncopyable encoder for the while, so that the closure below captures a plain array.
+        var numbers = logNumbers
+        logNumbers = []
+        var used: [Symbol] = []
+        for role in Role.allCases {
+            let table = ids[role]
+            let r = role.rawValue
+            if numbers[r].count < table.count { numbers[r].append(contentsOf: repeatElement(UInt64(0), count: table.count - numbers[r].count)) }
+            used.removeAll(keepingCapacity: true)
+            for event in events {
+                guard let id = event.id(role), numbers[r][id.index] >> 32 != serial else { continue }
+                numbers[r][id.index] = serial << 32
+                used.append(id)
+            }
+            let interned = log[role].intern(used, of: table)
+            for i in used.indices { numbers[r][used[i].index] = serial << 32 | UInt64(interned[i].rawValue) }
+        }
+        let numbered = events.map { event in
+            event.renumbered { role, id in Symbol(rawValue: UInt32(truncatingIfNeeded: numbers[role.rawValue][id.index])) }
+        }
+        logNumbers = numbers
         return encode(numbered: numbered[...], log: log, defined: defined)
     }
+
+    /// Per role, by an id's number in the tables `encode(_:ids:log:)` was
+    /// last given: the number in the log it was given for the batch whose
+    /// `renumbering` is in the high half.
+    private var logNumbers: [[UInt64]] = Array(repeating: [], count: Role.allCases.count)
+    /// The serial of the last batch `encode(_:ids:log:)` renumbered; 0 is none.
+    private var renumbering: UInt32 = 0
 
     /// Encodes `events` whose ids are numbered in the log's own tables `log`
     /// already; the first `defined[role]` ids of each role are those earlier
