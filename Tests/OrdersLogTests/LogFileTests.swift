@@ -71,12 +71,35 @@ struct LogFileTests {
         let long = try appended("long", readWholeBelow: 0, holdAtMost: 450)
         #expect(try exported(long.path) == exported(whole.path))
         #expect(long.idReads == 1)
+        // b's 300 events too many to hold, in batches of 100: the first 200 looked up and
+        // written as a group, the last 100 held; rolled back and appended again, the same. Then
+        // a's 1200, past a quarter of the log's 2000, have every id of the log read.
+        let groups = try appended("groups", readWholeBelow: 0, holdAtMost: 150)
+        #expect(try exported(groups.path) == exported(whole.path))
+        #expect(groups.idReads == 3)
         // Each stream short enough to hold, but no two together: b looked up when a comes,
         // a when c comes, c at the commit; the log's ids never read whole.
         let many = try appended("many", readWholeBelow: 0, holdAtMost: 1250)
         #expect(contents(many.path) == contents(whole.path))
         #expect(many.idReads == 3)
         #expect(try exported(whole.path) == lines(Array(events[0..<2000]) + b + a + c, ids: ids))
+    }
+
+    /// A stream whose size says it will outgrow the events a writer holds
+    /// has the log's ids read whole from the start; one of no known size, or
+    /// of which too little has been read to judge, does not.
+    @Test func aStreamsSizeForetellsThatItIsTooLongToHold() {
+        final class Sized: EventStream {
+            let name = "sized", notices: [String] = []
+            let progress: (done: Int64, total: Int64)?
+            init(_ progress: (done: Int64, total: Int64)?) { self.progress = progress }
+            func next(ids: inout Identifiers, into events: inout [Event]) throws -> Int64? { nil }
+        }
+        // 65,536 events in a tenth of the bytes: about 655,000 in all.
+        #expect(LogWriter.foresees(1 << 16, of: Sized((1_000, 10_000)), pastHolding: 600_000))
+        #expect(!LogWriter.foresees(1 << 16, of: Sized((1_000, 10_000)), pastHolding: 700_000))
+        #expect(!LogWriter.foresees(1 << 15, of: Sized((1, 1_000_000)), pastHolding: 1))
+        #expect(!LogWriter.foresees(1 << 20, of: Sized(nil), pastHolding: 1))
     }
 
     /// By default a writer holds 1M events, and an eighth of a large log's:
