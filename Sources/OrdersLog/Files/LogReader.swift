@@ -270,22 +270,24 @@ public final class LogReader: EventStream {
         return ids
     }
 
-    /// The ids of `wanted` that the log holds, each defined in `found` at the
-    /// log's number for it, and every other number of the log left a
-    /// placeholder: what a writer needs to append events whose ids are in
-    /// `wanted`, holding only those of the log's ids (see ``LogWriter``).
-    /// Each batch's new ids are looked up in `wanted`, which is small; none
-    /// is added to a table of the whole log.
-    /// - Parameter batchDone: called after each batch with its event count.
-    /// - Throws: like `next`, if a batch is corrupt.
     /// How many new ids `lookUp` fetches the filter bits of before it tests
     /// them: enough that their waits overlap, few enough that what is
     /// fetched stays in the cache.
     static let stagedLookups = 32
 
+    /// The ids of `wanted` that the log holds, each defined in `found` at the
+    /// log's number for it, and every other number of the log left a
+    /// placeholder: what a writer needs to append events whose ids are in
+    /// `wanted`, holding only those of the log's ids (see ``LogWriter``).
+    /// Each batch's new ids are tested against a bit filter of `wanted`
+    /// (``SymbolFilter``), and those that pass looked up in it; none is
+    /// added to a table of the whole log.
+    /// - Parameter batchDone: called after each batch with its event count.
+    /// - Throws: like `next`, if a batch is corrupt.
     func lookUp(_ wanted: Identifiers, into found: inout Identifiers, batchDone: (Int) -> Void = { _ in }) throws {
         let filters = Role.allCases.map { SymbolFilter(wanted[$0]) }
-        /// New ids whose filter bits are being fetched: their numbers, spellings and bits.
+        /// New ids whose filter bits are being fetched: their numbers, spellings (in the
+        /// payload, which outlives each role's lookups) and bits.
         var staged: [(number: Int, bytes: UnsafeRawBufferPointer, bit: UInt32)] = []
         staged.reserveCapacity(Self.stagedLookups)
         try forEachDictionary(batchDone: batchDone) { batch throws(BatchFailure) in

@@ -264,10 +264,12 @@ public final class LogWriter {
     /// is hashed once, and written out. Before, the stream is held, with
     /// any held before it, until `commit` looks all their ids up in the log
     /// in one pass (see ``Known``); if it would make them too many to hold,
-    /// theirs are looked up and written first, and a stream too long to
-    /// hold on its own is looked up a group at a time, or for all it has
-    /// past a quarter of the log's events, has the log's ids read whole. A log's events, whose
-    /// ids its own numbers name, are renumbered.
+    /// theirs are looked up and written first. A stream too long to hold on
+    /// its own has the log's ids read whole, at once if its size foretells
+    /// it (``foresees(_:of:pastHolding:)``); otherwise it is looked up a
+    /// group at a time, and only what it has past a quarter of the log's
+    /// events waits for the whole read. A log's events, whose ids its own
+    /// numbers name, are renumbered.
     /// - Parameters:
     ///   - compressors: with more than one, batches are compressed on that
     ///     many threads while this one reads and encodes the next, and are
