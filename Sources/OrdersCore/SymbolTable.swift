@@ -82,48 +82,57 @@ public struct SymbolTable: Sendable {
     /// reads independent so that their misses overlap, and only then are
     /// the ids found or added, from the cache.
     public mutating func intern(contentsOf other: SymbolTable) -> [Symbol] {
-        intern((0..<other.count).map { Symbol(rawValue: UInt32($0)) }, of: other)
+        var symbols = [Symbol]()
+        intern(count: other.count, of: other, into: &symbols) { Symbol(rawValue: UInt32($0)) }
+        return symbols
     }
 
     /// This table's symbol for each of `wanted`, symbols of `other`, in
-    /// their order, adding those that are new, in stages as
-    /// `intern(contentsOf:)` does: how a writer gives the ids a stream uses
-    /// the log's numbers, in the order the stream first uses them.
-    public mutating func intern(_ wanted: [Symbol], of other: SymbolTable) -> [Symbol] {
+    /// their order, appended to `symbols`, adding those that are new, in
+    /// stages as `intern(contentsOf:)` does: how a writer gives the ids a
+    /// batch uses the log's numbers, in the order the batch first uses them.
+    public mutating func intern(_ wanted: [Symbol], of other: SymbolTable, into symbols: inout [Symbol]) {
+        intern(count: wanted.count, of: other, into: &symbols) { wanted[$0] }
+    }
+
+    /// The staged interning of `count` symbols of `other`, the `i`th being `symbol(i)`.
+    @inline(__always)
+    private mutating func intern(count: Int, of other: SymbolTable, into symbols: inout [Symbol], _ symbol: (Int) -> Symbol) {
         if indexed < spans.count { catchUpIndex() }
         let group = 64
-        var symbols = [Symbol]()
-        symbols.reserveCapacity(wanted.count)
-        var hashes = [UInt32](repeating: 0, count: group)
-        var start = 0
-        while start < wanted.count {
-            let end = min(start + group, wanted.count)
-            var touched: UInt64 = 0
-            let mask = slots.count - 1
-            for i in start..<end {
-                hashes[i - start] = other.withBytes(of: wanted[i]) { hash32($0) }
-            }
-            // Loads alone, a few instructions each, so that many are in flight at once.
-            for i in start..<end { touched &+= slots[Int(hashes[i - start]) & mask] }
-            // The first probe only: enough to bring in what most lookups read.
-            func candidate(_ i: Int) -> Int? {
-                let entry = slots[Int(hashes[i - start]) & mask]
-                guard UInt32(truncatingIfNeeded: entry >> 32) == hashes[i - start], entry != 0 else { return nil }
-                return Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
-            }
-            for i in start..<end { if let symbol = candidate(i) { touched &+= spans[symbol] } }
-            for i in start..<end {
-                if let symbol = candidate(i), case let first = Int(spans[symbol] >> 16), first < storage.count {
-                    touched &+= UInt64(storage[first])
+        symbols.reserveCapacity(symbols.count + count)
+        // On the stack: a writer calls this for every role of every batch.
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: group) { hashes in
+            var next = 0
+            while next < count {
+                // A constant for the group, so that `candidate` captures no variable (a heap box each call).
+                let start = next, end = min(next + group, count)
+                next = end
+                var touched: UInt64 = 0
+                let mask = slots.count - 1
+                for i in start..<end {
+                    hashes[i - start] = other.withBytes(of: symbol(i)) { hash32($0) }
+                }
+                // Loads alone, a few instructions each, so that many are in flight at once.
+                for i in start..<end { touched &+= slots[Int(hashes[i - start]) & mask] }
+                // The first probe only: enough to bring in what most lookups read.
+                func candidate(_ i: Int) -> Int? {
+                    let entry = slots[Int(hashes[i - start]) & mask]
+                    guard UInt32(truncatingIfNeeded: entry >> 32) == hashes[i - start], entry != 0 else { return nil }
+                    return Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
+                }
+                for i in start..<end { if let found = candidate(i) { touched &+= spans[found] } }
+                for i in start..<end {
+                    if let found = candidate(i), case let first = Int(spans[found] >> 16), first < storage.count {
+                        touched &+= UInt64(storage[first])
+                    }
+                }
+                touchedSink = touched
+                for i in start..<end {
+                    symbols.append(other.withBytes(of: symbol(i)) { intern($0, hash: hashes[i - start]) })
                 }
             }
-            touchedSink = touched
-            for i in start..<end {
-                symbols.append(other.withBytes(of: wanted[i]) { intern($0, hash: hashes[i - start]) })
-            }
-            start = end
         }
-        return symbols
     }
 
     /// Where `intern(contentsOf:)` puts what its staged reads saw, so that

@@ -56,10 +56,11 @@ struct BatchEncoder: ~Copyable {
             renumbering = 1
         }
         let serial = UInt64(renumbering)
-        // Taken from the noncopyable encoder for the while, so that the closure below captures a plain array.
+        // Taken from the encoder for the while, so that writing to it copies nothing.
         var numbers = logNumbers
         logNumbers = []
-        var used: [Symbol] = []
+        used.reserveCapacity(events.count)
+        interned.reserveCapacity(events.count)
         for role in Role.allCases {
             let table = ids[role]
             let r = role.rawValue
@@ -70,13 +71,17 @@ struct BatchEncoder: ~Copyable {
                 numbers[r][id.index] = serial << 32
                 used.append(id)
             }
-            let interned = log[role].intern(used, of: table)
+            guard !used.isEmpty else { continue }
+            interned.removeAll(keepingCapacity: true)
+            log[role].intern(used, of: table, into: &interned)
             for i in used.indices { numbers[r][used[i].index] = serial << 32 | UInt64(interned[i].rawValue) }
         }
-        let numbered = events.map { event in
-            event.renumbered { role, id in Symbol(rawValue: UInt32(truncatingIfNeeded: numbers[role.rawValue][id.index])) }
-        }
         logNumbers = numbers
+        var numbered: [Event] = []
+        numbered.reserveCapacity(events.count)
+        for event in events {
+            numbered.append(event.renumbered { role, id in Symbol(rawValue: UInt32(truncatingIfNeeded: logNumbers[role.rawValue][id.index])) })
+        }
         return encode(numbered: numbered[...], log: log, defined: defined)
     }
 
@@ -86,6 +91,10 @@ struct BatchEncoder: ~Copyable {
     private var logNumbers: [[UInt64]] = Array(repeating: [], count: Role.allCases.count)
     /// The serial of the last batch `encode(_:ids:log:)` renumbered; 0 is none.
     private var renumbering: UInt32 = 0
+    /// The ids of one role a batch uses, in the order it first uses them,
+    /// and their numbers in the log: kept, so that each batch allocates neither.
+    private var used: [Symbol] = []
+    private var interned: [Symbol] = []
 
     /// Encodes `events` whose ids are numbered in the log's own tables `log`
     /// already; the first `defined[role]` ids of each role are those earlier
