@@ -1,5 +1,5 @@
 import OrdersCore
-import OrdersReports
+@testable import OrdersReports
 import Testing
 
 @Suite("Money, CSV and tables")
@@ -32,6 +32,18 @@ struct FormatsTests {
         table.row(["a", "1"])
         table.row(["longer", "100"])
         #expect(table.rendered == "name      n\n──────  ───\na         1\nlonger  100\n")
+    }
+
+    /// A cell's width is its characters: bytes for ASCII, one for an accent
+    /// written as two code points, one for CR LF.
+    @Test func cellsAreAsWideAsTheirCharacters() {
+        for text in ["", "plain", "é", "e\u{301}", "₩1,150,000", "a\r\nb", "a\rb", "한글"] {
+            #expect(TextTable.width(of: text) == text.count, "\(text.debugDescription)")
+        }
+        var table = TextTable([.init("id"), .init("n", .right)])
+        table.row(["e\u{301}e\u{301}", "1"])
+        table.row(["abc", "22"])
+        #expect(table.rendered == "id    n\n───  ──\ne\u{301}e\u{301}    1\nabc  22\n")
     }
 
     @Test func controlCharactersInIdsStayOnOneLine() {
