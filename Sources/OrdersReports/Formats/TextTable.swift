@@ -47,9 +47,8 @@ public struct TextTable {
 
     /// The characters of `text`, as the columns it takes: for ASCII
     /// without a carriage return (which joins a following line feed into
-    /// one character), its bytes. Counting characters is a walk over
-    /// Unicode's rules for each cell, most of the time of a table of
-    /// 400,000 polls (`orders tally`).
+    /// one character), its bytes: counting characters walks Unicode's
+    /// rules through each cell, twice a cell, and most cells are ASCII.
     static func width(of text: String) -> Int {
         text.utf8.allSatisfy { $0 < 0x80 && $0 != 0x0D } ? text.utf8.count : text.count
     }
