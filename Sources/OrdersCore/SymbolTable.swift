@@ -197,8 +197,7 @@ public struct SymbolTable: Sendable {
     /// The symbol for `bytes` if it was interned or defined, without adding it.
     public func lookup(_ bytes: UnsafeRawBufferPointer) -> Symbol? {
         if let found = find(bytes, hash: hash32(bytes)) { return Symbol(rawValue: UInt32(found)) }
-        for symbol in indexed..<spans.count where equals(symbol, bytes) { return Symbol(rawValue: UInt32(symbol)) }
-        return nil
+        return firstSymbol(spelled: bytes, from: indexed)
     }
 
     /// The first pair of numbers that spell the same bytes, if any: a table
@@ -254,19 +253,12 @@ public struct SymbolTable: Sendable {
     /// (one a log's numbers defined) is searched for one id as it grows,
     /// each new symbol compared once, from where the last search ended.
     public func firstSymbol(spelled bytes: [UInt8], from start: Int) -> Symbol? {
-        bytes.withUnsafeBytes { wanted in
-            storage.withUnsafeBytes { stored in
-                for symbol in start..<spans.count {
-                    let range = range(of: symbol)
-                    // Safe: `range` lies inside `storage`, and both spans have `wanted.count` bytes.
-                    if range.count == wanted.count, wanted.count > 0,
-                       memoryEquals(stored.baseAddress! + range.lowerBound, wanted.baseAddress!, wanted.count) {
-                        return Symbol(rawValue: UInt32(symbol))
-                    }
-                }
-                return nil
-            }
-        }
+        bytes.isEmpty ? nil : bytes.withUnsafeBytes { firstSymbol(spelled: $0, from: start) }
+    }
+
+    /// `firstSymbol(spelled:from:)`; empty bytes find the first placeholder.
+    func firstSymbol(spelled bytes: UnsafeRawBufferPointer, from start: Int) -> Symbol? {
+        (start..<spans.count).first { equals($0, bytes) }.map { Symbol(rawValue: UInt32($0)) }
     }
 
     @inlinable
