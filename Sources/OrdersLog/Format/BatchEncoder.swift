@@ -56,27 +56,25 @@ struct BatchEncoder: ~Copyable {
             renumbering = 1
         }
         let serial = UInt64(renumbering)
-        // Taken from the encoder for the while, so that writing to it copies nothing.
-        var numbers = logNumbers
-        logNumbers = []
         used.reserveCapacity(events.count)
         interned.reserveCapacity(events.count)
         for role in Role.allCases {
             let table = ids[role]
             let r = role.rawValue
-            if numbers[r].count < table.count { numbers[r].append(contentsOf: repeatElement(UInt64(0), count: table.count - numbers[r].count)) }
+            if logNumbers[r].count < table.count {
+                logNumbers[r].append(contentsOf: repeatElement(0, count: table.count - logNumbers[r].count))
+            }
             used.removeAll(keepingCapacity: true)
             for event in events {
-                guard let id = event.id(role), numbers[r][id.index] >> 32 != serial else { continue }
-                numbers[r][id.index] = serial << 32
+                guard let id = event.id(role), logNumbers[r][id.index] >> 32 != serial else { continue }
+                logNumbers[r][id.index] = serial << 32
                 used.append(id)
             }
             guard !used.isEmpty else { continue }
             interned.removeAll(keepingCapacity: true)
             log[role].intern(used, of: table, into: &interned)
-            for i in used.indices { numbers[r][used[i].index] = serial << 32 | UInt64(interned[i].rawValue) }
+            for i in used.indices { logNumbers[r][used[i].index] = serial << 32 | UInt64(interned[i].rawValue) }
         }
-        logNumbers = numbers
         var numbered: [Event] = []
         numbered.reserveCapacity(events.count)
         for event in events {
