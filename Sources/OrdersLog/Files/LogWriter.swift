@@ -38,7 +38,7 @@ public final class LogWriter {
     /// Streams read whole and held until their ids are looked up in the
     /// log, in one pass for all of them: at `commit`, when the next stream
     /// would make them too many to hold, or when a stream too long to hold
-    /// has the log's ids read whole.
+    /// is looked up a group at a time or has the log's ids read whole.
     private var held: [HeldStream] = []
     /// The ids of the held NDJSON streams, one table for all: NDJSON names
     /// its ids by their bytes, so a table per file would cost for nothing
@@ -48,7 +48,7 @@ public final class LogWriter {
     private var heldCount = 0
     /// The threads that compress `held` when it is written.
     private var heldCompressors = 1
-    /// How many times the log was read for ids: once at most per transaction.
+    /// How many times the log was read for ids, whole or for a lookup.
     private(set) var idReads = 0
     private let threads: Int
     /// How many of each role's ids in `logIDs` the batches written so far
@@ -106,6 +106,7 @@ public final class LogWriter {
     static func defaultHoldAtMost(logEvents: UInt64) -> Int {
         max(1 << 20, Int(logEvents / 8))
     }
+
     /// Told of each batch of the log read for its ids, with its event count
     /// and how far into the log the read is.
     private let readingIDs: (Int, (done: Int64, total: Int64)?) -> Void
@@ -293,6 +294,14 @@ public final class LogWriter {
             var inGroups = 0
             /// Whether the stream's size says, early, that it is too long to hold.
             var foreseenTooLong = false
+            /// Holds what was read of the stream, to be looked up with the streams held before it.
+            func holdRead() {
+                if sharesHeldIDs { heldIDs = ids }
+                held.append(HeldStream(events: streamHeld, ids: sharesHeldIDs ? nil : ids))
+                heldCount += streamHeld.count
+                heldCompressors = compressors
+                streamHeld = []
+            }
             while true {
                 while !ended, streamHeld.count <= holdAtMost, !foreseenTooLong {
                     ended = try stream.next(ids: &ids, into: &events) == nil
@@ -307,9 +316,7 @@ public final class LogWriter {
                         if sharesHeldIDs { heldIDs = ids }
                         try writeHeld(compressors: compressors)
                     }
-                    held.append(HeldStream(events: streamHeld, ids: sharesHeldIDs ? nil : ids))
-                    heldCount += streamHeld.count
-                    heldCompressors = compressors
+                    holdRead()
                     return
                 }
                 // Too long to hold. A group looked up costs a quarter of reading the log's ids whole,
@@ -318,10 +325,7 @@ public final class LogWriter {
                 // read whole): up to a quarter of the log's events, this stream goes on a group at a time.
                 inGroups += streamHeld.count
                 guard !foreseenTooLong, inGroups <= logEventsAtOpen / 4 else { break }
-                if sharesHeldIDs { heldIDs = ids }
-                held.append(HeldStream(events: streamHeld, ids: sharesHeldIDs ? nil : ids))
-                heldCount += streamHeld.count
-                streamHeld = []
+                holdRead()
                 try writeHeld(compressors: compressors)
             }
             try knowAll()
