@@ -424,34 +424,46 @@ struct FoldedPartTests {
 
 @Suite("Verifying and repairing")
 struct VerifyTests {
-    /// A log of two batches: `first`, then `second` with its carts' section
-    /// rewritten by `rewrite` (given the counts' three bytes `again`, `size`
-    /// and the section), sealed with checksums that hold: what a faulty
-    /// writer could leave, which only verify's check of the ids spelled
-    /// again can find.
-    private func logWithSecondBatchRewritten(
-        _ first: Event, _ second: Event, ids: Identifiers, rewrite: (inout UInt8, inout UInt8, inout [UInt8]) -> Void
-    ) throws -> String {
+    /// Rewrites a batch's carts' section, given the counts' two bytes
+    /// `againCount` and `sectionSize`, and the section.
+    private typealias Rewrite = (_ again: inout UInt8, _ size: inout UInt8, _ section: inout [UInt8]) -> Void
+
+    /// A log of a batch for each of `events`, with the carts' section of
+    /// each batch `rewrites` names (by its index) rewritten, sealed with
+    /// checksums that hold: what a faulty writer could leave, which only
+    /// verify's check of the ids spelled again can find.
+    private func logWithBatchesRewritten(_ events: [Event], ids: Identifiers, rewrites: [Int: Rewrite]) throws -> String {
         var encoder = BatchEncoder()
         var log = Identifiers()
-        let one = encoder.encode([first][...], ids: ids, log: &log)
-        var two = encoder.encode([second][...], ids: ids, log: &log)
-        // Small enough that every varint is a byte: the event count, then the carts' counts
-        // (firstNew, newCount, againCount, sectionSize); the carts' section ends the payload,
-        // as the orders' and voters' sections are empty.
-        #expect(two.payload[0] == 1 && two.payload[1] == 1)
-        var again = two.payload[3], size = two.payload[4]
-        var section = Array(two.payload.suffix(Int(size)))
-        rewrite(&again, &size, &section)
-        two.payload = Array(two.payload[0..<3]) + [again, size] + two.payload[5..<two.payload.count - Int(two.payload[4])] + section
         var compressor = try ZstdCompressor()
         var bytes = FileHeader().encoded()
-        bytes += try UnsealedBatch(encoded: one, firstSeq: 1, eventCount: 1).sealed(with: &compressor)
-        bytes += try UnsealedBatch(encoded: two, firstSeq: 2, eventCount: 1).sealed(with: &compressor)
-        bytes += CommitRecord(endSeq: 3, offset: UInt64(bytes.count)).encoded()
+        for (index, event) in events.enumerated() {
+            var batch = encoder.encode([event][...], ids: ids, log: &log)
+            if let rewrite = rewrites[index] {
+                // Small enough that every varint is a byte: the event count, then the carts' counts
+                // (firstNew, newCount, againCount, sectionSize); the carts' section ends the payload,
+                // as the orders' and voters' sections are empty.
+                #expect(batch.payload[0] == 1 && batch.payload[1] < 0x80)
+                var again = batch.payload[3], size = batch.payload[4]
+                var section = Array(batch.payload.suffix(Int(size)))
+                rewrite(&again, &size, &section)
+                batch.payload = Array(batch.payload[0..<3]) + [again, size] + batch.payload[5..<batch.payload.count - Int(batch.payload[4])] + section
+            }
+            bytes += try UnsealedBatch(encoded: batch, firstSeq: UInt64(index + 1), eventCount: 1).sealed(with: &compressor)
+        }
+        bytes += CommitRecord(endSeq: UInt64(events.count + 1), offset: UInt64(bytes.count)).encoded()
         let path = temporaryDirectory() + "/rewritten.log"
         write(bytes, to: path)
         return path
+    }
+
+    /// What a reading that checks spellings, as verify's, passes over in `path`, on `threads`.
+    private func passedOverCheckingSpellings(_ path: String, threads: Int) throws -> (skips: [LogReader.Skip], readable: Int) {
+        let reader = try LogReader(path: path, skippingCorrupt: true, threads: threads, checkingSpellings: true)
+        var read = Identifiers()
+        var events: [Event] = []
+        while try reader.next(ids: &read, into: &events) != nil {}
+        return (reader.passedOver, events.count)
     }
 
     /// Each batch spells again exactly the earlier ids it uses (FORMAT.md), so
@@ -461,24 +473,68 @@ struct VerifyTests {
         var ids = Identifiers()
         let a = ids.carts.intern(Array("a".utf8)), b = ids.carts.intern(Array("b".utf8)), p = ids.products.intern(Array("p".utf8))
         let added = Event(at: Timestamp(milliseconds: 0), .itemAdded(cart: a, product: p, qty: 1, price: 5, currency: Currency("KRW")!))
-        let unspelled = try logWithSecondBatchRewritten(added, Event(at: Timestamp(milliseconds: 1), .itemRemoved(cart: a, product: p)), ids: ids) { again, size, section in
+        let removedFromA = Event(at: Timestamp(milliseconds: 1), .itemRemoved(cart: a, product: p))
+        let unspelled: Rewrite = { again, size, section in
             #expect(again == 1 && section == [0, 1] + Array("a".utf8))
             again = 0; size = 0; section = []
         }
-        let unused = try logWithSecondBatchRewritten(added, Event(at: Timestamp(milliseconds: 1), .itemRemoved(cart: b, product: p)), ids: ids) { again, size, section in
+        let unused: Rewrite = { again, size, section in
             #expect(again == 0 && section == [1] + Array("b".utf8))
             // The gap of the again id 0, the lengths of the new id and of the again one, their bytes.
             again = 1; section = [0, 1, 1] + Array("ba".utf8); size = UInt8(section.count)
         }
-        for (path, reason) in [(unspelled, "uses cart id number 0 of an earlier batch without spelling it again"),
-                               (unused, "spells again cart id number 0, which it does not use")] {
+        let usesWithoutSpelling = "uses cart id number 0 of an earlier batch without spelling it again"
+        let spellsWithoutUsing = "spells again cart id number 0, which it does not use"
+        // A sound third batch that uses cart a again: a fault found in the second must not carry over to it.
+        for (path, reason) in [
+            (try logWithBatchesRewritten([added, removedFromA, removedFromA], ids: ids, rewrites: [1: unspelled]), usesWithoutSpelling),
+            (try logWithBatchesRewritten([added, Event(at: Timestamp(milliseconds: 1), .itemRemoved(cart: b, product: p)), removedFromA],
+                                         ids: ids, rewrites: [1: unused]), spellsWithoutUsing),
+        ] {
             #expect(try exported(path).count > 0, "a reading accepts the batch")
-            let reader = try LogReader(path: path, skippingCorrupt: true, checkingSpellings: true)
-            var read = Identifiers()
-            var events: [Event] = []
-            while try reader.next(ids: &read, into: &events) != nil {}
-            #expect(reader.passedOver.map(\.reason).contains { $0.contains(reason) }, "\(reader.passedOver)")
-            #expect(reader.passedOver.map(\.seqs) == [2..<3])
+            // On one thread, and with a worker that loads and checks the batches.
+            for threads in [1, 2] {
+                let (skips, readable) = try passedOverCheckingSpellings(path, threads: threads)
+                #expect(skips.map(\.reason).contains { $0.contains(reason) }, "\(skips)")
+                #expect(skips.map(\.seqs) == [2..<3], "\(threads) threads")
+                #expect(readable == 2)
+            }
+        }
+    }
+
+    /// Verify checks each batch's ids spelled again from a clean slate: an
+    /// id that an earlier batch used, spelled again or not, neither faults
+    /// a later batch that spells it again and uses it, nor excuses one that
+    /// spells it again without using it.
+    @Test func verifyFindsTheFaultOfEachBatch() throws {
+        var ids = Identifiers()
+        let a = ids.carts.intern(Array("a".utf8)), p = ids.products.intern(Array("p".utf8))
+        let b = ids.carts.intern(Array("b".utf8)), c = ids.carts.intern(Array("c".utf8))
+        func removed(from cart: Symbol) -> Event { Event(at: Timestamp(milliseconds: 1), .itemRemoved(cart: cart, product: p)) }
+        /// Spells cart a (number 0) again beside the batch's one new cart, `new`.
+        func spellingAAgain(beside new: String) -> Rewrite {
+            { again, size, section in
+                #expect(again == 0 && section == [1] + Array(new.utf8))
+                // The gap of the again id 0, the lengths of the new id and of the again one, their bytes.
+                again = 1; section = [0, 1, 1] + Array((new + "a").utf8); size = UInt8(section.count)
+            }
+        }
+        let path = try logWithBatchesRewritten([
+            Event(at: Timestamp(milliseconds: 0), .itemAdded(cart: a, product: p, qty: 1, price: 5, currency: Currency("KRW")!)),
+            removed(from: a),  // uses a without spelling it again
+            removed(from: b),  // spells a again without using it
+            removed(from: a),  // sound
+            removed(from: c),  // spells a again without using it
+        ], ids: ids, rewrites: [
+            1: { again, size, section in again = 0; size = 0; section = [] },
+            2: spellingAAgain(beside: "b"),
+            4: spellingAAgain(beside: "c"),
+        ])
+        for threads in [1, 2] {
+            let (skips, readable) = try passedOverCheckingSpellings(path, threads: threads)
+            #expect(skips.map(\.seqs) == [2..<3, 3..<4, 5..<6], "\(threads) threads: \(skips)")
+            #expect(skips.map(\.reason).filter { $0.contains("spells again cart id number 0, which it does not use") }.count == 2)
+            #expect(readable == 2)
         }
     }
 

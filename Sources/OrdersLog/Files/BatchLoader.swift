@@ -11,6 +11,21 @@ struct LoadedBatch: Sendable {
     var decoded: DecodedBatch?
     /// For a partitioned fold, its events dealt out to the parts.
     var shares: PartShares?
+
+    /// Runs `body` on the payload, `batch`'s, turning what it throws into a ``BatchFailure``.
+    func onPayload(
+        of batch: LogLayout.Batch, _ body: (UnsafeRawBufferPointer) throws(ByteReader.Malformed) -> Void
+    ) throws(BatchFailure) {
+        let failure: ByteReader.Malformed? = payload.withUnsafeBytes { payload in
+            do throws(ByteReader.Malformed) {
+                try body(payload)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure { throw BatchFailure(batch, failure) }
+    }
 }
 
 /// How much of a batch to load: its payload alone (for a fold straight from
@@ -20,7 +35,10 @@ struct LoadedBatch: Sendable {
 enum LoadWork: Sendable {
     /// The whole payload and its dictionary, no events: what a writer needs of the log's ids.
     case dictionary
-    case payload, events
+    case payload
+    /// With `checkingSpellings`, the loader also checks that the batch spells
+    /// again exactly the earlier ids its events use, as `orders verify` does.
+    case events(checkingSpellings: Bool)
     /// With `votes`, the worker also folds the batch's votes into it.
     case columns(votes: WorkerVotes?)
     case dealt(Partitioning)
@@ -54,6 +72,8 @@ struct BatchLoader: ~Copyable {
     /// then, so one per loader rather than one per batch in flight; made
     /// when first needed.
     private var dealing: DecodedBatch?
+    /// For `orders verify`: whether each batch spells again the earlier ids it uses.
+    private var spelledAgain = SpelledAgainCheck()
 
     init(file: FileDescriptor, name: String) throws {
         self.file = file
@@ -88,8 +108,13 @@ struct BatchLoader: ~Copyable {
             loaded.decoded = decoded
             try decodeColumns(batch, into: &loaded, decoded)
             if let votes { decoded.handOverVotes(payload: loaded.payload, to: &votes.projector) }
-        case .events:
+        case .events(let checkingSpellings):
             try load(batch, into: &loaded)
+            if checkingSpellings {
+                try loaded.onPayload(of: batch) { payload throws(ByteReader.Malformed) in
+                    try spelledAgain.check(loaded.events, loaded.dictionary, in: payload)
+                }
+            }
         case .dealt(let partitioning):
             let decoded = dealing ?? DecodedBatch()
             dealing = decoded

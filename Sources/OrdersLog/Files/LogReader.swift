@@ -124,8 +124,7 @@ public final class LogReader: EventStream {
             nextBatch += 1
             let before = (ids: ids.counts, counts: idCounts)
             do {
-                try load(batch)
-                if checkingSpellings { try checkSpellings(batch) }
+                try load(batch, .events(checkingSpellings: checkingSpellings))
                 try defineCurrent(batch, in: &ids, roles: Role.allCases)
                 if events.isEmpty { swap(&events, &current.events) } else { events.append(contentsOf: current.events) }
                 return Int64(batch.header.firstSeq)
@@ -348,26 +347,11 @@ public final class LogReader: EventStream {
         }
     }
 
-    /// Checks that the batch in `current` spells again exactly the earlier ids its events use.
-    private func checkSpellings(_ batch: LogLayout.Batch) throws(BatchFailure) {
-        try onCurrentPayload(batch) { payload throws(ByteReader.Malformed) in
-            try current.dictionary.checkSpelledAgain(current.events, in: payload)
-        }
-    }
-
     /// Runs `body` on the payload of `batch`, in `current`, turning what it throws into a ``BatchFailure``.
     private func onCurrentPayload(
         _ batch: LogLayout.Batch, _ body: (UnsafeRawBufferPointer) throws(ByteReader.Malformed) -> Void
     ) throws(BatchFailure) {
-        let failure: ByteReader.Malformed? = current.payload.withUnsafeBytes { payload in
-            do throws(ByteReader.Malformed) {
-                try body(payload)
-                return nil
-            } catch {
-                return error
-            }
-        }
-        if let failure { throw BatchFailure(batch, failure) }
+        try current.onPayload(of: batch, body)
     }
 
     /// A corrupt batch as the error a strict reader fails with.
@@ -378,7 +362,7 @@ public final class LogReader: EventStream {
 
     /// Loads `batch` into `current`, on this thread or from the workers,
     /// which are kept a few batches ahead.
-    private func load(_ batch: LogLayout.Batch, _ work: LoadWork = .events) throws {
+    private func load(_ batch: LogLayout.Batch, _ work: LoadWork) throws {
         guard workers > 0 else {
             return try loader.load(batch, into: &current, doing: work)
         }

@@ -93,24 +93,4 @@ struct BatchDictionary: Sendable {
             try body(number, bytes, position)
         }
     }
-
-    /// Checks that the ids each role spells again are exactly the earlier
-    /// ids `events` (this batch's, decoded) use: what `orders verify` adds to
-    /// reading, since a replay has no need of those spellings.
-    func checkSpelledAgain(_ events: [Event], in payload: UnsafeRawBufferPointer) throws(ByteReader.Malformed) {
-        for role in Role.allCases {
-            let firstNew = self[role].firstNew
-            var used = Set<Int>()
-            for event in events {
-                if let id = event.id(role), id.index < firstNew { used.insert(id.index) }
-            }
-            let again = try againNumbers(of: role, in: payload)
-            if let missing = used.subtracting(again).min() {
-                throw ByteReader.Malformed(position: self[role].section.lowerBound, reason: "the batch uses \(role.field) id number \(missing) of an earlier batch without spelling it again")
-            }
-            if let extra = Set(again).subtracting(used).min() {
-                throw ByteReader.Malformed(position: self[role].section.lowerBound, reason: "the batch spells again \(role.field) id number \(extra), which it does not use")
-            }
-        }
-    }
 }
