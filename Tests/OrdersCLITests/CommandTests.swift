@@ -278,7 +278,7 @@ struct CommandTests {
             #expect(run.status == 64, "\(command) of \(id.utf8.count) bytes")
             #expect(run.stderr.contains("\(command[1]) must be an id of 1 to 256 bytes of UTF-8; this one has \(id.utf8.count)"))
         }
-        for (command, threads) in [(["replay"], "0"), (["report", "daily"], "257"), (["tally"], "100000")] {
+        for (command, threads) in [(["replay"], "0"), (["report", "daily"], "257"), (["tally"], "100000"), (["verify"], "0")] {
             let run = try CLI.run(command + ["Fixtures/kiosk-day.ndjson", "--threads", threads])
             #expect(run.status == 64, "\(command) --threads \(threads)")
             #expect(run.stderr.contains("--threads must be between 1 and 256, not \(threads)"))

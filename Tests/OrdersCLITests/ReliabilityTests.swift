@@ -118,10 +118,15 @@ struct ReliabilityTests {
         var bytes = Array(FileManager.default.contents(atPath: log)!)
         bytes[bytes.count - 40] ^= 0x10  // inside the last batch's frame
         _ = FileManager.default.createFile(atPath: log, contents: Data(bytes))
-        let corrupt = try CLI.run(["verify", log, "--json"])
+        let corrupt = try CLI.run(["verify", log, "--json", "--threads", "1"])
         #expect(corrupt.status == 65)
         #expect(corrupt.text.contains("\"result\": \"corrupt\""))
         #expect(corrupt.text.contains("\"first_seq\": 17, \"events\": 1"))
+        // With workers that read and check the batches, the same findings.
+        let checkedAhead = try CLI.run(["verify", log, "--json", "--threads", "3"])
+        #expect(checkedAhead.status == 65)
+        #expect(checkedAhead.text == corrupt.text)
+        #expect(checkedAhead.stderr == corrupt.stderr)
         #expect(try CLI.run(["replay", log]).status == 65)
         let skipping = try CLI.run(["replay", log, "--json", "--skip-corrupt"])
         #expect(skipping.status == 0)

@@ -5,7 +5,8 @@ import OrdersLog
 /// A whole file through format detection and every reader (log, NDJSON,
 /// zstd): it is written to a file in /dev/shm and read to the end, and a
 /// log is folded four ways that must agree (by its events, straight from
-/// its columns on one thread and on two, and in parts). A fold reads less than `next`
+/// its columns on one thread and on two, and in parts), and read as
+/// verify reads it on one thread and on two. A fold reads less than `next`
 /// (not the spellings of carts, orders and voters), so it may succeed where
 /// `next` fails; where `next` succeeds, every fold must give its reports.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -68,7 +69,33 @@ public func fuzzLogFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     } catch {
         if !failed { fatalError("the fold in parts failed where next did not: \(error)") }
     }
+    // Read as verify reads it, on one thread and with a worker that checks ahead: the same findings.
+    if verified(path, threads: 1) != verified(path, threads: 2) {
+        fatalError("verify's reading on two threads and on one differ")
+    }
     return 0
+}
+
+/// What `orders verify` finds in a log: the damage it passes over, the
+/// events it reads, and any id spelled under two numbers, by role.
+private struct Findings: Equatable {
+    var skips: [LogReader.Skip]
+    var events: [Event]
+    var twice: [[UInt32]]
+}
+
+/// What `orders verify` finds in the log at `path`, on `threads`.
+private func verified(_ path: String, threads: Int) -> Findings? {
+    guard let reader = try? LogReader(path: path, skippingCorrupt: true, threads: threads, checkingSpellings: true) else { return nil }
+    var ids = Identifiers()
+    var events: [Event] = []
+    do {
+        while try reader.next(ids: &ids, into: &events) != nil {}
+    } catch {
+        fatalError("a reading that skips damage failed: \(error)")
+    }
+    let twice = Role.allCases.map { role in ids[role].firstDuplicate().map { [$0.rawValue, $1.rawValue] } ?? [] }
+    return Findings(skips: reader.passedOver, events: events, twice: twice)
 }
 
 /// Whether a fold spelled out the ids that reports name as reading every event did.

@@ -23,6 +23,7 @@ extension Orders {
               orders verify store.log
               orders verify store.log --json | jq .result
               orders verify events.ndjson.zst
+              orders verify store.log --threads 1
             """)
 
         @Argument(help: ArgumentHelp("The log to check, or NDJSON events (plain or zstd-compressed).", valueName: "log"))
@@ -34,9 +35,16 @@ extension Orders {
         @Flag(help: "Also fail if the fold finds anomalies.")
         var strict = false
 
+        @Option(help: ArgumentHelp("Threads to check with; 1 does everything on one thread. For a log, the others read, check, decompress and decode batches ahead of the one that checks the ids across batches (and folds, with --strict); NDJSON is parsed in chunks on n threads. 1 to 256; defaults to the number of cores.", valueName: "n"))
+        var threads: Int = InputArgument.cores
+
+        func validate() throws {
+            try InputArgument.check(threads: threads)
+        }
+
         func run() throws {
             try reportingFailures {
-                let stream = try openEvents(log, skippingCorrupt: true, checkingSpellings: true)
+                let stream = try openEvents(log, skippingCorrupt: true, checkingSpellings: true, threads: threads)
                 if let reader = stream as? LogReader {
                     try verify(reader)
                 } else {
