@@ -202,15 +202,22 @@ public struct SymbolTable: Sendable {
 
     /// The first pair of numbers that spell the same bytes, if any: a table
     /// built with `define` from a damaged or hostile source can hold one.
+    ///
+    /// Each symbol in turn is looked up in an index of those before it: an
+    /// index of its own, over this table's bytes, not copied, and sized at
+    /// once for every symbol.
     public func firstDuplicate() -> (Symbol, Symbol)? {
-        var check = SymbolTable()
-        /// The symbol behind each of `check`'s numbers (`check` skips placeholders).
-        var original: [Symbol] = []
+        var search = self
+        // At least twice the symbols, a power of two: it never grows.
+        search.slots = Array(repeating: 0, count: max(1024, 1 << (Int.bitWidth - (2 * spans.count + 1).leadingZeroBitCount)))
+        search.occupied = 0
         for number in 0..<spans.count where spans[number] & 0xFFFF != 0 {
             let symbol = Symbol(rawValue: UInt32(number))
-            let found = withBytes(of: symbol) { check.intern($0) }
-            if found.index < original.count { return (original[found.index], symbol) }
-            original.append(symbol)
+            let hash = withBytes(of: symbol) { hash32($0) }
+            if let first = withBytes(of: symbol, { search.find($0, hash: hash) }) {
+                return (Symbol(rawValue: UInt32(first)), symbol)
+            }
+            search.insertIntoIndex(number, hash: hash)
         }
         return nil
     }

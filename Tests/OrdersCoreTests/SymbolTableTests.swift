@@ -192,6 +192,19 @@ struct SymbolDefinitionTests {
         #expect(duplicate?.0 == Symbol(rawValue: 0) && duplicate?.1 == Symbol(rawValue: 4))
     }
 
+    /// Among thousands, interned (and so indexed) and defined, the first
+    /// number spelled as an earlier one is found, with that earlier one.
+    @Test func theFirstSpellingUnderTwoNumbersIsFoundAmongThousands() {
+        var table = SymbolTable()
+        for i in 0..<3_000 { _ = table.intern(Array("id-\(i)".utf8)) }
+        for i in 3_000..<6_000 { _ = define(&table, i, "id-\(i)") }
+        #expect(table.firstDuplicate() == nil)
+        _ = define(&table, 6_000, "id-4321")
+        _ = define(&table, 6_001, "id-1234")
+        let duplicate = table.firstDuplicate()
+        #expect(duplicate?.0 == Symbol(rawValue: 4321) && duplicate?.1 == Symbol(rawValue: 6_000))
+    }
+
     /// Emptied, a table that grew numbers from 0 again, and finds none of
     /// the ids it held, though it keeps their memory.
     @Test func removingAllForgetsEverySymbolAndItsIndex() {
