@@ -287,6 +287,10 @@ struct CommandTests {
         let importing = try CLI.run(["import", "/tmp/orders-never-written.log", "Fixtures/kiosk-day.ndjson", "--threads", "300"])
         #expect(importing.status == 64)
         #expect(!FileManager.default.fileExists(atPath: "/tmp/orders-never-written.log"))
+        let repairing = try CLI.run(["repair", "Fixtures/kiosk-day.ndjson", "-o", "/tmp/orders-never-written.log", "--threads", "0"])
+        #expect(repairing.status == 64)
+        #expect(repairing.stderr.contains("--threads must be between 1 and 256, not 0"))
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/orders-never-written.log"))
     }
 
     @Test func auditByOrderFindsTheCart() throws {

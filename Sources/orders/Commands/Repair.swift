@@ -23,14 +23,18 @@ extension Orders {
         @Option(name: .short, help: ArgumentHelp("The new log to write; it must not exist.", valueName: "new"))
         var output: String
 
+        @Option(help: ArgumentHelp("Threads to read with: the others read, check, decompress and decode LOG's batches ahead of the one that writes NEW; 1 does everything on one thread. 1 to 256; defaults to the number of cores.", valueName: "n"))
+        var threads: Int = InputArgument.cores
+
         func validate() throws {
+            try InputArgument.check(threads: threads)
             guard output != "-" else { throw ValidationError("a log is a file, not standard output: name it (./- for a file called -)") }
             guard access(output, F_OK) != 0 else { throw ValidationError("\(output) exists; repair writes a new log") }
         }
 
         func run() throws {
             try reportingFailures {
-                let reader = try LogReader(path: log, skippingCorrupt: true)
+                let reader = try LogReader(path: log, skippingCorrupt: true, threads: threads)
                 for notice in reader.notices { Console.note("orders: warning: \(notice)") }
                 let writer = try LogWriter(path: output)
                 do {
