@@ -290,7 +290,7 @@ public final class LogReader: EventStream {
         var staged: [(number: Int, bytes: UnsafeRawBufferPointer, bit: UInt32)] = []
         staged.reserveCapacity(Self.stagedLookups)
         try forEachDictionary(batchDone: batchDone) { batch throws(BatchFailure) in
-            try onCurrentPayload(batch) { payload throws(ByteReader.Malformed) in
+            try current.onPayload(of: batch) { payload throws(ByteReader.Malformed) in
                 for role in Role.allCases {
                     let entry = current.dictionary[role], filter = filters[role.rawValue]
                     func lookUpStaged() {
@@ -335,7 +335,7 @@ public final class LogReader: EventStream {
     /// `ids`, and checks that every role's numbering follows on from the
     /// batches before.
     private func defineCurrent(_ batch: LogLayout.Batch, in ids: inout Identifiers, roles: [Role]) throws(BatchFailure) {
-        try onCurrentPayload(batch) { payload throws(ByteReader.Malformed) in
+        try current.onPayload(of: batch) { payload throws(ByteReader.Malformed) in
             for role in Role.allCases {
                 if roles.contains(role) {
                     try current.dictionary.define(role, payload, in: &ids[role], skipping: skippingCorrupt)
@@ -345,13 +345,6 @@ public final class LogReader: EventStream {
                 idCounts[role.rawValue] = max(idCounts[role.rawValue], current.dictionary[role].end)
             }
         }
-    }
-
-    /// Runs `body` on the payload of `batch`, in `current`, turning what it throws into a ``BatchFailure``.
-    private func onCurrentPayload(
-        _ batch: LogLayout.Batch, _ body: (UnsafeRawBufferPointer) throws(ByteReader.Malformed) -> Void
-    ) throws(BatchFailure) {
-        try current.onPayload(of: batch, body)
     }
 
     /// A corrupt batch as the error a strict reader fails with.
