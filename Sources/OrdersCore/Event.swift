@@ -80,7 +80,7 @@ extension Event {
 
 extension Event.Kind {
     /// The name of the kind in the NDJSON form.
-    public var typeName: String {
+    public var typeName: StaticString {
         switch self {
         case .itemAdded: "item_added"
         case .quantityChanged: "quantity_changed"

@@ -1,3 +1,4 @@
+import OrdersCore
 @testable import OrdersLog
 import Testing
 
@@ -49,5 +50,39 @@ struct JSONTextTests {
         let plain = Array("kiosk-1 é 😀 \u{7F}".utf8)
         #expect(written(plain) == [0x22] + plain + [0x22])
         #expect(written([]) == [0x22, 0x22])
+    }
+
+    /// The longest lines there are: three ids of 256 bytes that each escape
+    /// to six, the widest integers and times at both ends of the range. Each
+    /// is built in room reserved for it in advance, and must fit it, and read
+    /// back as the event it was, spaced or compact.
+    @Test func theLongestLinesFitAndReadBack() throws {
+        var ids = Identifiers()
+        let worst = (0..<3).map { i in ids[Role.allCases[i]].intern(Array(repeating: UInt8(1 + i), count: 256)) }
+        let polls = ids.polls.intern(Array(repeating: 0x22, count: 256))
+        let voters = ids.voters.intern(Array(repeating: 0x5C, count: 256))
+        let candidates = ids.candidates.intern(Array(repeating: 0x1F, count: 256))
+        let events = [
+            Event(at: .latest, .itemAdded(cart: worst[0], product: worst[1], qty: .max, price: .max, currency: Currency("ZZZ")!)),
+            Event(at: .earliest, .quantityChanged(cart: worst[0], product: worst[1], qty: .max)),
+            Event(at: .latest, .itemRemoved(cart: worst[0], product: worst[1])),
+            Event(at: .earliest, .checkedOut(cart: worst[0], order: worst[2])),
+            Event(at: .latest, .voteCast(poll: polls, voter: voters, candidate: candidates)),
+        ]
+        for event in events {
+            for compact in [false, true] {
+                var line: [UInt8] = []
+                EventJSON.appendLine(seq: .max, event: event, ids: ids, compact: compact, to: &line)
+                #expect(line.last == 0x0A && line.count > 3 * 2 * 256, "\(event.kind.typeName)")
+                var parser = NDJSONParser()
+                var read = Identifiers()
+                let parsed = try line.withUnsafeBytes { buffer in
+                    try Result { () throws(NDJSONParser.Failure) in try parser.parse(UnsafeRawBufferPointer(rebasing: buffer.dropLast()), ids: &read) }.get()
+                }
+                let spelled = { (ids: Identifiers, event: Event) in Role.allCases.compactMap { role in event.id(role).map { Array(ids[role][$0]) } } }
+                #expect(parsed?.at == event.at && parsed?.kind.typeName.description == event.kind.typeName.description)
+                #expect(parsed.map { spelled(read, $0) } == spelled(ids, event), "\(event.kind.typeName)")
+            }
+        }
     }
 }

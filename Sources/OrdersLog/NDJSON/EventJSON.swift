@@ -9,52 +9,74 @@ public enum EventJSON {
     ///   - seq: the event's seq, or `nil` to leave it out (as input files do).
     ///   - compact: no spaces after `:` and `,`, as shops send events; otherwise
     ///     the spaced form the spec prints.
-    public static func appendFields(seq: Int64?, event: Event, ids: Identifiers, compact: Bool = false, to output: inout [UInt8]) {
-        // Static text, not arrays: an array literal here was two allocations an event.
+    public static func appendFields(seq: Int64?, event: Event, ids: borrowing Identifiers, compact: Bool = false, to output: inout [UInt8]) {
+        // `ids` handed through rather than captured: a closure that captured it copied it, a retain and a release of each table.
+        TextCursor.appending(to: &output, atMost: maxLength(of: event, ids: ids), with: ids) { text, ids in
+            putFields(seq: seq, event: event, ids: ids, compact: compact, to: &text)
+        }
+    }
+
+    /// Appends the event as one NDJSON line, newline included.
+    public static func appendLine(seq: Int64?, event: Event, ids: borrowing Identifiers, compact: Bool = false, to output: inout [UInt8]) {
+        TextCursor.appending(to: &output, atMost: maxLength(of: event, ids: ids), with: ids) { text, ids in
+            putFields(seq: seq, event: event, ids: ids, compact: compact, to: &text)
+            text.put("}\n")
+        }
+    }
+
+    /// The most bytes a line of `event` takes: 256 for everything but its
+    /// ids (a seq, a type, a time, two integers, a currency, the keys and
+    /// punctuation take under 200), and for each id its key and its
+    /// spelling escaped.
+    private static func maxLength(of event: Event, ids: borrowing Identifiers) -> Int {
+        var length = 256
+        for role in Role.allCases {
+            if let id = event.id(role) { length += 16 + JSONText.quotedLength(atMost: ids[role].withBytes(of: id) { $0.count }) }
+        }
+        return length
+    }
+
+    /// Writes the opening brace and the event's fields, as `appendFields` appends them.
+    private static func putFields(seq: Int64?, event: Event, ids: borrowing Identifiers, compact: Bool, to output: inout TextCursor) {
         let colon: StaticString = compact ? "\":" : "\": "
         let comma: StaticString = compact ? ",\"" : ", \""
-        func append(_ text: StaticString) {
-            output.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-        }
         func key(_ name: StaticString) {
-            append(comma)
-            append(name)
-            append(colon)
+            output.put(comma)
+            output.put(name)
+            output.put(colon)
         }
-        output.append(0x7B)
+        output.put("{\"")
         if let seq {
-            output.append(0x22)
-            append("seq")
-            append(colon)
-            JSONText.appendInteger(seq, to: &output)
+            output.put("seq")
+            output.put(colon)
+            JSONText.putInteger(seq, to: &output)
             key("type")
         } else {
-            output.append(0x22)
-            append("type")
-            append(colon)
+            output.put("type")
+            output.put(colon)
         }
-        output.append(0x22)
-        output.append(contentsOf: event.kind.typeName.utf8)
-        output.append(0x22)
+        output.put(0x22)
+        output.put(event.kind.typeName)
+        output.put(0x22)
         key("at")
-        output.append(0x22)
-        RFC3339.write(event.at, to: &output)
-        output.append(0x22)
+        output.put(0x22)
+        RFC3339.put(event.at, to: &output)
+        output.put(0x22)
         func id(_ role: Role, _ symbol: Symbol) {
             key(role.field)
-            ids[role].withBytes(of: symbol) { JSONText.appendString($0, to: &output) }
+            ids[role].withBytes(of: symbol) { JSONText.putString($0, to: &output) }
         }
         func int(_ name: StaticString, _ value: Int64) {
             key(name)
-            JSONText.appendInteger(value, to: &output)
+            JSONText.putInteger(value, to: &output)
         }
         switch event.kind {
         case let .itemAdded(cart, product, qty, price, currency):
             id(.cart, cart); id(.product, product); int("qty", qty); int("price", price)
             key("currency")
-            output.append(0x22)
-            currency.appendCode(to: &output)
-            output.append(0x22)
+            output.put(0x22)
+            withUnsafeBytes(of: currency.rawValue.littleEndian) { output.put(UnsafeRawBufferPointer(rebasing: $0[..<3])) }
+            output.put(0x22)
         case let .quantityChanged(cart, product, qty):
             id(.cart, cart); id(.product, product); int("qty", qty)
         case let .itemRemoved(cart, product):
@@ -64,12 +86,5 @@ public enum EventJSON {
         case let .voteCast(poll, voter, candidate):
             id(.poll, poll); id(.voter, voter); id(.candidate, candidate)
         }
-    }
-
-    /// Appends the event as one NDJSON line, newline included.
-    public static func appendLine(seq: Int64?, event: Event, ids: Identifiers, compact: Bool = false, to output: inout [UInt8]) {
-        appendFields(seq: seq, event: event, ids: ids, compact: compact, to: &output)
-        output.append(0x7D)
-        output.append(0x0A)
     }
 }

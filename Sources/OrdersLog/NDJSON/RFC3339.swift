@@ -161,32 +161,36 @@ public enum RFC3339 {
 
     /// Appends `2025-09-16T10:00:00.000Z`: UTC, three fractional digits.
     public static func write(_ instant: Timestamp, to output: inout [UInt8]) {
+        TextCursor.appending(to: &output, atMost: length) { put(instant, to: &$0) }
+    }
+
+    /// The bytes `put` writes.
+    public static let length = 24
+
+    /// Writes `2025-09-16T10:00:00.000Z`, as `write` appends it.
+    public static func put(_ instant: Timestamp, to output: inout TextCursor) {
         let days = floorDivideDays(instant.milliseconds)
         let date = CivilDate(daysSinceEpoch: days)
         var rest = instant.milliseconds - days * 86_400_000
         let millis = rest % 1000
         rest /= 1000
-        // Written into 24 bytes on the stack, then appended at once.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { text in
-            var at = 0
-            func put(_ value: Int64, _ width: Int, then separator: UInt8) {
-                var value = value
-                for place in stride(from: at + width - 1, through: at, by: -1) {
-                    text[place] = UInt8(truncatingIfNeeded: 0x30 + value % 10)
-                    value /= 10
-                }
-                text[at + width] = separator
-                at += width + 1
+        func put(_ value: Int64, _ width: Int, then separator: UInt8) {
+            assert(width < output.end - output.next, "a write past the room reserved for the text")
+            var value = value
+            for place in stride(from: width - 1, through: 0, by: -1) {
+                output.next[place] = UInt8(truncatingIfNeeded: 0x30 + value % 10)
+                value /= 10
             }
-            put(date.year, 4, then: 0x2D)
-            put(date.month, 2, then: 0x2D)
-            put(date.day, 2, then: 0x54)
-            put(rest / 3600, 2, then: 0x3A)
-            put(rest / 60 % 60, 2, then: 0x3A)
-            put(rest % 60, 2, then: 0x2E)
-            put(millis, 3, then: 0x5A)
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: text[..<at]))
+            output.next += width
+            output.put(separator)
         }
+        put(date.year, 4, then: 0x2D)
+        put(date.month, 2, then: 0x2D)
+        put(date.day, 2, then: 0x54)
+        put(rest / 3600, 2, then: 0x3A)
+        put(rest / 60 % 60, 2, then: 0x3A)
+        put(rest % 60, 2, then: 0x2E)
+        put(millis, 3, then: 0x5A)
     }
 
     /// The time as a `String`, for people and tests.

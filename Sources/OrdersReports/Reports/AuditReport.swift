@@ -42,7 +42,7 @@ public enum AuditReport {
         case .voteCast:
             break
         }
-        table.row([String(entry.seq), RFC3339.format(entry.event.at), entry.event.kind.typeName, subject, qty, price,
+        table.row([String(entry.seq), RFC3339.format(entry.event.at), entry.event.kind.typeName.description, subject, qty, price,
                    entry.status.description, Money.grouped(units), currency.map { Money.format(total, $0) } ?? Money.grouped(total)])
     }
 
