@@ -40,11 +40,15 @@ extension Orders {
                 do {
                     var ids = Identifiers()
                     var events: [Event] = []
+                    let progress = Progress("repairing")
+                    defer { progress.finish() }
                     while try reader.next(ids: &ids, into: &events) != nil {
                         for event in events { try writer.append(event, ids: ids) }
                         try writer.flush(ids: ids)
+                        progress.advance(events.count, position: reader.progress)
                         events.removeAll(keepingCapacity: true)
                     }
+                    progress.finish()
                     let seqs = try writer.commit(ids: Identifiers())
                     for skip in reader.passedOver { Console.note("orders: dropped \(skip)") }
                     Console.write("wrote \(seqs.count) of \(counted(reader.eventCount, "event")) to \(output)\n")
