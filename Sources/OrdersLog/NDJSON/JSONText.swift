@@ -8,11 +8,10 @@ public enum JSONText {
 
     /// The most bytes `putString` writes for `count` bytes: each escaped as
     /// `\u00XX` at worst, and two quotes.
-    @inlinable
-    public static func quotedLength(atMost count: Int) -> Int { 2 + 6 * count }
+    static func quotedLength(atMost count: Int) -> Int { 2 + 6 * count }
 
     /// Writes `bytes` (UTF-8) as a JSON string in double quotes, as `appendString` does.
-    public static func putString(_ bytes: UnsafeRawBufferPointer, to output: inout TextCursor) {
+    static func putString(_ bytes: UnsafeRawBufferPointer, to output: inout TextCursor) {
         output.put(0x22)
         // Most ids need no escape: then they go in whole, not a byte at a time.
         if !bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {

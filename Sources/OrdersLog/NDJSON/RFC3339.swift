@@ -165,10 +165,10 @@ public enum RFC3339 {
     }
 
     /// The bytes `put` writes.
-    public static let length = 24
+    static let length = 24
 
     /// Writes `2025-09-16T10:00:00.000Z`, as `write` appends it.
-    public static func put(_ instant: Timestamp, to output: inout TextCursor) {
+    static func put(_ instant: Timestamp, to output: inout TextCursor) {
         let days = floorDivideDays(instant.milliseconds)
         let date = CivilDate(daysSinceEpoch: days)
         var rest = instant.milliseconds - days * 86_400_000
