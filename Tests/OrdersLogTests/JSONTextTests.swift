@@ -50,6 +50,11 @@ struct JSONTextTests {
         let plain = Array("kiosk-1 é 😀 \u{7F}".utf8)
         #expect(written(plain) == [0x22] + plain + [0x22])
         #expect(written([]) == [0x22, 0x22])
+        // Every length, as short copies take other paths than long ones, each ending where it should.
+        for length in 0...40 {
+            let bytes = (0..<length).map { UInt8(0x41 + $0 % 26) }
+            #expect(written(bytes) == [0x22] + bytes + [0x22], "\(length) bytes")
+        }
     }
 
     /// The longest lines there are: three ids of 256 bytes that each escape

@@ -49,16 +49,33 @@ public struct TextCursor {
 
     @inlinable @inline(__always)
     public mutating func put(_ text: StaticString) {
-        assert(text.utf8CodeUnitCount <= end - next, "a write past the room reserved for the text")
-        next.update(from: text.utf8Start, count: text.utf8CodeUnitCount)
-        next += text.utf8CodeUnitCount
+        put(UnsafeRawPointer(text.utf8Start), count: text.utf8CodeUnitCount)
     }
 
     @inlinable @inline(__always)
     public mutating func put(_ bytes: UnsafeRawBufferPointer) {
         guard let start = bytes.baseAddress else { return }
-        assert(bytes.count <= end - next, "a write past the room reserved for the text")
-        UnsafeMutableRawPointer(next).copyMemory(from: start, byteCount: bytes.count)
-        next += bytes.count
+        put(start, count: bytes.count)
+    }
+
+    /// Copies `count` bytes from `source`. Up to 16, as keys, punctuation
+    /// and most ids are, in two loads and two stores that may overlap,
+    /// rather than a call to `memmove` each.
+    @inlinable @inline(__always)
+    mutating func put(_ source: UnsafeRawPointer, count: Int) {
+        assert(count <= end - next, "a write past the room reserved for the text")
+        let target = UnsafeMutableRawPointer(next)
+        if count >= 8 && count <= 16 {
+            let head = source.loadUnaligned(as: UInt64.self), tail = (source + count - 8).loadUnaligned(as: UInt64.self)
+            target.storeBytes(of: head, as: UInt64.self)
+            (target + count - 8).storeBytes(of: tail, as: UInt64.self)
+        } else if count >= 4 && count < 8 {
+            let head = source.loadUnaligned(as: UInt32.self), tail = (source + count - 4).loadUnaligned(as: UInt32.self)
+            target.storeBytes(of: head, as: UInt32.self)
+            (target + count - 4).storeBytes(of: tail, as: UInt32.self)
+        } else {
+            target.copyMemory(from: source, byteCount: count)
+        }
+        next += count
     }
 }
