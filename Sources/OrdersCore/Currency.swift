@@ -27,19 +27,14 @@ public struct Currency: PackedKey, Comparable, CustomStringConvertible, BitwiseC
     static func isLetter(_ byte: UInt8) -> Bool { byte >= 0x41 && byte <= 0x5A }
 
     /// The code's three bytes.
-    public var code: [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(3)
-        appendCode(to: &bytes)
-        return bytes
-    }
+    public var code: [UInt8] { withCode { Array($0) } }
 
-    /// Appends the code's three bytes, with no array made for them: `export` writes one for each item added.
+    /// Calls `body` with the code's three bytes, with no array made for
+    /// them: `export` writes one for each item added.
     @inlinable
-    public func appendCode(to output: inout [UInt8]) {
-        output.append(UInt8(truncatingIfNeeded: rawValue))
-        output.append(UInt8(truncatingIfNeeded: rawValue >> 8))
-        output.append(UInt8(truncatingIfNeeded: rawValue >> 16))
+    public func withCode<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        // The letters are packed first in the lowest byte.
+        withUnsafeBytes(of: rawValue.littleEndian) { body(UnsafeRawBufferPointer(rebasing: $0[..<3])) }
     }
 
     /// Codes sort as their bytes do.

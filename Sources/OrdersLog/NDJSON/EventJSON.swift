@@ -75,8 +75,7 @@ public enum EventJSON {
             id(.cart, cart); id(.product, product); int("qty", qty); int("price", price)
             key("currency")
             output.put(0x22)
-            // The code's three letters, packed first in the lowest byte.
-            withUnsafeBytes(of: currency.rawValue.littleEndian) { output.put(UnsafeRawBufferPointer(rebasing: $0[..<3])) }
+            currency.withCode { output.put($0) }
             output.put(0x22)
         case let .quantityChanged(cart, product, qty):
             id(.cart, cart); id(.product, product); int("qty", qty)
