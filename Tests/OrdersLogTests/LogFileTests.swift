@@ -538,6 +538,48 @@ struct VerifyTests {
         }
     }
 
+    /// What `nextText` writes for `path` on `threads`, or the error it throws.
+    private func text(_ path: String, threads: Int, skippingCorrupt: Bool = false) -> Result<[UInt8], any Error> {
+        Result {
+            let reader = try LogReader(path: path, skippingCorrupt: skippingCorrupt, threads: threads, callerMostlyWaits: true)
+            var ids = Identifiers()
+            var text: [UInt8] = []
+            while try reader.nextText(ids: &ids, into: &text) != nil {}
+            return text
+        }
+    }
+
+    /// Other threads write a batch's lines with the batch's own spellings,
+    /// and so only for a batch that spells again exactly the earlier ids
+    /// it uses: the others are written with the log's ids, as a reading
+    /// accepts them. A batch that spells an id again differently fails the
+    /// export, though its lines, with the new spelling, were written.
+    @Test func theTextOfABatchThatSpellsAgainWrongIsWrittenWithTheLogsIds() throws {
+        var ids = Identifiers()
+        let a = ids.carts.intern(Array("a".utf8)), p = ids.products.intern(Array("p".utf8))
+        let b = ids.carts.intern(Array("b".utf8))
+        func removed(from cart: Symbol) -> Event { Event(at: Timestamp(milliseconds: 1), .itemRemoved(cart: cart, product: p)) }
+        let added = Event(at: Timestamp(milliseconds: 0), .itemAdded(cart: a, product: p, qty: 1, price: 5, currency: Currency("KRW")!))
+        let faulty = try logWithBatchesRewritten([added, removed(from: a), removed(from: b), removed(from: a)], ids: ids, rewrites: [
+            1: { again, size, section in again = 0; size = 0; section = [] },  // uses a without spelling it again
+            2: { again, size, section in again = 1; section = [0, 1, 1] + Array("ba".utf8); size = UInt8(section.count) },  // spells a again, unused
+        ])
+        let expected = try exported(faulty)
+        #expect(expected.split(separator: 0x0A).count == 4)
+        for threads in 1...3 { #expect(try text(faulty, threads: threads).get() == expected, "threads: \(threads)") }
+
+        let respelled = try logWithBatchesRewritten([added, removed(from: a), removed(from: a)], ids: ids, rewrites: [
+            1: { again, size, section in section[2] = UInt8(ascii: "z") },  // spells a again as "z"
+        ])
+        var skipped = lines([added], ids: ids)  // and seq 3
+        EventJSON.appendLine(seq: 3, event: removed(from: a), ids: ids, to: &skipped)
+        for threads in 1...3 {
+            guard case .failure(let error) = text(respelled, threads: threads) else { Issue.record("threads: \(threads): a spelling changed"); continue }
+            #expect("\(error)".contains("spelled differently than in an earlier batch"), "\(error)")
+            #expect(try text(respelled, threads: threads, skippingCorrupt: true).get() == skipped, "threads: \(threads)")
+        }
+    }
+
     /// Reads the whole log the way `orders verify` does.
     private func verify(_ path: String) throws -> (reader: LogReader, readable: Int) {
         let reader = try LogReader(path: path, skippingCorrupt: true)

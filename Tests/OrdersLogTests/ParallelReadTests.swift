@@ -52,6 +52,32 @@ struct ParallelReadTests {
         }
     }
 
+    /// What `LogReader.nextText` writes for `path` on `threads`, other threads
+    /// writing each batch's lines with its own spellings.
+    private func text(_ path: String, threads: Int, callerMostlyWaits: Bool = true) throws -> [UInt8] {
+        let reader = try LogReader(path: path, threads: threads, callerMostlyWaits: callerMostlyWaits)
+        var ids = Identifiers()
+        var text: [UInt8] = []
+        var events = 0
+        while let count = try reader.nextText(ids: &ids, into: &text) { events += count }
+        #expect(Int64(events) == reader.eventCount)
+        return text
+    }
+
+    /// Each batch's lines, written on another thread with the ids the batch
+    /// spells (again, some of them), are the lines of its events spelled
+    /// with every id of the log: ids that escape, ids of earlier appends.
+    @Test(arguments: 1...8)
+    func theTextWrittenOnOtherThreadsEqualsTheEventsLines(seed: UInt64) throws {
+        let (path, _) = try randomLog(seed: seed, in: temporaryDirectory())
+        let expected = try exported(path)
+        #expect(try text(path, threads: 1) == expected)
+        for threads in [2, 3] {
+            #expect(try text(path, threads: threads) == expected, "threads: \(threads)")
+            #expect(try text(path, threads: threads, callerMostlyWaits: false) == expected, "threads: \(threads), one worker fewer")
+        }
+    }
+
     /// What `LogReader.fold(into:)` makes of `path`: the reports and the
     /// bytes of every id that reports name, or the error.
     private func foldDirectly(_ path: String, threads: Int = 1) -> Result<(Reports, [[[UInt8]]]), InputError> {

@@ -11,6 +11,9 @@ struct LoadedBatch: Sendable {
     var decoded: DecodedBatch?
     /// For a partitioned fold, its events dealt out to the parts.
     var shares: PartShares?
+    /// For `export`, its events as lines of NDJSON, if ``hasText``: see ``LoadWork/text``.
+    var text: [UInt8] = []
+    var hasText = false
 
     /// Runs `body` on the payload, `batch`'s, turning what it throws into a ``BatchFailure``.
     func onPayload(
@@ -30,8 +33,8 @@ struct LoadedBatch: Sendable {
 
 /// How much of a batch to load: its payload alone (for a fold straight from
 /// the columns), its events' values decoded from the columns (for a fold
-/// on another thread), its events, or its events dealt out to the parts of
-/// a partitioned fold.
+/// on another thread), its events, its events written out as text, or its
+/// events dealt out to the parts of a partitioned fold.
 enum LoadWork: Sendable {
     /// The whole payload and its dictionary, no events: what a writer needs of the log's ids.
     case dictionary
@@ -39,6 +42,11 @@ enum LoadWork: Sendable {
     /// With `checkingSpellings`, the loader also checks that the batch spells
     /// again exactly the earlier ids its events use, as `orders verify` does.
     case events(checkingSpellings: Bool)
+    /// Its events, and (if the batch spells again exactly the earlier ids
+    /// they use, as a sound one does) those events as lines of `export`,
+    /// their ids spelled by the batch itself. The reader still defines the
+    /// batch's ids, and so checks every spelling against the batches before.
+    case text
     /// With `votes`, the worker also folds the batch's votes into it.
     case columns(votes: WorkerVotes?)
     case dealt(Partitioning)
@@ -74,6 +82,8 @@ struct BatchLoader: ~Copyable {
     private var dealing: DecodedBatch?
     /// For `orders verify`: whether each batch spells again the earlier ids it uses.
     private var spelledAgain = SpelledAgainCheck()
+    /// For ``LoadWork/text``: where the batch's ids are spelled.
+    private var spellings = BatchSpellings()
 
     init(file: FileDescriptor, name: String) throws {
         self.file = file
@@ -88,6 +98,7 @@ struct BatchLoader: ~Copyable {
     mutating func load(_ batch: LogLayout.Batch, into loaded: inout LoadedBatch, decodingEvents: Bool = true) throws {
         try readPayload(batch, into: &loaded.payload)
         loaded.events.removeAll(keepingCapacity: true)
+        loaded.hasText = false
         let expected = Self.expected(batch)
         loaded.dictionary = try decoding(batch, loaded.payload) { (decoder, bytes) throws(ByteReader.Malformed) in
             decodingEvents
@@ -115,6 +126,10 @@ struct BatchLoader: ~Copyable {
                     try spelledAgain.check(loaded.events, loaded.dictionary, in: payload)
                 }
             }
+        case .text:
+            try load(batch, into: &loaded)
+            loaded.text.removeAll(keepingCapacity: true)
+            loaded.hasText = writeText(batch, &loaded)
         case .dealt(let partitioning):
             let decoded = dealing ?? DecodedBatch()
             dealing = decoded
@@ -122,6 +137,25 @@ struct BatchLoader: ~Copyable {
             let shares = loaded.shares.flatMap { $0.parts == partitioning.parts ? $0 : nil } ?? PartShares(parts: partitioning.parts)
             loaded.shares = shares
             shares.deal(decoded.count, among: partitioning) { decoded.handOver(payload: loaded.payload, to: &$0) }
+        }
+    }
+
+    /// Writes the events of `loaded`, `batch`'s, into its text, spelling
+    /// their ids with its own spellings.
+    /// - Returns: false, with no text written, if the batch does not spell
+    ///   again exactly the earlier ids its events use, or its spellings do
+    ///   not read: the reader, which reads them too, finds what is wrong.
+    private mutating func writeText(_ batch: LogLayout.Batch, _ loaded: inout LoadedBatch) -> Bool {
+        let firstSeq = Int64(batch.header.firstSeq)
+        return loaded.payload.withUnsafeBytes { payload in
+            do throws(ByteReader.Malformed) {
+                try spelledAgain.check(loaded.events, loaded.dictionary, in: payload)
+                try spellings.read(loaded.dictionary, in: payload)
+            } catch {
+                return false
+            }
+            EventJSON.appendLines(firstSeq: firstSeq, loaded.events, spelledBy: spellings.reading(payload), to: &loaded.text)
+            return true
         }
     }
 

@@ -67,9 +67,13 @@ public enum InputFormat: Hashable, Sendable {
 /// - Parameters:
 ///   - skippingCorrupt: for a log, go on past damaged frames (see ``LogReader``).
 ///   - checkingSpellings: for a log, check each batch's ids spelled again, as `orders verify` does.
-///   - threads: with more than one, that many threads decode (log batches,
-///     or chunks of NDJSON) while the caller's thread takes the events.
-public func openEvents(_ path: String, skippingCorrupt: Bool = false, checkingSpellings: Bool = false, threads: Int = 1) throws -> any EventStream {
+///   - threads: with more than one, the threads to read with: for NDJSON,
+///     that many parse chunks while the caller's thread takes the events;
+///     for a log, all but the caller's read and decode batches ahead.
+///   - callerMostlyWaits: for a log, read on `threads` others, as for NDJSON (see ``LogReader``).
+public func openEvents(
+    _ path: String, skippingCorrupt: Bool = false, checkingSpellings: Bool = false, threads: Int = 1, callerMostlyWaits: Bool = false
+) throws -> any EventStream {
     let name = path == "-" ? "standard input" : path
     let file: FileDescriptor
     if path == "-" {
@@ -97,7 +101,8 @@ public func openEvents(_ path: String, skippingCorrupt: Bool = false, checkingSp
             throw InputError(file: name, message: "a binary log must be read from a file, not a pipe")
         }
         try? file.close()
-        return try LogReader(path: path, skippingCorrupt: skippingCorrupt, threads: threads, checkingSpellings: checkingSpellings)
+        return try LogReader(path: path, skippingCorrupt: skippingCorrupt, threads: threads, checkingSpellings: checkingSpellings,
+                             callerMostlyWaits: callerMostlyWaits)
     case .zstdNDJSON:
         return try NDJSONReader(name: name, file: file, closes: path != "-", compressed: true, prefix: prefix, threads: threads)
     case .ndjson:

@@ -60,13 +60,17 @@ public final class LogReader: EventStream {
     ///     decoded on the others, ahead of the caller.
     ///   - checkingSpellings: have `next` also check, as `orders verify` does,
     ///     that each batch spells again exactly the earlier ids it uses.
+    ///   - callerMostlyWaits: with more than one thread, load batches on
+    ///     `threads` others rather than `threads - 1`, for a caller that
+    ///     does little with each but wait for it (`nextText`), as NDJSON is
+    ///     parsed on `threads` while the caller takes the events.
     /// - Throws: ``FileError``, or ``InputError`` if it is not a log or (unless
     ///   skipping) is corrupt before its last commit.
-    public init(path: String, skippingCorrupt: Bool = false, threads: Int = 1, checkingSpellings: Bool = false) throws {
+    public init(path: String, skippingCorrupt: Bool = false, threads: Int = 1, checkingSpellings: Bool = false, callerMostlyWaits: Bool = false) throws {
         name = path
         self.skippingCorrupt = skippingCorrupt
         self.checkingSpellings = checkingSpellings
-        workers = max(0, threads - 1)
+        workers = threads > 1 && callerMostlyWaits ? threads : max(0, threads - 1)
         file = try FileDescriptor.openInput(path)
         do {
             if skippingCorrupt {
@@ -119,15 +123,43 @@ public final class LogReader: EventStream {
     var batchOffsets: [Int64] { batches.map(\.frameOffset) }
 
     public func next(ids: inout Identifiers, into events: inout [Event]) throws -> Int64? {
+        guard let batch = try loadNext(.events(checkingSpellings: checkingSpellings), ids: &ids) else { return nil }
+        if events.isEmpty { swap(&events, &current.events) } else { events.append(contentsOf: current.events) }
+        return Int64(batch.header.firstSeq)
+    }
+
+    /// Appends the next batch's events to `text` as the lines `orders
+    /// export` prints, read and checked as `next` reads them. Other
+    /// threads, if any, write each batch's lines ahead, their ids spelled
+    /// by the batch itself; this one defines the batch's ids in `ids`, and
+    /// so checks those spellings against the batches before. Alone, it
+    /// spells them with `ids`, which costs no lookup in the batch.
+    /// - Returns: how many events it appended; nil after the last batch.
+    public func nextText(ids: inout Identifiers, into text: inout [UInt8]) throws -> Int? {
+        guard let batch = try loadNext(workers > 0 ? .text : .events(checkingSpellings: false), ids: &ids) else { return nil }
+        if !current.hasText {
+            EventJSON.appendLines(firstSeq: Int64(batch.header.firstSeq), current.events, spelledBy: ids, to: &text)
+        } else if text.isEmpty {
+            swap(&text, &current.text)
+        } else {
+            text.append(contentsOf: current.text)
+        }
+        return current.events.count
+    }
+
+    /// Loads the next batch that reads, as far as `work` asks, into
+    /// `current` and defines its ids in `ids`; when skipping, records and
+    /// passes over those that do not read.
+    /// - Returns: the batch; nil after the last.
+    private func loadNext(_ work: LoadWork, ids: inout Identifiers) throws -> LogLayout.Batch? {
         while nextBatch < batches.count {
             let batch = batches[nextBatch]
             nextBatch += 1
             let before = (ids: ids.counts, counts: idCounts)
             do {
-                try load(batch, .events(checkingSpellings: checkingSpellings))
+                try load(batch, work)
                 try defineCurrent(batch, in: &ids, roles: Role.allCases)
-                if events.isEmpty { swap(&events, &current.events) } else { events.append(contentsOf: current.events) }
-                return Int64(batch.header.firstSeq)
+                return batch
             } catch let failure as BatchFailure {
                 guard skippingCorrupt else { throw corrupt(batch, failure) }
                 ids.removeIDs(from: before.ids)
@@ -362,7 +394,8 @@ public final class LogReader: EventStream {
         // Empty when its buffers went to the parts of a partitioned fold.
         if current.payload.capacity > 0 { spare.append(current) }
         current = LoadedBatch()
-        while submitted < batches.count && parallel.pending < 2 * workers + 2 {
+        let ahead = if case .text = work { workers + 1 } else { 2 * workers + 2 }
+        while submitted < batches.count && parallel.pending < ahead {
             parallel.submit((batches[submitted], spare.popLast() ?? LoadedBatch(), work))
             submitted += 1
         }

@@ -11,33 +11,52 @@ public enum EventJSON {
     ///     the spaced form the spec prints.
     public static func appendFields(seq: Int64?, event: Event, ids: borrowing Identifiers, compact: Bool = false, to output: inout [UInt8]) {
         // `ids` handed through rather than captured: a closure that captured it copied it, a retain and a release of each table.
-        TextCursor.appending(to: &output, atMost: maxLength(of: event, ids: ids), with: ids) { text, ids in
+        TextCursor.appending(to: &output, atMost: maxLength, with: ids) { text, ids in
             putFields(seq: seq, event: event, ids: ids, compact: compact, to: &text)
         }
     }
 
     /// Appends the event as one NDJSON line, newline included.
     public static func appendLine(seq: Int64?, event: Event, ids: borrowing Identifiers, compact: Bool = false, to output: inout [UInt8]) {
-        TextCursor.appending(to: &output, atMost: maxLength(of: event, ids: ids), with: ids) { text, ids in
+        appendLine(seq: seq, event: event, spelledBy: ids, compact: compact, to: &output)
+    }
+
+    /// Appends `events` as lines of `export`, the first numbered `firstSeq`.
+    public static func appendLines(firstSeq: Int64, _ events: [Event], ids: borrowing Identifiers, to output: inout [UInt8]) {
+        appendLines(firstSeq: firstSeq, events, spelledBy: ids, to: &output)
+    }
+
+    /// `appendLines`, the ids spelled by `ids`.
+    static func appendLines(
+        firstSeq: Int64, _ events: [Event], spelledBy ids: borrowing some IdentifierSpellings & ~Copyable, to output: inout [UInt8]
+    ) {
+        for (i, event) in events.enumerated() {
+            appendLine(seq: firstSeq + Int64(i), event: event, spelledBy: ids, compact: false, to: &output)
+        }
+    }
+
+    /// `appendLine`, its ids spelled by `ids`.
+    private static func appendLine(
+        seq: Int64?, event: Event, spelledBy ids: borrowing some IdentifierSpellings & ~Copyable, compact: Bool, to output: inout [UInt8]
+    ) {
+        TextCursor.appending(to: &output, atMost: maxLength, with: ids) { text, ids in
             putFields(seq: seq, event: event, ids: ids, compact: compact, to: &text)
             text.put("}\n")
         }
     }
 
-    /// The most bytes a line of `event` takes: 256 for everything but its
+    /// The most bytes a line of any event takes: 256 for everything but its
     /// ids (a seq, a type, a time, two integers, a currency, the keys and
-    /// punctuation take under 200), and for each id its key and its
-    /// spelling escaped.
-    private static func maxLength(of event: Event, ids: borrowing Identifiers) -> Int {
-        var length = 256
-        for role in Role.allCases {
-            if let id = event.id(role) { length += 16 + JSONText.quotedLength(atMost: ids[role].withBytes(of: id) { $0.count }) }
-        }
-        return length
-    }
+    /// punctuation take under 200), and for each of at most three ids its
+    /// key and the longest spelling escaped. The room is reserved on the
+    /// stack, where its size costs nothing; a bound for each event would
+    /// cost a lookup of each of its ids.
+    private static let maxLength = 256 + 3 * (16 + JSONText.quotedLength(atMost: LogFormat.maxIdentifierLength))
 
     /// Writes the opening brace and the event's fields, as `appendFields` appends them.
-    private static func putFields(seq: Int64?, event: Event, ids: borrowing Identifiers, compact: Bool, to output: inout TextCursor) {
+    private static func putFields(
+        seq: Int64?, event: Event, ids: borrowing some IdentifierSpellings & ~Copyable, compact: Bool, to output: inout TextCursor
+    ) {
         let colon: StaticString = compact ? "\":" : "\": "
         let comma: StaticString = compact ? ",\"" : ", \""
         func key(_ name: StaticString) {
@@ -64,7 +83,7 @@ public enum EventJSON {
         output.put(0x22)
         func id(_ role: Role, _ symbol: Symbol) {
             key(role.field)
-            ids[role].withBytes(of: symbol) { JSONText.putString($0, to: &output) }
+            ids.withBytes(of: symbol, role) { JSONText.putString($0, to: &output) }
         }
         func int(_ name: StaticString, _ value: Int64) {
             key(name)

@@ -11,6 +11,8 @@ extension Orders {
             One JSON object per line, with its seq, times in UTC to the millisecond:
               {"seq": 1, "type": "item_added", "at": "2025-09-16T09:00:00.000Z", ...}
             Export, then import into a new log, then export again gives the same bytes.
+            With --threads n above 1, n threads write a log's batches out as text while
+            one more checks each batch's ids against the batches before and writes out.
 
             Examples:
               orders export store.log > events.ndjson
@@ -21,14 +23,26 @@ extension Orders {
 
         func run() throws {
             try reportingFailures {
-                var line: [UInt8] = []
-                try readEvents(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads, progress: "exporting") { first, events, ids in
-                    for (i, event) in events.enumerated() {
-                        EventJSON.appendLine(seq: first + Int64(i), event: event, ids: ids, to: &line)
+                // This thread only checks a log's ids and writes out the text that `--threads` others write.
+                let stream = try openStream(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads, callerMostlyWaits: true)
+                var text: [UInt8] = []
+                guard let log = stream as? LogReader else {
+                    _ = try readEvents(stream, progress: "exporting") { first, events, ids in
+                        EventJSON.appendLines(firstSeq: first, events, ids: ids, to: &text)
+                        Console.write(text)
+                        text.removeAll(keepingCapacity: true)
                     }
-                    Console.write(line)
-                    line.removeAll(keepingCapacity: true)
+                    return
                 }
+                let progress = Progress("exporting")
+                defer { progress.finish() }
+                var ids = Identifiers()
+                while let count = try log.nextText(ids: &ids, into: &text) {
+                    Console.write(text)
+                    text.removeAll(keepingCapacity: true)
+                    progress.advance(count, position: log.progress)
+                }
+                noteSkips(log)
             }
         }
     }

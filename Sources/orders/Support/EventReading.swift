@@ -14,8 +14,8 @@ func readEvents(
 }
 
 /// Opens `path` as `openEvents` does, telling standard error its notices.
-func openStream(_ path: String, skippingCorrupt: Bool, threads: Int) throws -> any EventStream {
-    let stream = try openEvents(path, skippingCorrupt: skippingCorrupt, threads: threads)
+func openStream(_ path: String, skippingCorrupt: Bool, threads: Int, callerMostlyWaits: Bool = false) throws -> any EventStream {
+    let stream = try openEvents(path, skippingCorrupt: skippingCorrupt, threads: threads, callerMostlyWaits: callerMostlyWaits)
     for notice in stream.notices { Console.note("orders: warning: \(notice)") }
     return stream
 }
@@ -25,7 +25,6 @@ func readEvents(
     _ stream: any EventStream, progress label: String,
     _ body: (_ firstSeq: Int64, _ events: [Event], _ ids: Identifiers) throws -> Void
 ) throws -> Identifiers {
-    let path = stream.name
     let progress = Progress(label)
     defer { progress.finish() }
     var ids = Identifiers()
@@ -35,14 +34,17 @@ func readEvents(
         progress.advance(events.count, position: stream.progress)
         events.removeAll(keepingCapacity: true)
     }
-    if let log = stream as? LogReader {
-        for skip in log.passedOver { Console.note("orders: warning: \(path): skipped a corrupt stretch at \(skip)") }
-        if !log.skipped.isEmpty {
-            let lost = log.skipped.reduce(0) { $0 + $1.seqs.count }
-            Console.note("orders: warning: \(path): \(counted(lost, "event")) could not be read; the results leave them out")
-        }
-    }
+    if let log = stream as? LogReader { noteSkips(log) }
     return ids
+}
+
+/// Tells standard error what damage reading `log` passed over, and how many events it cost.
+func noteSkips(_ log: LogReader) {
+    for skip in log.passedOver { Console.note("orders: warning: \(log.name): skipped a corrupt stretch at \(skip)") }
+    if !log.skipped.isEmpty {
+        let lost = log.skipped.reduce(0) { $0 + $1.seqs.count }
+        Console.note("orders: warning: \(log.name): \(counted(lost, "event")) could not be read; the results leave them out")
+    }
 }
 
 /// Folds every event of `path` and gathers every report. A log is folded
