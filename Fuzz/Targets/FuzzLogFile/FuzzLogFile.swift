@@ -9,6 +9,7 @@ import OrdersLog
 /// verify reads it on one thread and on two. A fold reads less than `next`
 /// (not the spellings of carts, orders and voters), so it may succeed where
 /// `next` fails; where `next` succeeds, every fold must give its reports.
+/// And it is exported on one thread and on two workers, to the same text.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzLogFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let path = "/dev/shm/orders-fuzz-\(getpid())"
@@ -73,7 +74,25 @@ public func fuzzLogFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if verified(path, threads: 1) != verified(path, threads: 2) {
         fatalError("verify's reading on two threads and on one differ")
     }
+    // Exported on one thread, and by two workers that spell each batch's ids from the batch alone:
+    // the same text, and the same error if one fails; and the same text where damage is skipped.
+    for skipping in [false, true] where exported(path, threads: 1, skipping: skipping) != exported(path, threads: 2, skipping: skipping) {
+        fatalError("export on two workers and on one thread differ (skipping damage: \(skipping))")
+    }
     return 0
+}
+
+/// What `orders export` writes of the log at `path` on `threads`, and its error if it fails.
+private func exported(_ path: String, threads: Int, skipping: Bool) -> (text: [UInt8], error: String?) {
+    var text: [UInt8] = []
+    do {
+        let reader = try LogReader(path: path, skippingCorrupt: skipping, threads: threads, callerMostlyWaits: true)
+        var ids = Identifiers()
+        while try reader.nextText(ids: &ids, into: &text) != nil {}
+        return (text, nil)
+    } catch {
+        return (text, "\(error)")
+    }
 }
 
 /// What `orders verify` finds in a log: the damage it passes over, the

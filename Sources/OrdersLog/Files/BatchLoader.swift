@@ -80,7 +80,8 @@ struct BatchLoader: ~Copyable {
     /// then, so one per loader rather than one per batch in flight; made
     /// when first needed.
     private var dealing: DecodedBatch?
-    /// For `orders verify`: whether each batch spells again the earlier ids it uses.
+    /// Whether each batch spells again exactly the earlier ids it uses: for
+    /// `orders verify`, and before a batch's ids are spelled from the batch alone.
     private var spelledAgain = SpelledAgainCheck()
     /// For ``LoadWork/text``: where the batch's ids are spelled.
     private var spellings = BatchSpellings()

@@ -2,7 +2,8 @@ import OrdersCore
 
 /// Checks that each batch spells again exactly the earlier ids its events
 /// use: what `orders verify` adds to reading, since a replay has no need of
-/// those spellings (FORMAT.md).
+/// those spellings (FORMAT.md), and what lets an export worker spell a
+/// batch's ids from the batch alone (``BatchSpellings``).
 ///
 /// The ids a batch uses are marked in a bitmap per role, by number, kept
 /// from batch to batch and left clear after each: a bit an id of the log,
