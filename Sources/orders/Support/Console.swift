@@ -6,6 +6,12 @@ enum Console {
 
     /// Queues bytes for standard output, writing when the buffer is large.
     static func write(_ bytes: [UInt8]) {
+        // Text of a megabyte or more (a batch of `export`'s) goes out as it is, not copied first.
+        if bytes.count >= 1 << 20 {
+            flush()
+            bytes.withUnsafeBytes(writeOut)
+            return
+        }
         buffer.append(contentsOf: bytes)
         if buffer.count >= 1 << 20 { flush() }
     }
@@ -14,21 +20,24 @@ enum Console {
 
     /// Writes everything queued to standard output.
     static func flush() {
-        var offset = 0
-        buffer.withUnsafeBytes { bytes in
-            while offset < bytes.count {
-                let n = Glibc.write(1, bytes.baseAddress! + offset, bytes.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    // The reader went away (e.g. `| head`): stop quietly, as Unix tools do.
-                    if errno == EPIPE { exit(0) }
-                    toStandardError("orders: writing to standard output failed: \(String(cString: strerror(errno)))\n")
-                    exit(74)
-                }
-                offset += n
-            }
-        }
+        buffer.withUnsafeBytes(writeOut)
         buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes `bytes` to standard output, all of them.
+    private static func writeOut(_ bytes: UnsafeRawBufferPointer) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = Glibc.write(1, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                // The reader went away (e.g. `| head`): stop quietly, as Unix tools do.
+                if errno == EPIPE { exit(0) }
+                toStandardError("orders: writing to standard output failed: \(String(cString: strerror(errno)))\n")
+                exit(74)
+            }
+            offset += n
+        }
     }
 
     /// A line on standard error.
