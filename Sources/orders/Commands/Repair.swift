@@ -23,7 +23,7 @@ extension Orders {
         @Option(name: .short, help: ArgumentHelp("The new log to write; it must not exist.", valueName: "new"))
         var output: String
 
-        @Option(help: ArgumentHelp("Threads to read with: the others read, check, decompress and decode LOG's batches ahead of the one that writes NEW; 1 does everything on one thread. 1 to 256; defaults to the number of cores.", valueName: "n"))
+        @Option(help: ArgumentHelp("Threads to work with: the others read, check, decompress and decode LOG's batches ahead of the one that encodes NEW's, and n compress them; 1 does everything on one thread. 1 to 256; defaults to the number of cores.", valueName: "n"))
         var threads: Int = InputArgument.cores
 
         func validate() throws {
@@ -38,16 +38,10 @@ extension Orders {
                 for notice in reader.notices { Console.note("orders: warning: \(notice)") }
                 let writer = try LogWriter(path: output)
                 do {
-                    var ids = Identifiers()
-                    var events: [Event] = []
                     let progress = Progress("repairing")
                     defer { progress.finish() }
-                    while try reader.next(ids: &ids, into: &events) != nil {
-                        for event in events { try writer.append(event, ids: ids) }
-                        try writer.flush(ids: ids)
-                        progress.advance(events.count, position: reader.progress)
-                        events.removeAll(keepingCapacity: true)
-                    }
+                    // As an import of the readable events: this thread encodes while the others read and compress.
+                    try writer.append(contentsOf: reader, compressors: threads) { progress.advance($0, position: reader.progress) }
                     progress.finish()
                     let seqs = try writer.commit(ids: Identifiers())
                     for skip in reader.passedOver { Console.note("orders: dropped \(skip)") }
