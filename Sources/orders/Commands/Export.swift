@@ -23,7 +23,7 @@ extension Orders {
 
         func run() throws {
             try reportingFailures {
-                // This thread only checks a log's ids and writes out the text that `--threads` others write.
+                // With `--threads` above 1, this thread only checks a log's ids and writes out the text the others write.
                 let stream = try openStream(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads, callerMostlyWaits: true)
                 var text: [UInt8] = []
                 guard let log = stream as? LogReader else {

@@ -23,7 +23,7 @@ extension Orders {
         @Option(name: .short, help: ArgumentHelp("The new log to write; it must not exist.", valueName: "new"))
         var output: String
 
-        @Option(help: ArgumentHelp("Threads to work with: the others read, check, decompress and decode LOG's batches ahead of the one that encodes NEW's, and n compress them; 1 does everything on one thread. 1 to 256; defaults to the number of cores.", valueName: "n"))
+        @Option(help: ArgumentHelp("Threads to work with: the others read, check, decompress and decode LOG's batches ahead of the one that encodes NEW's batches, and n threads compress them; 1 does everything on one thread. 1 to 256; defaults to the number of cores.", valueName: "n"))
         var threads: Int = InputArgument.cores
 
         func validate() throws {
