@@ -111,4 +111,23 @@ struct RFC3339Tests {
             }
         }
     }
+
+    /// A run of times written with one remembered date: each as written
+    /// alone, across days forward and back, before 1970, and at both ends
+    /// of the years a log holds.
+    @Test
+    func aRememberedDateWritesTheDateOfEachTimeInARun() {
+        let day: Int64 = 86_400_000
+        let times = [Timestamp.earliest.milliseconds, 0, -1, -1, 1, day - 1, day, day + 1, 3 * day, day, -day, -day - 1,
+                     1_758_000_000_000, 1_758_000_000_000 + day, Timestamp.latest.milliseconds, 1_758_000_000_000].map(Timestamp.init)
+        var lastDate = RFC3339.LastWrittenDate()
+        var run: [UInt8] = [], alone: [UInt8] = []
+        for time in times {
+            TextCursor.appending(to: &run, atMost: RFC3339.length) { RFC3339.put(time, to: &$0, lastDate: &lastDate) }
+            RFC3339.write(time, to: &alone)
+        }
+        #expect(String(decoding: run, as: UTF8.self) == String(decoding: alone, as: UTF8.self))
+        #expect(alone.count == times.count * RFC3339.length)
+        #expect(String(decoding: alone.prefix(RFC3339.length), as: UTF8.self) == "0000-01-01T00:00:00.000Z")
+    }
 }

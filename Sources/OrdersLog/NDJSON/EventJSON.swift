@@ -11,14 +11,16 @@ public enum EventJSON {
     ///     the spaced form the spec prints.
     public static func appendFields(seq: Int64?, event: Event, ids: borrowing Identifiers, compact: Bool = false, to output: inout [UInt8]) {
         // `ids` handed through rather than captured: a closure that captured it copied it, a retain and a release of each table.
+        var lastDate = RFC3339.LastWrittenDate()
         TextCursor.appending(to: &output, atMost: maxLength, with: ids) { text, ids in
-            putFields(seq: seq, event: event, ids: ids, compact: compact, to: &text)
+            putFields(seq: seq, event: event, ids: ids, compact: compact, lastDate: &lastDate, to: &text)
         }
     }
 
     /// Appends the event as one NDJSON line, newline included.
     public static func appendLine(seq: Int64?, event: Event, ids: borrowing Identifiers, compact: Bool = false, to output: inout [UInt8]) {
-        appendLine(seq: seq, event: event, spelledBy: ids, compact: compact, to: &output)
+        var lastDate = RFC3339.LastWrittenDate()
+        appendLine(seq: seq, event: event, spelledBy: ids, compact: compact, lastDate: &lastDate, to: &output)
     }
 
     /// Appends `events` as lines of `export`, the first numbered `firstSeq`.
@@ -30,17 +32,19 @@ public enum EventJSON {
     static func appendLines(
         firstSeq: Int64, _ events: [Event], spelledBy ids: borrowing some IdentifierSpellings & ~Copyable, to output: inout [UInt8]
     ) {
+        var lastDate = RFC3339.LastWrittenDate()
         for (i, event) in events.enumerated() {
-            appendLine(seq: firstSeq + Int64(i), event: event, spelledBy: ids, compact: false, to: &output)
+            appendLine(seq: firstSeq + Int64(i), event: event, spelledBy: ids, compact: false, lastDate: &lastDate, to: &output)
         }
     }
 
-    /// `appendLine`, its ids spelled by `ids`.
+    /// `appendLine`, its ids spelled by `ids`, its date copied from the line before's if they share it.
     private static func appendLine(
-        seq: Int64?, event: Event, spelledBy ids: borrowing some IdentifierSpellings & ~Copyable, compact: Bool, to output: inout [UInt8]
+        seq: Int64?, event: Event, spelledBy ids: borrowing some IdentifierSpellings & ~Copyable, compact: Bool,
+        lastDate: inout RFC3339.LastWrittenDate, to output: inout [UInt8]
     ) {
         TextCursor.appending(to: &output, atMost: maxLength, with: ids) { text, ids in
-            putFields(seq: seq, event: event, ids: ids, compact: compact, to: &text)
+            putFields(seq: seq, event: event, ids: ids, compact: compact, lastDate: &lastDate, to: &text)
             text.put("}\n")
         }
     }
@@ -55,7 +59,8 @@ public enum EventJSON {
 
     /// Writes the opening brace and the event's fields, as `appendFields` appends them.
     private static func putFields(
-        seq: Int64?, event: Event, ids: borrowing some IdentifierSpellings & ~Copyable, compact: Bool, to output: inout TextCursor
+        seq: Int64?, event: Event, ids: borrowing some IdentifierSpellings & ~Copyable, compact: Bool,
+        lastDate: inout RFC3339.LastWrittenDate, to output: inout TextCursor
     ) {
         let colon: StaticString = compact ? "\":" : "\": "
         let comma: StaticString = compact ? ",\"" : ", \""
@@ -79,7 +84,7 @@ public enum EventJSON {
         output.put(0x22)
         key("at")
         output.put(0x22)
-        RFC3339.put(event.at, to: &output)
+        RFC3339.put(event.at, to: &output, lastDate: &lastDate)
         output.put(0x22)
         func id(_ role: Role, _ symbol: Symbol) {
             key(role.field)
