@@ -203,11 +203,14 @@ public enum RFC3339 {
         }
         if lastDate.days != days {
             let date = CivilDate(daysSinceEpoch: days)
-            withUnsafeMutableBytes(of: &lastDate.text) { text in
-                var cursor = TextCursor(text.bindMemory(to: UInt8.self))
+            lastDate.text = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { room in
+                room.initialize(repeating: 0)
+                var cursor = TextCursor(room)
                 put(date.year, 4, then: 0x2D, to: &cursor)
                 put(date.month, 2, then: 0x2D, to: &cursor)
                 put(date.day, 2, then: 0x54, to: &cursor)
+                let text = UnsafeRawBufferPointer(room)
+                return (text.loadUnaligned(as: UInt64.self), text.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
             }
             lastDate.days = days
         }
