@@ -27,7 +27,7 @@ extension Orders {
                 let stream = try openStream(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads, callerMostlyWaits: true)
                 var text: [UInt8] = []
                 guard let log = stream as? LogReader else {
-                    _ = try readEvents(stream, progress: "exporting") { first, events, ids in
+                    try readEvents(stream, progress: "exporting") { first, events, ids in
                         EventJSON.appendLines(firstSeq: first, events, ids: ids, to: &text)
                         Console.write(text)
                         text.removeAll(keepingCapacity: true)

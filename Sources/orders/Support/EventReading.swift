@@ -21,6 +21,7 @@ func openStream(_ path: String, skippingCorrupt: Bool, threads: Int, callerMostl
 }
 
 /// `readEvents` on a stream already open.
+@discardableResult
 func readEvents(
     _ stream: any EventStream, progress label: String,
     _ body: (_ firstSeq: Int64, _ events: [Event], _ ids: Identifiers) throws -> Void
