@@ -207,13 +207,26 @@ public struct SymbolTable: Sendable {
     /// index of its own, over this table's bytes, not copied, and sized at
     /// once for every symbol.
     public func firstDuplicate() -> (Symbol, Symbol)? {
+        firstDuplicate(part: 0, of: 1)
+    }
+
+    /// `firstDuplicate()` among the symbols whose hash falls in part `part`
+    /// of `parts`, each part an equal share of the hashes. Two numbers
+    /// spelled alike hash alike, so they fall in the same part: the parts
+    /// can be searched at once, each on a thread of its own, and the first
+    /// pair of the whole table is the one whose second number comes first.
+    public func firstDuplicate(part: Int, of parts: Int) -> (Symbol, Symbol)? {
+        precondition(0 <= part && part < parts, "part \(part) of \(parts)")
         var search = self
-        // At least twice the symbols, a power of two: it never grows.
-        search.slots = Array(repeating: 0, count: max(1024, 1 << (Int.bitWidth - (2 * spans.count + 1).leadingZeroBitCount)))
+        // At least twice the part's share of the symbols, a power of two: it seldom grows.
+        let share = (spans.count + parts - 1) / parts
+        search.slots = Array(repeating: 0, count: max(1024, 1 << (Int.bitWidth - (2 * share + 1).leadingZeroBitCount)))
         search.occupied = 0
         for number in 0..<spans.count where spans[number] & 0xFFFF != 0 {
             let symbol = Symbol(rawValue: UInt32(number))
             let hash = withBytes(of: symbol) { hash32($0) }
+            // The high bits choose the part; the low ones, which place a slot, stay evenly spread within it.
+            guard Int((UInt64(hash) &* UInt64(parts)) >> 32) == part else { continue }
             if let first = withBytes(of: symbol, { search.find($0, hash: hash) }) {
                 return (Symbol(rawValue: UInt32(first)), symbol)
             }

@@ -205,6 +205,35 @@ struct SymbolDefinitionTests {
         #expect(duplicate?.0 == Symbol(rawValue: 4321) && duplicate?.1 == Symbol(rawValue: 6_000))
     }
 
+    /// Searched in parts, each part finds the first pair among its share
+    /// of the hashes, and the pair whose second number comes first is the
+    /// whole table's first; every part finds one when pairs are many, so
+    /// the parts share the work. Placeholders, some filled late, and ids
+    /// spelled three times are among them.
+    @Test(arguments: [1, 2, 3, 4, 7])
+    func theFirstDuplicateOfAllPartsIsTheTablesFirst(parts: Int) {
+        for seed: UInt64 in 1...6 {
+            var table = SymbolTable(seed: seed)
+            var numbers = Array(0..<4_000)
+            var state = seed
+            // Every 8th number spells one of the numbers before it again, some twice.
+            for number in numbers where number % 8 == 7 {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                numbers[number] = numbers[Int((state >> 33) % UInt64(number))]
+            }
+            for number in numbers.indices where number % 97 != 5 { _ = define(&table, number, "id-\(numbers[number])") }
+            for number in numbers.indices where number % 194 == 5 { _ = define(&table, number, "id-\(numbers[number])") }
+            let whole = table.firstDuplicate()
+            #expect(whole != nil)
+            let found = (0..<parts).map { table.firstDuplicate(part: $0, of: parts) }
+            #expect(found.allSatisfy { $0 != nil }, "seed \(seed): \(found)")
+            #expect(Set(found.compactMap { $0?.1 }).count == parts, "each part searches a share of its own")
+            for case let (first, second)? in found { #expect(table[first] == table[second] && first < second) }
+            let earliest = found.compactMap { $0 }.min { $0.1 < $1.1 }
+            #expect(earliest?.0 == whole?.0 && earliest?.1 == whole?.1, "seed \(seed)")
+        }
+    }
+
     /// Emptied, a table that grew numbers from 0 again, and finds none of
     /// the ids it held, though it keeps their memory.
     @Test func removingAllForgetsEverySymbolAndItsIndex() {

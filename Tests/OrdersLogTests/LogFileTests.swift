@@ -538,6 +538,47 @@ struct VerifyTests {
         }
     }
 
+    /// A log that numbers one spelling twice reads, as a replay needs no
+    /// spellings to tell ids apart; verify then searches the ids it read
+    /// and finds the two numbers, on any number of threads. Among 70,000
+    /// ids, which are searched in parts, too, and in role order.
+    @Test func verifyFindsAnIdNumberedTwice() throws {
+        var ids = Identifiers()
+        let a = ids.carts.intern(Array("a".utf8)), b = ids.carts.intern(Array("b".utf8)), p = ids.products.intern(Array("p".utf8))
+        func added(to cart: Symbol) -> Event {
+            Event(at: Timestamp(milliseconds: 0), .itemAdded(cart: cart, product: p, qty: 1, price: 5, currency: Currency("KRW")!))
+        }
+        let path = try logWithBatchesRewritten([added(to: a), added(to: b)], ids: ids, rewrites: [
+            1: { again, size, section in
+                #expect(again == 0 && section == [1] + Array("b".utf8))
+                section = [1] + Array("a".utf8)  // the new cart b spelled as a
+            },
+        ])
+        for threads in 1...3 {
+            let reader = try LogReader(path: path, skippingCorrupt: true, threads: threads, checkingSpellings: true)
+            var read = Identifiers()
+            var events: [Event] = []
+            while try reader.next(ids: &read, into: &events) != nil {}
+            #expect(!reader.foundDamage && events.count == 2)
+            let found = read.firstDuplicate(threads: threads)
+            #expect(found?.role == .cart && found?.first == a && found?.second == b, "\(threads) threads: \(String(describing: found))")
+        }
+
+        var many = Identifiers()
+        for i in 0..<70_000 { _ = many.voters.intern(Array("v-\(i)".utf8)) }
+        _ = many.products.intern(Array("p".utf8))
+        for threads in 1...3 { #expect(many.firstDuplicate(threads: threads) == nil) }
+        // Defined out of order, and many, so that each part finds a pair of its own.
+        for number in 70_001..<70_040 { _ = Array("v-\(number - 70_000)".utf8).withUnsafeBytes { many.voters.define(number, $0) } }
+        _ = Array("v-12345".utf8).withUnsafeBytes { many.voters.define(70_000, $0) }
+        for threads in 1...3 {
+            let found = many.firstDuplicate(threads: threads)
+            #expect(found?.role == .voter && found?.first.rawValue == 12_345 && found?.second.rawValue == 70_000, "\(threads) threads")
+        }
+        _ = Array("p".utf8).withUnsafeBytes { many.products.define(1, $0) }
+        for threads in 1...3 { #expect(many.firstDuplicate(threads: threads)?.role == .product, "\(threads) threads") }
+    }
+
     /// What `nextText` writes for `path` on `threads`, or the error it throws.
     private func text(_ path: String, threads: Int, skippingCorrupt: Bool = false) -> Result<[UInt8], any Error> {
         Result {

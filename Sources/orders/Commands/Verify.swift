@@ -35,7 +35,7 @@ extension Orders {
         @Flag(help: "Also fail if the fold finds anomalies.")
         var strict = false
 
-        @Option(help: ArgumentHelp("Threads to check with; 1 does everything on one thread. For a log, the others read, check, decompress and decode batches ahead of the one that checks the ids across batches (and folds, with --strict); NDJSON is parsed in chunks on n threads. 1 to 256; defaults to the number of cores.", valueName: "n"))
+        @Option(help: ArgumentHelp("Threads to check with; 1 does everything on one thread. For a log, the others read, check, decompress and decode batches ahead of the one that checks the ids across batches (and folds, with --strict), then all search the ids for one spelled under two numbers; NDJSON is parsed in chunks on n threads. 1 to 256; defaults to the number of cores.", valueName: "n"))
         var threads: Int = InputArgument.cores
 
         func validate() throws {
@@ -94,11 +94,9 @@ extension Orders {
             /// Every damaged stretch in file order: those that cost events, and those that cost none.
             let damage = reader.passedOver
             // Replay trusts the writer to number each spelling once; verify checks it.
-            let twice = Role.allCases.lazy.compactMap { role in
-                ids[role].firstDuplicate().map { a, b in
-                    "\(role.field) ids \(a.rawValue) and \(b.rawValue) are both spelled \(String(identifier: Array(ids[role][a]))): the log numbers one id twice"
-                }
-            }.first
+            let twice = ids.firstDuplicate(threads: threads).map { role, a, b in
+                "\(role.field) ids \(a.rawValue) and \(b.rawValue) are both spelled \(String(identifier: Array(ids[role][a]))): the log numbers one id twice"
+            }
             let sound = !reader.foundDamage && twice == nil
             if json {
                 var out = JSONObject()
