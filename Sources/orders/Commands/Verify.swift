@@ -94,7 +94,8 @@ extension Orders {
             /// Every damaged stretch in file order: those that cost events, and those that cost none.
             let damage = reader.passedOver
             // Replay trusts the writer to number each spelling once; verify checks it.
-            let twice = ids.firstDuplicate(threads: threads).map { role, a, b in
+            // More threads than cores would only hash every id once more each.
+            let twice = ids.firstDuplicate(threads: min(threads, InputArgument.cores)).map { role, a, b in
                 "\(role.field) ids \(a.rawValue) and \(b.rawValue) are both spelled \(String(identifier: Array(ids[role][a]))): the log numbers one id twice"
             }
             let sound = !reader.foundDamage && twice == nil
