@@ -1,3 +1,5 @@
+import CPrefetch
+
 /// Interns identifiers by their bytes and hands out dense ``Symbol``s.
 ///
 /// Equality is byte equality: `é` written as one code point and as `e` plus a
@@ -222,17 +224,31 @@ public struct SymbolTable: Sendable {
         let share = (spans.count + parts - 1) / parts
         search.slots = Array(repeating: 0, count: max(1024, 1 << (Int.bitWidth - (2 * share + 1).leadingZeroBitCount)))
         search.occupied = 0
-        for number in 0..<spans.count where spans[number] & 0xFFFF != 0 {
-            let symbol = Symbol(rawValue: UInt32(number))
-            let hash = withBytes(of: symbol) { hash32($0) }
-            // The high bits choose the part; the low ones, which place a slot, stay evenly spread within it.
-            guard Int((UInt64(hash) &* UInt64(parts)) >> 32) == part else { continue }
-            if let first = withBytes(of: symbol, { search.find($0, hash: hash) }) {
-                return (Symbol(rawValue: UInt32(first)), symbol)
+        // In groups: the group's hashes first, each fetching its slot, so that the misses overlap.
+        let group = 32
+        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: group) { hashes -> (Symbol, Symbol)? in
+            for start in stride(from: 0, to: spans.count, by: group) {
+                let end = min(start + group, spans.count)
+                for number in start..<end {
+                    // The part's symbols only, marked by the bit above the hash.
+                    hashes[number - start] = 0
+                    guard spans[number] & 0xFFFF != 0 else { continue }
+                    let hash = withBytes(of: Symbol(rawValue: UInt32(number))) { hash32($0) }
+                    // The high bits choose the part; the low ones, which place a slot, stay evenly spread within it.
+                    guard Int((UInt64(hash) &* UInt64(parts)) >> 32) == part else { continue }
+                    hashes[number - start] = 1 << 32 | UInt64(hash)
+                    search.slots.withUnsafeBufferPointer { orders_prefetch($0.baseAddress! + (Int(hash) & ($0.count - 1))) }
+                }
+                for number in start..<end where hashes[number - start] != 0 {
+                    let symbol = Symbol(rawValue: UInt32(number)), hash = UInt32(truncatingIfNeeded: hashes[number - start])
+                    if let first = withBytes(of: symbol, { search.find($0, hash: hash) }) {
+                        return (Symbol(rawValue: UInt32(first)), symbol)
+                    }
+                    search.insertIntoIndex(number, hash: hash)
+                }
             }
-            search.insertIntoIndex(number, hash: hash)
+            return nil
         }
-        return nil
     }
 
     /// Forgets every symbol numbered `count` or more.
