@@ -492,8 +492,8 @@ struct VerifyTests {
                                          ids: ids, rewrites: [1: unused]), spellsWithoutUsing),
         ] {
             #expect(try exported(path).count > 0, "a reading accepts the batch")
-            // On one thread, and with a worker that loads and checks the batches.
-            for threads in [1, 2] {
+            // On one thread, and with one or two workers that load and check the batches.
+            for threads in [1, 2, 3] {
                 let (skips, readable) = try passedOverCheckingSpellings(path, threads: threads)
                 #expect(skips.map(\.reason).contains { $0.contains(reason) }, "\(skips)")
                 #expect(skips.map(\.seqs) == [2..<3], "\(threads) threads")
@@ -530,7 +530,7 @@ struct VerifyTests {
             2: spellingAAgain(beside: "b"),
             4: spellingAAgain(beside: "c"),
         ])
-        for threads in [1, 2] {
+        for threads in [1, 2, 3] {
             let (skips, readable) = try passedOverCheckingSpellings(path, threads: threads)
             #expect(skips.map(\.seqs) == [2..<3, 3..<4, 5..<6], "\(threads) threads: \(skips)")
             #expect(skips.map(\.reason).filter { $0.contains("spells again cart id number 0, which it does not use") }.count == 2)

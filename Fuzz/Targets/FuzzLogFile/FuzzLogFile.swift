@@ -70,9 +70,9 @@ public func fuzzLogFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     } catch {
         if !failed { fatalError("the fold in parts failed where next did not: \(error)") }
     }
-    // Read as verify reads it, on one thread and with a worker that checks ahead: the same findings.
+    // Read as verify reads it, on one thread and with two workers that check ahead: the same findings.
     if verified(path, threads: 1) != verified(path, threads: 2) {
-        fatalError("verify's reading on two threads and on one differ")
+        fatalError("verify's reading on two workers and on one thread differ")
     }
     // Exported on one thread, and by two workers that spell each batch's ids from the batch alone:
     // the same text, and the same error if one fails; and the same text where damage is skipped.
@@ -105,7 +105,9 @@ private struct Findings: Equatable {
 
 /// What `orders verify` finds in the log at `path`, on `threads`.
 private func verified(_ path: String, threads: Int) -> Findings? {
-    guard let reader = try? LogReader(path: path, skippingCorrupt: true, threads: threads, checkingSpellings: true) else { return nil }
+    guard let reader = try? LogReader(path: path, skippingCorrupt: true, threads: threads, checkingSpellings: true, callerMostlyWaits: true) else {
+        return nil
+    }
     var ids = Identifiers()
     var events: [Event] = []
     do {

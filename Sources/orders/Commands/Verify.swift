@@ -35,7 +35,7 @@ extension Orders {
         @Flag(help: "Also fail if the fold finds anomalies.")
         var strict = false
 
-        @Option(help: ArgumentHelp("Threads to check with; 1 does everything on one thread. For a log, the others read, check, decompress and decode batches ahead of the one that checks the ids across batches (and folds, with --strict), then all search the ids for one spelled under two numbers; NDJSON is parsed in chunks on n threads. 1 to 256; defaults to the number of cores.", valueName: "n"))
+        @Option(help: ArgumentHelp("Threads to check with; 1 does everything on one thread. For a log, n threads read, check, decompress and decode batches ahead of one more that checks the ids across batches (and folds, with --strict), which mostly waits for them; then up to n search the ids for one spelled under two numbers. NDJSON is parsed in chunks on n threads. 1 to 256; defaults to the number of cores.", valueName: "n"))
         var threads: Int = InputArgument.cores
 
         func validate() throws {
@@ -44,7 +44,8 @@ extension Orders {
 
         func run() throws {
             try reportingFailures {
-                let stream = try openEvents(log, skippingCorrupt: true, checkingSpellings: true, threads: threads)
+                // The thread that gives the ids their bytes does less than half a worker's work: beside one worker, it mostly waited.
+                let stream = try openEvents(log, skippingCorrupt: true, checkingSpellings: true, threads: threads, callerMostlyWaits: true)
                 if let reader = stream as? LogReader {
                     try verify(reader)
                 } else {
