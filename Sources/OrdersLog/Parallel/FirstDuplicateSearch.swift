@@ -10,9 +10,9 @@ extension Identifiers {
     /// caller's thread among them (``SymbolTable/firstDuplicate(part:of:)``):
     /// the search comes after the reading, when the other threads are idle.
     /// Each part hashes every id and indexes its share, so parts add work
-    /// as well as take it: a fifth of a whole search is the hashing, and
-    /// past 8 parts the hashing is most of what each part does. Give it no
-    /// more threads than there are cores.
+    /// as well as take it: the hashing is a fifth of a whole search, so
+    /// from 4 parts on it is most of what each part does, and past 8 more
+    /// parts save little. Give it no more threads than there are cores.
     public func firstDuplicate(threads: Int) -> (role: Role, first: Symbol, second: Symbol)? {
         for role in Role.allCases {
             let table = self[role]
