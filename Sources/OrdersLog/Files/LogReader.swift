@@ -62,8 +62,9 @@ public final class LogReader: EventStream {
     ///     that each batch spells again exactly the earlier ids it uses.
     ///   - callerMostlyWaits: with more than one thread, load batches on
     ///     `threads` others rather than `threads - 1`, for a caller that
-    ///     does little with each but wait for it (`nextText`), as NDJSON is
-    ///     parsed on `threads` while the caller takes the events.
+    ///     does little with each but wait for it (export's `nextText`,
+    ///     verify's `next`, which only defines ids), as NDJSON is parsed
+    ///     on `threads` while the caller takes the events.
     /// - Throws: ``FileError``, or ``InputError`` if it is not a log or (unless
     ///   skipping) is corrupt before its last commit.
     public init(path: String, skippingCorrupt: Bool = false, threads: Int = 1, checkingSpellings: Bool = false, callerMostlyWaits: Bool = false) throws {
