@@ -368,10 +368,17 @@ struct CommandTests {
     }
 
     @Test func everyCommandHasHelpWithAnExample() throws {
-        for command in [["import"], ["export"], ["replay"], ["report", "daily"], ["report", "products"], ["report", "categories"], ["tally"], ["audit"]] {
+        let commands = [["import"], ["export"], ["replay"], ["report"], ["report", "daily"], ["report", "products"], ["report", "categories"],
+                        ["tally"], ["audit"], ["generate"], ["bench"], ["verify"], ["repair"]]
+        for command in commands {
             let help = try CLI.run(command + ["--help"])
             #expect(help.status == 0)
             #expect(help.text.contains("orders \(command.joined(separator: " "))"), "\(command)")
+            // Help to a pipe is 80 columns wide; an example that wraps cannot be copied whole.
+            let lines = help.text.split(separator: "\n", omittingEmptySubsequences: false)
+            for (line, next) in zip(lines, lines.dropFirst()) where line.hasPrefix("  orders ") {
+                #expect(next.isEmpty || next.hasPrefix(" "), "\(command): \(line) wraps onto \(next)")
+            }
         }
     }
 }

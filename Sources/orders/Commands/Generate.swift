@@ -23,7 +23,8 @@ extension Orders {
             Examples:
               orders generate --events 10000000 -o big.log
               orders generate --events 1000000 --format ndjson -o events.ndjson.zst
-              orders generate --events 1000 --catalog Fixtures/catalog-kr.json --format ndjson -o -
+              orders generate --events 1000 --catalog Fixtures/catalog-kr.json -o kr.log
+              orders generate --events 1000 --format ndjson -o - | head -3
             """)
 
         @Option(help: "How many events.")

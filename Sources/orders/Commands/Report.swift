@@ -33,7 +33,8 @@ extension Orders.Report {
             CSV: date,currency,orders,units,revenue. --format svg draws revenue per day.
 
             Examples:
-              orders report daily store.log --tz Asia/Seoul --from 2025-09-01 --to 2025-09-30
+              orders report daily store.log --tz Asia/Seoul
+              orders report daily store.log --from 2025-09-01 --to 2025-09-30
               orders report daily store.log --format svg > daily.svg
             """)
 
@@ -77,8 +78,9 @@ extension Orders.Report {
             CSV: date,product,currency,units,revenue, sorted by date, product (by its UTF-8
             bytes) and currency. With --catalog, the table and JSON name each product.
 
-            Example:
-              orders report products store.log --tz Asia/Seoul --catalog Fixtures/catalog-kr.json
+            Examples:
+              orders report products store.log --tz Asia/Seoul --format csv
+              orders report products store.log --catalog Fixtures/catalog-kr.json
             """)
 
         @OptionGroup var input: InputArgument
@@ -104,8 +106,9 @@ extension Orders.Report {
             catalog does not list falls under (uncategorized).
             CSV: date,category,currency,units,revenue.
 
-            Example:
-              orders report categories store.log --catalog Fixtures/catalog-kr.json --format csv
+            Examples:
+              orders report categories store.log --catalog Fixtures/catalog-kr.json
+              orders report categories store.log --catalog kr.json --format csv
             """)
 
         @OptionGroup var input: InputArgument
