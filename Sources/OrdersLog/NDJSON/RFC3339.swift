@@ -161,17 +161,12 @@ public enum RFC3339 {
 
     /// Appends `2025-09-16T10:00:00.000Z`: UTC, three fractional digits.
     public static func write(_ instant: Timestamp, to output: inout [UInt8]) {
-        TextCursor.appending(to: &output, atMost: length) { put(instant, to: &$0) }
+        var lastDate = LastWrittenDate()
+        TextCursor.appending(to: &output, atMost: length) { put(instant, to: &$0, lastDate: &lastDate) }
     }
 
     /// The bytes `put` writes.
     static let length = 24
-
-    /// Writes `2025-09-16T10:00:00.000Z`, as `write` appends it.
-    static func put(_ instant: Timestamp, to output: inout TextCursor) {
-        var lastDate = LastWrittenDate()
-        put(instant, to: &output, lastDate: &lastDate)
-    }
 
     /// The date of the last time written, and its text, `YYYY-MM-DDT`.
     /// Events come in time order, so nearly all are on the date of the one
@@ -184,8 +179,9 @@ public enum RFC3339 {
         fileprivate var text: (UInt64, UInt64) = (0, 0)
     }
 
-    /// Writes as `put(_:to:)` does, reusing the text of `lastDate` when the
-    /// time is on the same date, and remembering the date written.
+    /// Writes `2025-09-16T10:00:00.000Z`, as `write` appends it, reusing the
+    /// text of `lastDate` when the time is on the same date, and remembering
+    /// the date written.
     static func put(_ instant: Timestamp, to output: inout TextCursor, lastDate: inout LastWrittenDate) {
         let days = floorDivideDays(instant.milliseconds)
         var rest = instant.milliseconds - days * 86_400_000
