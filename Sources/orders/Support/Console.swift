@@ -4,6 +4,11 @@ import Glibc
 enum Console {
     nonisolated(unsafe) private static var buffer: [UInt8] = []
 
+    /// Whether a status line (`Progress`) is drawn on standard error, to be
+    /// cleared before a note, or data for the same terminal, is written onto it.
+    nonisolated(unsafe) private static var statusDrawn = false
+    private static let stdoutIsTerminal = isatty(1) == 1
+
     /// Queues bytes for standard output, writing when the buffer is large.
     static func write(_ bytes: [UInt8]) {
         // Text of a megabyte or more (a batch of `export`'s) goes out as it is, not copied first.
@@ -26,6 +31,7 @@ enum Console {
 
     /// Writes `bytes` to standard output, all of them.
     private static func writeOut(_ bytes: UnsafeRawBufferPointer) {
+        if stdoutIsTerminal { clearStatus() }  // the next status line is drawn below the data
         var offset = 0
         while offset < bytes.count {
             let n = Glibc.write(1, bytes.baseAddress! + offset, bytes.count - offset)
@@ -40,9 +46,23 @@ enum Console {
         }
     }
 
-    /// A line on standard error.
+    /// A line on standard error, on a line of its own.
     static func note(_ text: String) {
+        clearStatus()
         toStandardError(text + "\n")
+    }
+
+    /// Draws `line` over the status line (standard error must be a terminal).
+    static func drawStatus(_ line: String) {
+        toStandardError("\r" + line + "\u{1B}[K")
+        statusDrawn = true
+    }
+
+    /// Erases the status line, if one is drawn.
+    static func clearStatus() {
+        guard statusDrawn else { return }
+        toStandardError("\r\u{1B}[K")
+        statusDrawn = false
     }
 
     /// Writes text to standard error as it is, unbuffered.

@@ -7,7 +7,6 @@ final class Progress {
     private let enabled: Bool
     private let start = ContinuousClock.now
     private var lastDraw = ContinuousClock.now
-    private var drawn = false
     private(set) var events: Int64 = 0
 
     init(_ label: String, enabled: Bool = Console.stderrIsTerminal) {
@@ -24,21 +23,19 @@ final class Progress {
         lastDraw = now
         let seconds = Double((now - start).components.attoseconds) / 1e18 + Double((now - start).components.seconds)
         let rate = seconds > 0 ? Double(events) / seconds : 0
-        var line = "\r\(label) \(compact(Double(events))) events, \(compact(rate))/s"
+        var line = "\(label) \(compact(Double(events))) events, \(compact(rate))/s"
         if let position, position.total > 0 {
             let fraction = min(1, Double(position.done) / Double(position.total))
             let width = 30
             let filled = Int(fraction * Double(width))
             line += "  [" + String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled) + "] \(Int(fraction * 100))%"
         }
-        Console.toStandardError(line + "\u{1B}[K")
-        drawn = true
+        Console.drawStatus(line)
     }
 
     /// Clears the progress line.
     func finish() {
-        if drawn { Console.toStandardError("\r\u{1B}[K") }
-        drawn = false
+        Console.clearStatus()
     }
 
     private func compact(_ value: Double) -> String {
