@@ -29,6 +29,33 @@ struct TerminalTests {
         #expect(lines.count == 20_000)
         #expect(lines.allSatisfy { $0.hasPrefix(#"{"seq": "#) && $0.hasSuffix("}") })
     }
+
+    @Test func progressLinesFitTheTerminalsWidth() throws {
+        let dir = CLI.temporaryDirectory(), ndjson = dir + "/g.ndjson", log = dir + "/g.log"
+        #expect(try CLI.run(["generate", "--events", "20000", "--format", "ndjson", "-o", ndjson]).status == 0)
+        #expect(try CLI.run(["import", log, ndjson, "--batch-events", "10000"]).status == 0)
+        // 60 columns: the bar is narrowed.
+        let export = try Terminal.run(["export", log, "--threads", "1"], stdoutToo: true, readingAfter: 300, columns: 60)
+        #expect(export.drew("exporting"))
+        #expect(!export.statusLines.isEmpty && export.statusLines.allSatisfy { $0.count <= 59 && $0.contains("  [") && $0.hasSuffix("%") })
+        // A long name, read through a pipe that stalls (so a line is drawn, with no bar):
+        // the name loses its middle, and the counts stay.
+        let fifo = dir + "/a-name-long-enough-that-importing-it-does-not-fit-in-eighty-columns.ndjson"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let text = FileManager.default.contents(atPath: ndjson)!
+        let writer = Thread {
+            let pipe = FileHandle(forWritingAtPath: fifo)!
+            pipe.write(Data(text[..<(text.count / 2)]))
+            usleep(300_000)
+            pipe.write(Data(text[(text.count / 2)...]))
+            try? pipe.close()
+        }
+        writer.start()
+        let imported = try Terminal.run(["import", dir + "/fifo.log", fifo, "--threads", "1"], columns: 80)
+        #expect(imported.status == 0)
+        #expect(imported.drew("importing"))
+        #expect(!imported.statusLines.isEmpty && imported.statusLines.allSatisfy { $0.count <= 79 && $0.contains("…") && $0.hasSuffix("/s") })
+    }
 }
 
 /// Runs `orders` with its standard error (and standard output, if asked)
@@ -43,13 +70,23 @@ enum Terminal {
             String(decoding: bytes, as: UTF8.self).contains("\r" + label + " ")
         }
 
+        /// Every status line drawn: the text between a return and an erase to the line's end.
+        var statusLines: [String] {
+            String(decoding: bytes, as: UTF8.self).split(separator: "\r").compactMap { drawn in
+                drawn.firstRange(of: "\u{1B}[K").map { String(drawn[..<$0.lowerBound]) }.flatMap { $0.isEmpty ? nil : $0 }
+            }
+        }
+
         /// The lines the terminal shows at the end (see `Terminal.screen`).
         var screen: [String] { Terminal.screen(bytes) }
     }
 
-    /// Runs `orders` with `arguments`; the terminal is first read `readingAfter`
-    /// milliseconds after the start (until then, writes beyond what its buffer holds wait).
-    static func run(_ arguments: [String], stdoutToo: Bool = false, readingAfter milliseconds: UInt32 = 0) throws -> Run {
+    /// Runs `orders` with `arguments` on a terminal `columns` wide, first read
+    /// `readingAfter` milliseconds after the start (until then, writes beyond
+    /// what its buffer holds wait).
+    static func run(
+        _ arguments: [String], stdoutToo: Bool = false, readingAfter milliseconds: UInt32 = 0, columns: UInt16 = 80
+    ) throws -> Run {
         // Linux's pseudo-terminal multiplexer, unlocked and asked its number as
         // `unlockpt` and `ptsname` do (Swift's Glibc module has neither):
         // TIOCSPTLCK and TIOCGPTN. Close-on-exec, so that no other test's
@@ -61,6 +98,8 @@ enum Terminal {
         guard ioctl(master, 0x4004_5431, &locked) == 0, ioctl(master, 0x8004_5430, &number) == 0 else {
             throw POSIXError(.ENOTTY)
         }
+        var size = winsize(ws_row: 24, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
+        guard ioctl(master, UInt(TIOCSWINSZ), &size) == 0 else { throw POSIXError(.ENOTTY) }
         let slave = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard slave >= 0 else { throw POSIXError(.ENOTTY) }
         let terminal = FileHandle(fileDescriptor: slave, closeOnDealloc: false)

@@ -80,4 +80,11 @@ enum Console {
     }
 
     static var stderrIsTerminal: Bool { isatty(2) == 1 }
+
+    /// The width of the terminal on standard error, as it is now, or 80 if it does not say.
+    static var stderrColumns: Int {
+        var size = winsize()
+        guard ioctl(2, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
+    }
 }

@@ -23,14 +23,34 @@ final class Progress {
         lastDraw = now
         let seconds = Double((now - start).components.attoseconds) / 1e18 + Double((now - start).components.seconds)
         let rate = seconds > 0 ? Double(events) / seconds : 0
-        var line = "\(label) \(compact(Double(events))) events, \(compact(rate))/s"
-        if let position, position.total > 0 {
-            let fraction = min(1, Double(position.done) / Double(position.total))
-            let width = 30
-            let filled = Int(fraction * Double(width))
-            line += "  [" + String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled) + "] \(Int(fraction * 100))%"
+        let counts = "\(compact(Double(events))) events, \(compact(rate))/s"
+        let fraction = position.flatMap { $0.total > 0 ? min(1, Double($0.done) / Double($0.total)) : nil }
+        Console.drawStatus(Self.line(label: label, counts: counts, fraction: fraction, width: Console.stderrColumns - 1))
+    }
+
+    /// The progress line in at most `width` columns, so that it never wraps
+    /// (a wrapped line is drawn again below itself): `label counts  [bar] n%`,
+    /// with the bar narrowed from 30 cells to 10, then left out; then the
+    /// label loses its middle, and last the line its end.
+    static func line(label: String, counts: String, fraction: Double?, width: Int) -> String {
+        let head = label + " " + counts
+        guard let fraction else { return fitted(label, counts: counts, tail: "", width: width) }
+        let percent = " \(Int(fraction * 100))%"
+        let cells = min(30, width - head.count - percent.count - 4)  // "  [" and "]"
+        guard cells >= 10 else { return fitted(label, counts: counts, tail: percent, width: width) }
+        let filled = Int(fraction * Double(cells))
+        return head + "  [" + String(repeating: "█", count: filled) + String(repeating: "·", count: cells - filled) + "]" + percent
+    }
+
+    /// `label counts tail`, the label shortened in its middle to fit `width`.
+    private static func fitted(_ label: String, counts: String, tail: String, width: Int) -> String {
+        let room = width - counts.count - tail.count - 1
+        var label = label
+        if label.count > room && room >= 5 {
+            let end = (room - 1) * 2 / 3  // the end of a path names the file
+            label = label.prefix(room - 1 - end) + "…" + label.suffix(end)
         }
-        Console.drawStatus(line)
+        return String((label + " " + counts + tail).prefix(max(0, width)))
     }
 
     /// Clears the progress line.
