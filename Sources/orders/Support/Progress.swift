@@ -28,11 +28,11 @@ final class Progress {
         Console.drawStatus(Self.line(label: label, counts: counts, fraction: fraction, width: Console.stderrColumns - 1))
     }
 
-    /// The progress line in at most `width` columns, so that it never wraps
-    /// (a wrapped line is drawn again below itself): `label counts  [bar] n%`,
-    /// with the bar narrowed from 30 cells to 10, then left out; then the
-    /// label loses its middle, and last the line its end.
-    static func line(label: String, counts: String, fraction: Double?, width: Int) -> String {
+    /// The progress line in at most `width` columns (a character each), so
+    /// that it does not wrap (a wrapped line is drawn again below itself):
+    /// `label counts  [bar] n%`, with the bar narrowed from 30 cells to 10,
+    /// then left out; then the label loses its middle, and last the line its end.
+    private static func line(label: String, counts: String, fraction: Double?, width: Int) -> String {
         let head = label + " " + counts
         guard let fraction else { return fitted(label, counts: counts, tail: "", width: width) }
         let percent = " \(Int(fraction * 100))%"
