@@ -3,7 +3,7 @@ import Testing
 
 /// What a person sees when `orders` writes to a terminal: progress lines
 /// drawn on standard error, and the notes and data that follow them.
-@Suite("On a terminal")
+@Suite("On a terminal", .enabled(if: Terminal.available, "this machine has no pseudo-terminals (/dev/ptmx)"))
 struct TerminalTests {
     @Test func aNoteAfterAProgressLineStandsOnALineOfItsOwn() throws {
         let dir = CLI.temporaryDirectory()
@@ -61,6 +61,9 @@ struct TerminalTests {
 /// Runs `orders` with its standard error (and standard output, if asked)
 /// on a pseudo-terminal, and keeps every byte the terminal was sent.
 enum Terminal {
+    /// Whether pseudo-terminals can be made here (a container may have none).
+    static let available = access("/dev/ptmx", R_OK | W_OK) == 0
+
     struct Run {
         var status: Int32
         var bytes: [UInt8]
