@@ -15,11 +15,17 @@ struct TerminalTests {
         #expect(run.screen.filter { !$0.isEmpty } == ["orders: wrote 262144 events to \(dir)/g.log"])
     }
 
-    @Test func dataWrittenToTheTerminalDuringProgressIsNotWrittenOntoIt() throws {
-        let dir = CLI.temporaryDirectory(), ndjson = dir + "/g.ndjson", log = dir + "/g.log"
-        // Two batches of more than a megabyte of text each: export writes each as it is made.
+    /// 20,000 events as NDJSON in `dir`, and imported into a log of two batches,
+    /// each more than a megabyte of text: export writes each as it is made.
+    private func twoBatches(in dir: String) throws -> (ndjson: String, log: String) {
+        let ndjson = dir + "/g.ndjson", log = dir + "/g.log"
         #expect(try CLI.run(["generate", "--events", "20000", "--format", "ndjson", "-o", ndjson]).status == 0)
         #expect(try CLI.run(["import", log, ndjson, "--batch-events", "10000"]).status == 0)
+        return (ndjson, log)
+    }
+
+    @Test func dataWrittenToTheTerminalDuringProgressIsNotWrittenOntoIt() throws {
+        let log = try twoBatches(in: CLI.temporaryDirectory()).log
         // The terminal is read only after a while, so the first batch's text waits for it,
         // and a progress line is drawn before the second's is written, however fast the build.
         let run = try Terminal.run(["export", log, "--threads", "1"], stdoutToo: true, readingAfter: 300)
@@ -31,9 +37,8 @@ struct TerminalTests {
     }
 
     @Test func progressLinesFitTheTerminalsWidth() throws {
-        let dir = CLI.temporaryDirectory(), ndjson = dir + "/g.ndjson", log = dir + "/g.log"
-        #expect(try CLI.run(["generate", "--events", "20000", "--format", "ndjson", "-o", ndjson]).status == 0)
-        #expect(try CLI.run(["import", log, ndjson, "--batch-events", "10000"]).status == 0)
+        let dir = CLI.temporaryDirectory()
+        let (ndjson, log) = try twoBatches(in: dir)
         // 60 columns: the bar is narrowed.
         let export = try Terminal.run(["export", log, "--threads", "1"], stdoutToo: true, readingAfter: 300, columns: 60)
         #expect(export.drew("exporting"))
@@ -75,8 +80,10 @@ enum Terminal {
 
         /// Every status line drawn: the text between a return and an erase to the line's end.
         var statusLines: [String] {
-            String(decoding: bytes, as: UTF8.self).split(separator: "\r").compactMap { drawn in
-                drawn.firstRange(of: "\u{1B}[K").map { String(drawn[..<$0.lowerBound]) }.flatMap { $0.isEmpty ? nil : $0 }
+            bytes.split(separator: UInt8(ascii: "\r")).compactMap { drawn in
+                let text = String(decoding: drawn, as: UTF8.self)
+                guard let end = text.firstRange(of: "\u{1B}[K"), end.lowerBound > text.startIndex else { return nil }
+                return String(text[..<end.lowerBound])
             }
         }
 
