@@ -75,7 +75,7 @@ enum Terminal {
 
         /// Whether a progress line starting with `label` was ever drawn.
         func drew(_ label: String) -> Bool {
-            String(decoding: bytes, as: UTF8.self).contains("\r" + label + " ")
+            statusLines.contains { $0.hasPrefix(label + " ") }
         }
 
         /// Every status line drawn: the text between a return and an erase to the line's end.

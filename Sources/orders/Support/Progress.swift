@@ -33,8 +33,8 @@ final class Progress {
     /// `label counts  [bar] n%`, with the bar narrowed from 30 cells to 10,
     /// then left out; then the label loses its middle, and last the line its end.
     private static func line(label: String, counts: String, fraction: Double?, width: Int) -> String {
-        let head = label + " " + counts
         guard let fraction else { return fitted(label, counts: counts, tail: "", width: width) }
+        let head = label + " " + counts
         let percent = " \(Int(fraction * 100))%"
         let cells = min(30, width - head.count - percent.count - 4)  // "  [" and "]"
         guard cells >= 10 else { return fitted(label, counts: counts, tail: percent, width: width) }
