@@ -26,11 +26,14 @@ public enum Anomaly: Int, CaseIterable, Sendable, CustomStringConvertible {
 public enum Status: Hashable, Sendable, CustomStringConvertible {
     case applied
     case anomaly(Anomaly)
+    /// An event of a type the fold does not know, kept with `--keep-unknown`: passed over.
+    case ignored
 
     public var description: String {
         switch self {
         case .applied: "applied"
         case .anomaly(let anomaly): anomaly.description
+        case .ignored: "ignored"
         }
     }
 }

@@ -7,9 +7,9 @@ public struct AuditEntry: Hashable, Sendable {
     /// Σ qty of the cart's lines after the event.
     public var cartUnits: Int128
     /// Σ qty × unit price of the cart's lines after the event.
-    public var cartTotal: Int128
+    public var cartTotal: WideInteger
 
-    public init(seq: Int64, event: Event, status: Status, cartUnits: Int128, cartTotal: Int128) {
+    public init(seq: Int64, event: Event, status: Status, cartUnits: Int128, cartTotal: WideInteger) {
         self.seq = seq
         self.event = event
         self.status = status

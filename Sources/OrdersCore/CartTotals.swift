@@ -10,7 +10,7 @@ public struct CartTotals: Sendable {
     /// Σ qty. Wide enough never to wrap.
     public private(set) var units: Int128 = 0
     /// Σ qty × unit price. Wide enough never to wrap.
-    public private(set) var total: Int128 = 0
+    public private(set) var total = WideInteger()
 
     /// The totals of a cart no event has touched.
     public init() {}
@@ -26,7 +26,7 @@ public struct CartTotals: Sendable {
         guard status == .applied, let product else { return status }
         let after = ledger.line(of: product, in: cart)
         units += Int128(after?.qty ?? 0) - Int128(before?.qty ?? 0)
-        total += Self.amount(after) - Self.amount(before)
+        total.add(Self.amount(after) - Self.amount(before))
         return status
     }
 

@@ -20,6 +20,10 @@ public struct Event: Hashable, Sendable {
         case itemRemoved(cart: Symbol, product: Symbol)
         case checkedOut(cart: Symbol, order: Symbol)
         case voteCast(poll: Symbol, voter: Symbol, candidate: Symbol)
+        /// An event of a type the fold does not know, kept as it came
+        /// (`--keep-unknown`): its type and members are in its record, and
+        /// the fold passes over it.
+        case ignored
     }
 
     /// The event's id of `role`, if it names one: an event names at most one id of each role.
@@ -52,7 +56,7 @@ public struct Event: Hashable, Sendable {
         case .itemAdded(let cart, _, _, _, _), .quantityChanged(let cart, _, _),
              .itemRemoved(let cart, _), .checkedOut(let cart, _):
             return cart
-        case .voteCast:
+        case .voteCast, .ignored:
             return nil
         }
     }
@@ -74,12 +78,15 @@ extension Event {
             return Event(at: at, .checkedOut(cart: renumber(.cart, cart), order: renumber(.order, order)))
         case let .voteCast(poll, voter, candidate):
             return Event(at: at, .voteCast(poll: renumber(.poll, poll), voter: renumber(.voter, voter), candidate: renumber(.candidate, candidate)))
+        case .ignored:
+            return self
         }
     }
 }
 
 extension Event.Kind {
-    /// The name of the kind in the NDJSON form.
+    /// The name of the kind in the NDJSON form (for `.ignored`, a stand-in:
+    /// such an event's type is in its record).
     public var typeName: StaticString {
         switch self {
         case .itemAdded: "item_added"
@@ -87,6 +94,7 @@ extension Event.Kind {
         case .itemRemoved: "item_removed"
         case .checkedOut: "checked_out"
         case .voteCast: "vote_cast"
+        case .ignored: "ignored"
         }
     }
 }

@@ -10,6 +10,9 @@ public protocol EventSink: ~Copyable {
     mutating func itemRemoved(at: Timestamp, cart: Symbol, product: Symbol)
     mutating func checkedOut(at: Timestamp, cart: Symbol, order: Symbol)
     mutating func voteCast(at: Timestamp, poll: Symbol, voter: Symbol, candidate: Symbol)
+    /// An event of a type the fold does not know (``Event/Kind/ignored``).
+    /// By default it does nothing; a sink that counts events counts it.
+    mutating func ignored(at: Timestamp)
 
     /// A hint that a vote from `voter` comes a few votes from now: `near`
     /// (two votes ahead) or not (eight), so that the sink may start
@@ -23,6 +26,9 @@ public protocol EventSink: ~Copyable {
 }
 
 extension EventSink where Self: ~Copyable {
+    @inlinable
+    public mutating func ignored(at: Timestamp) {}
+
     @inlinable
     public func prefetchVote(voter: Symbol, near: Bool) {}
 

@@ -45,6 +45,8 @@ public struct Ledger: ~Copyable, @unchecked Sendable {  // Owns its tables; noth
             checkOut(cart: cart, order: order, at: event.at, observer: &observer)
         case let .voteCast(poll, voter, candidate):
             castVote(poll: poll, voter: voter, candidate: candidate, observer: &observer)
+        case .ignored:
+            .ignored
         }
     }
 

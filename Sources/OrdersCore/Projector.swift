@@ -89,4 +89,9 @@ extension Projector: EventSink {
     public mutating func voteCast(at: Timestamp, poll: Symbol, voter: Symbol, candidate: Symbol) {
         counts.count(ledger.castVote(poll: poll, voter: voter, candidate: candidate, observer: &gatherer))
     }
+
+    @inlinable
+    public mutating func ignored(at: Timestamp) {
+        counts.count(.ignored)
+    }
 }

@@ -10,17 +10,23 @@ public struct Summary: Hashable, Sendable {
     public var openCarts: Int64 = 0
     /// Votes counted.
     public var votes: Int64 = 0
+    /// Events of types the fold does not know, passed over.
+    public var ignored: Int64 = 0
 
     public init() {}
 
-    /// Events applied: every event not an anomaly.
-    public var applied: Int64 { events - anomalies.total }
+    /// Events applied: every event neither an anomaly nor ignored.
+    public var applied: Int64 { events - anomalies.total - ignored }
 
     /// Counts one event: a few instructions, as the fold does it for every event.
     @inlinable @inline(__always)
     public mutating func count(_ status: Status) {
         events += 1
-        if case .anomaly(let kind) = status { anomalies[kind] += 1 }
+        switch status {
+        case .applied: break
+        case .anomaly(let kind): anomalies[kind] += 1
+        case .ignored: ignored += 1
+        }
     }
 
     /// Takes the orders, revenue and units from the daily sales, which are
@@ -45,5 +51,6 @@ public struct Summary: Hashable, Sendable {
         units.merge(other.units) { $0.add($1) }
         openCarts += other.openCarts
         votes += other.votes
+        ignored += other.ignored
     }
 }

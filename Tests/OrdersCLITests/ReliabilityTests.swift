@@ -34,7 +34,8 @@ struct ReliabilityTests {
             let before = try committed(log)
             let process = Process()
             process.executableURL = CLI.binary
-            process.arguments = ["import", log, input, "--batch-events", "2000"]
+            // The same file each time, on purpose: --again, since its events have no ids.
+            process.arguments = ["import", log, input, "--batch-events", "2000", "--again"]
             let errors = dir + "/stderr"
             _ = FileManager.default.createFile(atPath: errors, contents: nil)
             process.standardError = FileHandle(forWritingAtPath: errors)
@@ -116,7 +117,7 @@ struct ReliabilityTests {
         #expect(sound.status == 0)
         #expect(sound.text.hasPrefix("verify \(log): OK\n"))
         var bytes = Array(FileManager.default.contents(atPath: log)!)
-        bytes[bytes.count - 40] ^= 0x10  // inside the last batch's frame
+        bytes[bytes.count - 40 - 44] ^= 0x10  // inside the last batch's frame, before the import note (44 bytes) and the commit (32)
         _ = FileManager.default.createFile(atPath: log, contents: Data(bytes))
         let corrupt = try CLI.run(["verify", log, "--json", "--threads", "1"])
         #expect(corrupt.status == 65)

@@ -18,6 +18,8 @@ struct PartSharesTests {
             sink.checkedOut(at: at, cart: cart, order: order)
         case let .voteCast(poll, voter, candidate):
             sink.voteCast(at: at, poll: poll, voter: voter, candidate: candidate)
+        case .ignored:
+            sink.ignored(at: at)
         }
     }
 
@@ -38,6 +40,10 @@ struct PartSharesTests {
         }
         mutating func voteCast(at: Timestamp, poll: Symbol, voter: Symbol, candidate: Symbol) {
             events.append(Event(at: at, .voteCast(poll: poll, voter: voter, candidate: candidate)))
+        }
+
+        mutating func ignored(at: Timestamp) {
+            events.append(Event(at: at, .ignored))
         }
     }
 
@@ -69,6 +75,7 @@ struct PartSharesTests {
         switch event.kind {
         case .itemAdded(let cart, _, _, _, _), .quantityChanged(let cart, _, _), .itemRemoved(let cart, _), .checkedOut(let cart, _): cart
         case .voteCast(_, let voter, _): voter
+        case .ignored: Symbol(rawValue: 0)
         }
     }
 
@@ -149,7 +156,7 @@ struct PartSharesTests {
             case let .quantityChanged(_, product, qty): Event(at: event.at, .quantityChanged(cart: cart, product: product, qty: qty))
             case let .itemRemoved(_, product): Event(at: event.at, .itemRemoved(cart: cart, product: product))
             case let .checkedOut(_, order): Event(at: event.at, .checkedOut(cart: cart, order: order))
-            case .voteCast: Event(at: event.at, .itemRemoved(cart: cart, product: Symbol(rawValue: 0)))
+            case .voteCast, .ignored: Event(at: event.at, .itemRemoved(cart: cart, product: Symbol(rawValue: 0)))
             }
         }
         let partitioning = Partitioning(parts: 4)

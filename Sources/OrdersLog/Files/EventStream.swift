@@ -14,6 +14,16 @@ public protocol EventStream: AnyObject {
     /// - Returns: the seq of the chunk's first event, or `nil` at the end.
     /// - Throws: ``InputError`` for malformed or corrupt input, ``FileError`` if reading fails.
     func next(ids: inout Identifiers, into events: inout [Event]) throws -> Int64?
+    /// The records (ids, extras, unknown types) of the events the last
+    /// `next` appended, by index among them (0 for its first).
+    var records: EventRecords { get }
+    /// Events with an id passed over as already recorded, so far.
+    var duplicates: Int { get }
+}
+
+extension EventStream {
+    public var records: EventRecords { EventRecords() }
+    public var duplicates: Int { 0 }
 }
 
 /// What a file holds, told from its first bytes.
@@ -71,8 +81,10 @@ public enum InputFormat: Hashable, Sendable {
 ///     that many parse chunks while the caller's thread takes the events;
 ///     for a log, all but the caller's read and decode batches ahead.
 ///   - callerMostlyWaits: for a log, read on `threads` others, as for NDJSON (see ``LogReader``).
+///   - keepingUnknownTypes: for NDJSON, keep events of types the fold does not know (`--keep-unknown`).
 public func openEvents(
-    _ path: String, skippingCorrupt: Bool = false, checkingSpellings: Bool = false, threads: Int = 1, callerMostlyWaits: Bool = false
+    _ path: String, skippingCorrupt: Bool = false, checkingSpellings: Bool = false, threads: Int = 1, callerMostlyWaits: Bool = false,
+    keepingUnknownTypes: Bool = false
 ) throws -> any EventStream {
     let name = path == "-" ? "standard input" : path
     let file: FileDescriptor
@@ -104,9 +116,11 @@ public func openEvents(
         return try LogReader(path: path, skippingCorrupt: skippingCorrupt, threads: threads, checkingSpellings: checkingSpellings,
                              callerMostlyWaits: callerMostlyWaits)
     case .zstdNDJSON:
-        return try NDJSONReader(name: name, file: file, closes: path != "-", compressed: true, prefix: prefix, threads: threads)
+        return try NDJSONReader(name: name, file: file, closes: path != "-", compressed: true, prefix: prefix, threads: threads,
+                                keepingUnknownTypes: keepingUnknownTypes)
     case .ndjson:
-        return try NDJSONReader(name: name, file: file, closes: path != "-", compressed: false, prefix: prefix, threads: threads)
+        return try NDJSONReader(name: name, file: file, closes: path != "-", compressed: false, prefix: prefix, threads: threads,
+                                keepingUnknownTypes: keepingUnknownTypes)
     case .foreignCompression(let tool, let decompress):
         if path != "-" { try? file.close() }
         let example = path == "-" ? "with `\(decompress)`" : "`\(decompress) \(path) | orders COMMAND -`"

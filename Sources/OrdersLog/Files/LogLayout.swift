@@ -18,9 +18,28 @@ public struct LogLayout: Sendable {
     struct Batch: Hashable, Sendable {
         var offset: Int64
         var header: BatchHeader
+        /// Its record frame, if it has one (version 4): where it starts, and its header.
+        var records: (offset: Int64, header: RecordFrame.Header)?
         /// Where its zstd frame starts.
         var frameOffset: Int64 { offset + Int64(BatchHeader.size) }
+        /// Where its frames end: after its zstd frame, or its record frame if it has one.
+        var end: Int64 { records.map { $0.offset + $0.header.size } ?? frameOffset + Int64(header.frameSize) }
+
+        static func == (a: Batch, b: Batch) -> Bool {
+            a.offset == b.offset && a.header == b.header && a.records?.offset == b.records?.offset && a.records?.header == b.records?.header
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(offset)
+            hasher.combine(header)
+            hasher.combine(records?.offset)
+        }
     }
+
+    /// The format version its header gives.
+    var version = LogFormat.version
+    /// The import notes of committed appends, in order.
+    var imports: [ImportNote] = []
 
     /// Bytes after the committed part.
     public struct Tail: Hashable, Sendable {
@@ -45,11 +64,11 @@ public struct LogLayout: Sendable {
     static func scan(_ file: FileDescriptor, path: String) throws -> LogLayout {
         let size = try file.size(path: path)
         var layout = LogLayout()
-        let expected = FileHeader().encoded()
         if size < Int64(FileHeader.size) {
             var bytes = [UInt8](repeating: 0, count: Int(size))
             try bytes.withUnsafeMutableBytes { try file.readAll(at: 0, into: $0, path: path) }
-            guard bytes.elementsEqual(expected.prefix(bytes.count)) else {
+            let versions = [FileHeader(), FileHeader(version: LogFormat.oldestVersion)].map { $0.encoded() }
+            guard versions.contains(where: { bytes.elementsEqual($0.prefix(bytes.count)) }) else {
                 throw InputError(file: path, location: .offset(0), message: "not an orders log (no ORDERLOG header)")
             }
             if size > 0 { layout.tail = Tail(offset: 0, length: size, reason: "the file header is incomplete") }
@@ -58,13 +77,15 @@ public struct LogLayout: Sendable {
         var header = [UInt8](repeating: 0, count: FileHeader.size)
         try header.withUnsafeMutableBytes { try file.readAll(at: 0, into: $0, path: path) }
         let decoded = header.withUnsafeBytes { bytes in Result { () throws(ByteReader.Malformed) in try FileHeader.decode(bytes) } }
-        if case .failure(let error) = decoded {
-            throw InputError(file: path, location: .offset(Int64(error.position)), message: error.reason)
+        switch decoded {
+        case .failure(let error): throw InputError(file: path, location: .offset(Int64(error.position)), message: error.reason)
+        case .success(let header): layout.version = header.version
         }
 
         var offset = Int64(FileHeader.size)
         layout.committedEnd = offset
         var pending: [Batch] = []
+        var pendingImports: [ImportNote] = []
         var seq: UInt64 = 1
         var stop: (offset: Int64, reason: String, damaged: Bool)?
         var frame = [UInt8](repeating: 0, count: 8 + LogFormat.batchHeaderContentSize)
@@ -88,6 +109,8 @@ public struct LogLayout: Sendable {
                     }
                     layout.batches += pending
                     pending.removeAll()
+                    layout.imports += pendingImports
+                    pendingImports.removeAll()
                     offset += Int64(CommitRecord.size)
                     layout.committedEnd = offset
                     layout.endSeq = seq
@@ -107,6 +130,39 @@ public struct LogLayout: Sendable {
                     seq = batch.endSeq
                     offset = end
                 }
+            case LogFormat.importMagic where layout.version >= 4 && contentSize == Int64(ImportNote.contentSize):
+                guard size - offset >= Int64(ImportNote.size) else { stop = (offset, "an incomplete import note", false); break scanning }
+                try frame.withUnsafeMutableBytes {
+                    try file.readAll(at: offset + 8, into: UnsafeMutableRawBufferPointer(rebasing: $0[8..<ImportNote.size]), path: path)
+                }
+                let decoded = frame.withUnsafeBytes { bytes in
+                    Result { () throws(ByteReader.Malformed) in try ImportNote.decode(content: UnsafeRawBufferPointer(rebasing: bytes[8..<ImportNote.size])) }
+                }
+                guard case .success(let note) = decoded, note.seqs.upperBound <= seq else {
+                    stop = (offset, "a damaged import note", true); break scanning
+                }
+                pendingImports.append(note)
+                offset += Int64(ImportNote.size)
+            case LogFormat.recordMagic where layout.version >= 4 && contentSize >= Int64(RecordFrame.headerContentSize):
+                // A batch's records follow its zstd frame at once, one frame a batch.
+                guard let batch = pending.last, batch.records == nil, batch.end == offset else {
+                    stop = (offset, "a record frame that follows no batch", true); break scanning
+                }
+                guard size - offset >= Int64(RecordFrame.headerSize) else { stop = (offset, "an incomplete record frame", false); break scanning }
+                try frame.withUnsafeMutableBytes {
+                    try file.readAll(at: offset + 8, into: UnsafeMutableRawBufferPointer(rebasing: $0[8..<RecordFrame.headerSize]), path: path)
+                }
+                let decoded = frame.withUnsafeBytes { bytes in
+                    Result { () throws(ByteReader.Malformed) in
+                        try RecordFrame.Header.decode(content: UnsafeRawBufferPointer(rebasing: bytes[8..<RecordFrame.headerSize]))
+                    }
+                }
+                guard case .success(let records) = decoded, records.size == 8 + contentSize,
+                      records.firstSeq == batch.header.firstSeq, records.eventCount == batch.header.eventCount
+                else { stop = (offset, "a damaged record frame", true); break scanning }
+                guard offset + records.size <= size else { stop = (offset, "an incomplete record frame", false); break scanning }
+                pending[pending.count - 1].records = (offset, records)
+                offset += records.size
             default:
                 stop = (offset, unexpectedFrame(magic: magic), true); break scanning
             }

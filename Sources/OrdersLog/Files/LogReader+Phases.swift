@@ -37,6 +37,7 @@ private struct DiscardingSink: EventSink {
     func itemRemoved(at: Timestamp, cart: Symbol, product: Symbol) {}
     func checkedOut(at: Timestamp, cart: Symbol, order: Symbol) {}
     func voteCast(at: Timestamp, poll: Symbol, voter: Symbol, candidate: Symbol) {}
+    func ignored(at: Timestamp) {}
 }
 
 /// The fold's rules alone: a ledger whose observer keeps nothing.
@@ -63,6 +64,8 @@ private struct RulesSink: EventSink, ~Copyable {
     mutating func voteCast(at: Timestamp, poll: Symbol, voter: Symbol, candidate: Symbol) {
         _ = ledger.castVote(poll: poll, voter: voter, candidate: candidate, observer: &observer)
     }
+
+    func ignored(at: Timestamp) {}
 
     func prefetchVote(voter: Symbol, near: Bool) {
         ledger.prefetchVote(voter: voter, near: near)

@@ -50,6 +50,9 @@ public final class LogReader: EventStream {
     private var submitted = 0
     /// Loaded batches the reader is done with, whose buffers the workers reuse.
     private var spare: [LoadedBatch] = []
+    /// Reads the batches' record frames, on the caller's thread.
+    private let recordLoader: RecordLoader
+    public private(set) var records = EventRecords()
 
     /// Opens the log at `path` and reads its headers.
     /// - Parameters:
@@ -87,6 +90,7 @@ public final class LogReader: EventStream {
                 tail = layout.tail
             }
             loader = try BatchLoader(file: file, name: path)
+            recordLoader = try RecordLoader(file: file, name: path)
         } catch {
             try? file.close()
             throw error
@@ -125,6 +129,7 @@ public final class LogReader: EventStream {
 
     public func next(ids: inout Identifiers, into events: inout [Event]) throws -> Int64? {
         guard let batch = try loadNext(.events(checkingSpellings: checkingSpellings), ids: &ids) else { return nil }
+        records = try recordLoader.records(of: batch, events: current.events)
         if events.isEmpty { swap(&events, &current.events) } else { events.append(contentsOf: current.events) }
         return Int64(batch.header.firstSeq)
     }
@@ -138,8 +143,10 @@ public final class LogReader: EventStream {
     /// - Returns: how many events it appended; nil after the last batch.
     public func nextText(ids: inout Identifiers, into text: inout [UInt8]) throws -> Int? {
         guard let batch = try loadNext(workers > 0 ? .text : .events(checkingSpellings: false), ids: &ids) else { return nil }
-        if !current.hasText {
-            EventJSON.appendLines(firstSeq: Int64(batch.header.firstSeq), current.events, spelledBy: ids, to: &text)
+        records = try recordLoader.records(of: batch, events: current.events)
+        if !current.hasText || !records.isEmpty {
+            // A worker's text has no records: a batch with any is written here.
+            EventJSON.appendLines(firstSeq: Int64(batch.header.firstSeq), current.events, records: records, spelledBy: ids, to: &text)
         } else if text.isEmpty {
             swap(&text, &current.text)
         } else {

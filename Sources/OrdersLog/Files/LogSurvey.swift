@@ -94,6 +94,22 @@ public struct LogSurvey: Sendable {
                 seq = record.endSeq
                 offset += Int64(CommitRecord.size)
                 lastCommitEnd = offset
+            case .records(let records) where Self.follows(records, last: items.last, at: offset):
+                guard offset + records.size <= size else {
+                    guard let next = try Self.nextGenuineFrame(after: offset, in: file, size: size, path: path) else {
+                        tail = LogLayout.Tail(offset: lastCommitEnd, length: size - lastCommitEnd, reason: "an incomplete record frame")
+                        return
+                    }
+                    items.append(.damage(Damage(offset: offset, length: next - offset, reason: "a record frame longer than the file holds")))
+                    offset = next
+                    continue
+                }
+                guard case .batch(var batch) = items.removeLast() else { preconditionFailure("follows(_:last:at:) checked it") }
+                batch.records = (offset, records)
+                items.append(.batch(batch))
+                offset += records.size
+            case .importNote:
+                offset += Int64(ImportNote.size)
             case .truncated(let what):
                 tail = LogLayout.Tail(offset: lastCommitEnd, length: size - lastCommitEnd, reason: what)
                 return
@@ -102,6 +118,8 @@ public struct LogSurvey: Sendable {
                 switch frame {
                 case .batch(let batch): reason = "a batch starting at seq \(batch.firstSeq) where seq \(seq) was due"
                 case .commit: reason = "a commit record that does not match the batches before it"
+                case .records: reason = "a record frame that follows no batch"
+                case .importNote: reason = "damage"
                 case .bad(let why): reason = why
                 default: reason = "damage"
                 }
@@ -122,10 +140,20 @@ public struct LogSurvey: Sendable {
         }
     }
 
+    /// Whether a record frame at `offset` belongs to `last`: a batch that
+    /// ends there, has none yet, and whose seqs it names.
+    private static func follows(_ records: RecordFrame.Header, last: Item?, at offset: Int64) -> Bool {
+        guard case .batch(let batch) = last else { return false }
+        return batch.records == nil && batch.end == offset && records.firstSeq == batch.header.firstSeq
+            && records.eventCount == batch.header.eventCount
+    }
+
     /// What sits at one offset.
     enum Frame {
         case batch(BatchHeader)
         case commit(CommitRecord)
+        case records(RecordFrame.Header)
+        case importNote
         case truncated(String)
         case bad(String)
     }
@@ -137,6 +165,35 @@ public struct LogSurvey: Sendable {
         let contentSize = Int(buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self).littleEndian })
         let isBatch = magic == LogFormat.batchHeaderMagic && contentSize == LogFormat.batchHeaderContentSize
         let isCommit = magic == LogFormat.commitMagic && contentSize == LogFormat.commitContentSize
+        if magic == LogFormat.recordMagic && contentSize >= RecordFrame.headerContentSize {
+            guard size - offset >= Int64(RecordFrame.headerSize) else { return .truncated("an incomplete record frame") }
+            try buffer.withUnsafeMutableBytes {
+                try file.readAll(at: offset + 8, into: UnsafeMutableRawBufferPointer(rebasing: $0[8..<RecordFrame.headerSize]), path: path)
+            }
+            return buffer.withUnsafeBytes { bytes -> Frame in
+                switch Result(catching: { () throws(ByteReader.Malformed) in
+                    try RecordFrame.Header.decode(content: UnsafeRawBufferPointer(rebasing: bytes[8..<RecordFrame.headerSize]))
+                }) {
+                case .success(let header) where header.size == 8 + Int64(contentSize): return .records(header)
+                case .success: return .bad("a record frame whose sizes disagree")
+                case .failure(let error): return .bad(error.reason)
+                }
+            }
+        }
+        if magic == LogFormat.importMagic && contentSize == ImportNote.contentSize {
+            guard size - offset >= Int64(ImportNote.size) else { return .truncated("an incomplete import note") }
+            try buffer.withUnsafeMutableBytes {
+                try file.readAll(at: offset + 8, into: UnsafeMutableRawBufferPointer(rebasing: $0[8..<ImportNote.size]), path: path)
+            }
+            return buffer.withUnsafeBytes { bytes -> Frame in
+                switch Result(catching: { () throws(ByteReader.Malformed) in
+                    try ImportNote.decode(content: UnsafeRawBufferPointer(rebasing: bytes[8..<ImportNote.size]))
+                }) {
+                case .success: .importNote
+                case .failure(let error): .bad(error.reason)
+                }
+            }
+        }
         guard isBatch || isCommit else { return .bad(unexpectedFrame(magic: magic)) }
         guard size - offset - 8 >= Int64(contentSize) else { return .truncated("an incomplete \(isBatch ? "batch header" : "commit record")") }
         try buffer.withUnsafeMutableBytes {

@@ -60,6 +60,14 @@ public final class LogWriter {
     private let level: Int32
     /// What opening had to repair, for the caller to report: a torn tail removed.
     public private(set) var recovery: String?
+    /// The records of the events taken but not yet written, by the seq
+    /// each event takes, in order; `recordsTaken` of them are written.
+    private var records: [(seq: UInt64, record: EventRecord)] = []
+    private var recordsTaken = 0
+    /// The log's format version: 3 until it first holds a record frame.
+    private var version: UInt16 = LogFormat.version
+    /// The committed log's event ids, once read (``eventIDs()``).
+    private var committedEventIDs: EventIDIndex?
 
     /// Which of the log's ids the writer holds. Reading every id of a large
     /// log costs more than most imports (6 s and 1.1 GB for 100M events),
@@ -171,6 +179,10 @@ public final class LogWriter {
                 end = Int64(FileHeader.size)
             }
             known = layout.batches.isEmpty ? .all : .none
+            version = layout.version
+            layoutBatches = layout.batches
+            importNotes = layout.imports
+            committedImportNotes = importNotes.count
             committedEnd = end
             offset = end
             firstSeq = layout.endSeq
@@ -184,6 +196,47 @@ public final class LogWriter {
         }
     }
 
+    /// The committed batches when the writer opened the log, for ``eventIDs()``.
+    private var layoutBatches: [LogLayout.Batch] = []
+    /// The import notes of the committed log, and of this transaction after them.
+    private var importNotes: [ImportNote] = []
+    /// How many of `importNotes` are committed.
+    private var committedImportNotes = 0
+
+    /// Notes that this transaction read `digest`, whose events took `seqs`:
+    /// written before its commit record, for ``importedBefore(_:)`` to find.
+    public func noteImport(_ digest: TextDigest, seqs: Range<UInt64>) {
+        importNotes.append(ImportNote(digest: digest, seqs: seqs))
+    }
+
+    /// The seqs that an earlier import of the same text (by its digest) took,
+    /// in this log or in this transaction, if any did.
+    public func importedBefore(_ digest: TextDigest) -> Range<UInt64>? {
+        importNotes.last { $0.digest == digest }?.seqs
+    }
+
+    /// The event ids the log holds, read from its record frames at the first
+    /// call (no other part of the log is read), and kept up to date with
+    /// what this writer appends: a reader of NDJSON checks its ids against
+    /// them (``NDJSONReader/checkIDs(against:seqBase:)``).
+    public func eventIDs() throws -> EventIDIndex {
+        if let committedEventIDs { return committedEventIDs }
+        let index = EventIDIndex()
+        let loader = try RecordLoader(file: file, name: path)
+        for batch in layoutBatches where batch.records != nil {
+            for entry in try loader.records(of: batch).entries {
+                if let id = entry.record.id {
+                    index.insert(id: id, seq: Int64(batch.header.firstSeq) + Int64(entry.index), fingerprint: entry.record.fingerprint)
+                }
+            }
+        }
+        committedEventIDs = index
+        return index
+    }
+
+    /// The seq that the first event of the next stream appended takes.
+    public var nextStreamSeq: UInt64 { nextSeq + UInt64(heldCount) }
+
     private static func reopen(_ path: String) throws -> FileDescriptor {
         do {
             return try FileDescriptor.open(FilePath(path), .readWrite)
@@ -196,10 +249,17 @@ public final class LogWriter {
 
     /// Adds an event to the transaction. Its identifiers must be in `ids`.
     /// The first event appended this way reads every id of the log.
-    public func append(_ event: Event, ids: Identifiers) throws {
+    public func append(_ event: Event, record: EventRecord? = nil, ids: Identifiers) throws {
         try knowAll()
         try writeHeld()
+        if let record, !record.isEmpty { records.append((nextSeq, record)) }
         try take(event, ids: ids)
+    }
+
+    /// Keeps the records of the events a stream's `next` just handed out,
+    /// the first of which takes seq `first`.
+    private func takeRecords(of stream: any EventStream, first: UInt64) {
+        for entry in stream.records.entries { records.append((first + UInt64(entry.index), entry.record)) }
     }
 
     /// Writes the pending events as a batch now, so that the caller may start
@@ -284,6 +344,8 @@ public final class LogWriter {
         var events: [Event] = []
         var streamHeld: [Event] = []
         var ended = false
+        /// The seq the stream's next event takes.
+        var streamSeq = nextStreamSeq
         if known != .all, committedEnd < readWholeBelow { try knowAll() }
         if known != .all {
             // Taken rather than copied, so that reading into it copies no table, and put back however this ends.
@@ -305,6 +367,8 @@ public final class LogWriter {
             while true {
                 while !ended, streamHeld.count <= holdAtMost, !foreseenTooLong {
                     ended = try stream.next(ids: &ids, into: &events) == nil
+                    takeRecords(of: stream, first: streamSeq)
+                    streamSeq += UInt64(events.count)
                     streamHeld.append(contentsOf: events)
                     progress(events.count)
                     events.removeAll(keepingCapacity: true)
@@ -338,6 +402,8 @@ public final class LogWriter {
             // The rest of the text reads its ids straight into the log's tables, once the held events are written.
             if !ended, !pending.isEmpty { try emit(encodeBatch(ids: ids), through: pool) }
             while !ended, try stream.next(ids: &logIDs, into: &events) != nil {
+                takeRecords(of: stream, first: streamSeq)
+                streamSeq += UInt64(events.count)
                 try add(events, ids: nil, through: pool)
                 progress(events.count)
                 events.removeAll(keepingCapacity: true)
@@ -346,6 +412,8 @@ public final class LogWriter {
         } else {
             // A log's events come numbered in its own tables, which go on being `ids`.
             while !ended, try stream.next(ids: &ids, into: &events) != nil {
+                takeRecords(of: stream, first: streamSeq)
+                streamSeq += UInt64(events.count)
                 try add(events, ids: ids, through: pool)
                 progress(events.count)
                 events.removeAll(keepingCapacity: true)
@@ -433,7 +501,12 @@ public final class LogWriter {
     public func commit(ids: Identifiers) throws -> Range<UInt64> {
         try writeHeld()
         try writeBatch(ids: ids)
-        if nextSeq > firstSeq || created {
+        let notes = importNotes[committedImportNotes...]
+        if !notes.isEmpty {
+            try upgradeToRecords()
+            for note in notes { try write(sealed: note.encoded()) }
+        }
+        if nextSeq > firstSeq || created || !notes.isEmpty {
             try sync()
             let record = CommitRecord(endSeq: nextSeq, offset: UInt64(offset))
             try file.writeAll(at: offset, record.encoded(), path: path)
@@ -443,6 +516,9 @@ public final class LogWriter {
         }
         committedEnd = offset
         committed = defined
+        committedImportNotes = importNotes.count
+        records.removeAll()
+        recordsTaken = 0
         defer { firstSeq = nextSeq }
         return firstSeq..<nextSeq
     }
@@ -455,6 +531,10 @@ public final class LogWriter {
         heldIDs = Identifiers()
         heldCount = 0
         nextSeq = firstSeq
+        importNotes.removeLast(importNotes.count - committedImportNotes)
+        records.removeAll()
+        recordsTaken = 0
+        committedEventIDs?.removeIDs(fromSeq: Int64(firstSeq))
         logIDs.removeIDs(from: committed)
         defined = committed
         if created && committedEnd <= Int64(FileHeader.size) && firstSeq == 1 {
@@ -473,7 +553,7 @@ public final class LogWriter {
     }
 
     /// Encodes the pending events as the next batch, numbering their new ids.
-    private func encodeBatch(ids: Identifiers?) -> UnsealedBatch {
+    private func encodeBatch(ids: Identifiers?) throws -> UnsealedBatch {
         precondition(ids == nil || logIDs.counts == defined, "ids read ahead into the log's tables were never written")
         let encoded = if let ids {
             encoder.encode(pending[...], ids: ids, log: &logIDs)
@@ -482,8 +562,30 @@ public final class LogWriter {
         }
         for role in Role.allCases.indices { defined[role] += encoded.newIDs[role] }
         defer { pending.removeAll(keepingCapacity: true) }
-        return UnsealedBatch(encoded: encoded, firstSeq: nextSeq - UInt64(pending.count), eventCount: UInt32(pending.count))
+        let first = nextSeq - UInt64(pending.count)
+        var batchRecords = EventRecords()
+        while recordsTaken < records.count, records[recordsTaken].seq < nextSeq {
+            batchRecords.append(records[recordsTaken].record, index: Int(records[recordsTaken].seq - first))
+            recordsTaken += 1
+        }
+        if !batchRecords.isEmpty { try upgradeToRecords() }
+        return UnsealedBatch(encoded: encoded, firstSeq: first, eventCount: UInt32(pending.count), records: batchRecords)
     }
+
+    /// Makes a version-3 log version 4, before its first record frame is
+    /// written: the new header is synced first, so that no crash leaves a
+    /// record frame in a log whose header says it has none.
+    private func upgradeToRecords() throws {
+        guard version < 4 else { return }
+        try file.writeAll(at: 0, FileHeader(version: 4).encoded(), path: path)
+        try sync()
+        version = 4
+        upgraded = true
+    }
+
+    /// Whether this writer made a version-3 log version 4, which orders
+    /// releases before it cannot read: for the caller to say so.
+    public private(set) var upgraded = false
 
     /// Writes a batch, header and frame, where the log ends.
     private func write(sealed batch: [UInt8]) throws {
@@ -525,6 +627,8 @@ struct UnsealedBatch: Sendable {
     var encoded: BatchEncoder.Encoded
     var firstSeq: UInt64
     var eventCount: UInt32
+    /// Its events' records, which go in a record frame after its zstd frame.
+    var records = EventRecords()
 
     /// The batch as it goes in the file: its header, then its zstd frame.
     func sealed(with compressor: inout ZstdCompressor) throws -> [UInt8] {
@@ -535,6 +639,9 @@ struct UnsealedBatch: Sendable {
             minAt: encoded.minAt, maxAt: encoded.maxAt, payloadSize: UInt32(encoded.payload.count), foldSize: UInt32(encoded.foldSize),
             frameCRC: bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[BatchHeader.size...])) })
         bytes.replaceSubrange(0..<BatchHeader.size, with: header.encoded())
+        if !records.isEmpty {
+            bytes += try RecordFrame.sealed(records, firstSeq: firstSeq, eventCount: eventCount, with: &compressor)
+        }
         return bytes
     }
 }

@@ -267,4 +267,8 @@ struct EventBuffer: EventSink {
     mutating func voteCast(at: Timestamp, poll: Symbol, voter: Symbol, candidate: Symbol) {
         take(Event(at: at, .voteCast(poll: poll, voter: voter, candidate: candidate)))
     }
+
+    mutating func ignored(at: Timestamp) {
+        take(Event(at: at, .ignored))
+    }
 }

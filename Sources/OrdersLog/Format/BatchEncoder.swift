@@ -141,6 +141,8 @@ struct BatchEncoder: ~Copyable {
                 write(poll, .poll)
                 write(voter, .voter)
                 write(candidate, .candidate)
+            case .ignored:
+                columns.kinds.write(LogFormat.Kind.ignored.rawValue)
             }
         }
         let (payload, foldSize) = payload(count: events.count, log: log)

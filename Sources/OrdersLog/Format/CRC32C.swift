@@ -29,13 +29,19 @@ public enum CRC32C {
 
     /// The CRC-32C of `bytes`.
     public static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
-        guard hasHardware, let start = bytes.baseAddress else { return softwareChecksum(bytes) }
-        return ~crc32c_hardware_update(0xFFFF_FFFF, start, bytes.count)
+        checksum(bytes, continuing: 0)
+    }
+
+    /// The CRC-32C of the bytes whose CRC-32C is `previous` followed by `bytes`:
+    /// a checksum computed piece by piece.
+    public static func checksum(_ bytes: UnsafeRawBufferPointer, continuing previous: UInt32) -> UInt32 {
+        guard hasHardware, let start = bytes.baseAddress else { return softwareChecksum(bytes, continuing: previous) }
+        return ~crc32c_hardware_update(~previous, start, bytes.count)
     }
 
     /// The CRC-32C of `bytes`, from tables.
-    static func softwareChecksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
+    static func softwareChecksum(_ bytes: UnsafeRawBufferPointer, continuing previous: UInt32 = 0) -> UInt32 {
+        var crc: UInt32 = ~previous
         var offset = 0
         tables.withUnsafeBufferPointer { t in
             // Safe: every index is a byte (< 256) plus k * 256 for k < 8.

@@ -108,7 +108,8 @@ struct ColumnReader {
         let removes = Int(histogram[Int(LogFormat.Kind.itemRemoved.rawValue)])
         let checkouts = Int(histogram[Int(LogFormat.Kind.checkedOut.rawValue)])
         let votes = Int(histogram[Int(LogFormat.Kind.voteCast.rawValue)])
-        if adds + changes + removes + checkouts + votes != events.count {
+        let ignored = Int(histogram[Int(LogFormat.Kind.ignored.rawValue)])
+        if adds + changes + removes + checkouts + votes + ignored != events.count {
             let unknown = (0..<events.count).first { !Self.isKind(kinds[$0]) }!
             return failure(kinds + unknown, "unknown event kind byte \(kinds[unknown])")
         }
@@ -296,7 +297,8 @@ struct ColumnReader {
     private static func isKind(_ byte: UInt8) -> Bool {
         switch byte & LogFormat.kindMask {
         case LogFormat.Kind.itemAdded.rawValue, LogFormat.Kind.quantityChanged.rawValue: true
-        case LogFormat.Kind.itemRemoved.rawValue, LogFormat.Kind.checkedOut.rawValue, LogFormat.Kind.voteCast.rawValue:
+        case LogFormat.Kind.itemRemoved.rawValue, LogFormat.Kind.checkedOut.rawValue, LogFormat.Kind.voteCast.rawValue,
+             LogFormat.Kind.ignored.rawValue:
             byte >> LogFormat.kindBits == 0
         default: false
         }

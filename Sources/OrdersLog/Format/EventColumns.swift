@@ -165,6 +165,8 @@ struct EventColumns {
                 sink.checkedOut(at: at, cart: Symbol(rawValue: carts[cart]), order: Symbol(rawValue: orders[order]))
                 cart &+= 1
                 order &+= 1
+            case LogFormat.Kind.ignored.rawValue:
+                sink.ignored(at: at)
             default:
                 if votes { castVote(vote, of: count, at: at, from: values, to: &sink) }
                 vote &+= 1

@@ -2,6 +2,9 @@
 struct FileHeader: Hashable, Sendable {
     var version: UInt16 = LogFormat.version
 
+    /// Whether its batches may have record frames and ignored events.
+    var hasRecords: Bool { version >= 4 }
+
     /// The whole frame: 8 bytes of skippable-frame header, then 16 of content.
     static let size = 8 + LogFormat.fileHeaderContentSize
 
@@ -44,7 +47,7 @@ struct FileHeader: Hashable, Sendable {
         guard version <= LogFormat.version else {
             throw ByteReader.Malformed(position: 16, reason: "log format version \(version) is newer than this orders reads (\(LogFormat.version))")
         }
-        guard version == LogFormat.version else {
+        guard version >= LogFormat.oldestVersion else {
             throw ByteReader.Malformed(position: 16, reason: "log format version \(version) is a pre-release layout this orders no longer reads; import the events again from NDJSON")
         }
         return FileHeader(version: version)

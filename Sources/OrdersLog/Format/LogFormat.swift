@@ -3,10 +3,14 @@ import OrdersCore
 /// Constants of the binary log format. `FORMAT.md` beside this folder
 /// describes the format in full.
 enum LogFormat {
-    /// The version this code writes and reads. Versions 1 and 2 were
-    /// pre-release layouts (version 2 numbered every id in one sequence,
-    /// whatever its role); they are refused.
-    static let version: UInt16 = 3
+    /// The version this code writes. Versions 1 and 2 were pre-release
+    /// layouts (version 2 numbered every id in one sequence, whatever its
+    /// role); they are refused.
+    static let version: UInt16 = 4
+    /// The oldest version this code reads and appends to: version 3, which
+    /// has no record frames and no ignored events. Appending records to a
+    /// version-3 log makes it version 4 first.
+    static let oldestVersion: UInt16 = 3
     /// The first eight bytes of the file header's content.
     static let fileMagic: [UInt8] = Array("ORDERLOG".utf8)
 
@@ -14,6 +18,10 @@ enum LogFormat {
     static let fileHeaderMagic: UInt32 = 0x184D_2A50
     static let batchHeaderMagic: UInt32 = 0x184D_2A51
     static let commitMagic: UInt32 = 0x184D_2A52
+    /// A batch's records (version 4 on): ids, unknown types, extras.
+    static let recordMagic: UInt32 = 0x184D_2A53
+    /// What an import read (version 4 on): a file's digest and its seqs.
+    static let importMagic: UInt32 = 0x184D_2A54
 
     /// Content sizes of the skippable frames; each frame is 8 bytes more.
     static let fileHeaderContentSize = 16
@@ -32,9 +40,11 @@ enum LogFormat {
     /// fold reads them, so a fold decompresses no further than the columns.
     static let unfoldedRoles: [Role] = [.cart, .order, .voter]
 
-    /// Event kinds in the low bits of the kinds column's bytes.
+    /// Event kinds in the low bits of the kinds column's bytes. `ignored`
+    /// (version 4 on) is an event of a type the fold does not know: it has a
+    /// time and no other column, and its batch's record frame spells it.
     enum Kind: UInt8 {
-        case itemAdded = 0, quantityChanged, itemRemoved, checkedOut, voteCast
+        case itemAdded = 0, quantityChanged, itemRemoved, checkedOut, voteCast, ignored
     }
 
     /// The bits of a kind byte that hold the kind; the rest hold a small quantity.

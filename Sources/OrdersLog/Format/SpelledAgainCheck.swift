@@ -37,6 +37,8 @@ struct SpelledAgainCheck {
                 mark(poll, .poll, dictionary)
                 mark(voter, .voter, dictionary)
                 mark(candidate, .candidate, dictionary)
+            case .ignored:
+                break
             }
         }
         // Every role's marks are cleared before anything is thrown: the next batch starts from none.

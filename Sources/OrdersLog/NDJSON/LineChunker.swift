@@ -30,6 +30,10 @@ final class LineChunker {
     private var atStart = true
     /// Bytes read from the file so far (read from any thread, for progress).
     let bytesRead = Atomic<Int64>(0)
+    /// The text cut into chunks so far (decompressed, if it was compressed):
+    /// what tells a file imported before. Read by another thread only once
+    /// the input has ended, which the hand-over of its end orders after the last write.
+    private(set) var digest = TextDigest()
 
     /// Lines longer than this are refused rather than buffered without bound.
     static let maxLineLength = 1 << 24
@@ -96,6 +100,7 @@ final class LineChunker {
                 target.baseAddress!.copyMemory(from: source.baseAddress! + stop, byteCount: tail)
             }
         }
+        chunk.withUnsafeBytes { digest.add(UnsafeRawBufferPointer(rebasing: $0[textStart..<stop])) }
         defer {
             textStart = 0
             textEnd = tail
@@ -199,8 +204,9 @@ struct TextChunk: Sendable {
     /// Parses every line, appending the events to `events` and their ids to
     /// `ids`, until the end or the first line that fails.
     /// - Returns: the lines read, and the first that failed, counted from the chunk's first line as 1.
-    func parse(with parser: inout NDJSONParser, ids: inout Identifiers,
-               into events: inout [Event]) -> (lines: Int, failure: (line: Int, NDJSONParser.Failure)?) {
+    /// The records of events that have one go to `records`, by index in `events` and line in the chunk.
+    func parse(with parser: inout NDJSONParser, ids: inout Identifiers, into events: inout [Event],
+               records: inout EventRecords) -> (lines: Int, failure: (line: Int, NDJSONParser.Failure)?) {
         var count = 0
         let failure: (line: Int, NDJSONParser.Failure)? = text.withUnsafeBytes { bytes in
             var start = lines.lowerBound
@@ -219,6 +225,7 @@ struct TextChunk: Sendable {
                 let stop = newline(in: bytes, from: start, to: lines.upperBound) ?? lines.upperBound
                 do throws(NDJSONParser.Failure) {
                     if let event = try parser.parse(content(of: bytes, start..<stop, first: &first), ids: &ids) {
+                        if let record = parser.record { records.append(record, index: events.count, line: count) }
                         events.append(event)
                     }
                 } catch {

@@ -17,7 +17,7 @@ public struct NDJSONParser {
 
     /// The event fields the spec defines, in the order of `slots`.
     enum Field: Int, CaseIterable {
-        case type, at, cart, product, qty, price, currency, order, poll, voter, candidate
+        case type, at, cart, product, qty, price, currency, order, poll, voter, candidate, id, seq
 
         var name: String {
             switch self {
@@ -32,6 +32,8 @@ public struct NDJSONParser {
             case .poll: "poll"
             case .voter: "voter"
             case .candidate: "candidate"
+            case .id: "id"
+            case .seq: "seq"
             }
         }
 
@@ -60,6 +62,8 @@ public struct NDJSONParser {
             case 0x726564726F: return .order  // "order"
             case 0x6C6C6F70: return .poll  // "poll"
             case 0x7265746F76: return .voter  // "voter"
+            case 0x6469: return .id  // "id"
+            case 0x716573: return .seq  // "seq"
             default: return nil
             }
         }
@@ -83,6 +87,18 @@ public struct NDJSONParser {
     /// hostile line cannot exhaust the stack.
     static let maxDepth = 256
 
+    /// A member of the line's object: where its name (between the quotes)
+    /// and its value are, and which field it is, if the spec lists it.
+    struct Member {
+        var name: Range<Int>
+        var nameEscaped: Bool
+        var field: Field?
+        var value: Range<Int>
+    }
+
+    /// The line's members in order, for its extras.
+    private var members: [Member] = []
+
     /// Each field's slot, valid where its bit in `present` is set, so that
     /// starting a line clears one word. (An `InlineArray` here was copied
     /// whole on every access.)
@@ -100,8 +116,20 @@ public struct NDJSONParser {
     /// first. Off only to check that the fast path agrees with this one.
     private let fastPath: Bool
 
-    public init(fastPath: Bool = true) {
+    /// Whether a line whose `type` is none of the five is kept (as an
+    /// ``Event/Kind/ignored`` event) rather than refused: `--keep-unknown`.
+    public var keepsUnknownTypes = false
+
+    /// The record of the event the last `parse` returned (its id, extras,
+    /// unknown type), or nil if it has none.
+    public private(set) var record: EventRecord?
+
+    /// The longest `type` kept with ``keepsUnknownTypes``, in bytes.
+    public static let maxTypeLength = 64
+
+    public init(fastPath: Bool = true, keepsUnknownTypes: Bool = false) {
         self.fastPath = fastPath
+        self.keepsUnknownTypes = keepsUnknownTypes
     }
 
     /// Unescaped bytes of the string being decoded.
@@ -114,17 +142,20 @@ public struct NDJSONParser {
     /// caller to find the line's end and call `parse(_:ids:)`.
     public mutating func parseCanonical(_ text: UnsafeRawBufferPointer, ids: inout Identifiers) -> (event: Event, next: Int)? {
         guard fastPath else { return nil }
+        record = nil
         return CanonicalLine.parse(lineAtStartOf: text, ids: &ids, lastDate: &lastDate)
     }
 
     /// The event on `line`, or `nil` if the line is blank.
     public mutating func parse(_ line: UnsafeRawBufferPointer, ids: inout Identifiers) throws(Failure) -> Event? {
+        record = nil
         if fastPath, let event = CanonicalLine.parse(line, ids: &ids, lastDate: &lastDate) { return event }
         var p = 0
         skipWhitespace(line, &p)
         if p == line.count { return nil }
         do throws(Failure) {
             present = 0
+            members.removeAll(keepingCapacity: true)
             try readObject(line, &p)
             skipWhitespace(line, &p)
             guard p == line.count else { throw notJSON("unexpected characters after the object", at: p) }
@@ -153,10 +184,130 @@ public struct NDJSONParser {
             default: nil
             }
         }
-        guard let kind else {
-            throw Failure(field: "type", message: "unknown type \(quoted(type, line)); expected item_added, quantity_changed, item_removed, checked_out or vote_cast")
-        }
+        guard let kind else { return try unknownEvent(type, line) }
         let at = try time(line)
+        let event = try knownEvent(kind, at: at, line, ids: &ids)
+        try keepRecord(type: nil, listed: Self.listed(kind), at: at, line)
+        return event
+    }
+
+    /// The fields the table lists for `kind`, in the table's order.
+    private static func listed(_ kind: LogFormat.Kind) -> [Field] {
+        switch kind {
+        case .itemAdded: [.cart, .product, .qty, .price, .currency]
+        case .quantityChanged: [.cart, .product, .qty]
+        case .itemRemoved: [.cart, .product]
+        case .checkedOut: [.cart, .order]
+        case .voteCast: [.poll, .voter, .candidate]
+        case .ignored: []
+        }
+    }
+
+    /// A line whose type is none of the five: kept as an ignored event with
+    /// ``keepsUnknownTypes``, its other members all extras; refused otherwise.
+    private mutating func unknownEvent(_ type: Text, _ line: UnsafeRawBufferPointer) throws(Failure) -> Event {
+        guard keepsUnknownTypes else {
+            throw Failure(field: "type", message: "unknown type \(quoted(type, line)); expected item_added, quantity_changed, item_removed, checked_out or vote_cast (--keep-unknown keeps such events)")
+        }
+        let count = type.count(self)
+        guard count > 0, count <= Self.maxTypeLength else {
+            throw Failure(field: "type", message: count == 0 ? "must not be empty" : "is \(count) bytes long; a type is at most \(Self.maxTypeLength)")
+        }
+        let name = bytes(of: type, line) { Array($0) }
+        let at = try time(line)
+        try keepRecord(type: name, listed: [], at: at, line)
+        return Event(at: at, .ignored)
+    }
+
+    /// Sets `record` from the line's id and extras (and `type`, for an
+    /// unknown one), or to nil if it has neither: the members that are not
+    /// `listed` for its kind (nor `type`, `at`, `id` or `seq`) are extras.
+    private mutating func keepRecord(type unknownType: [UInt8]?, listed: [Field], at: Timestamp, _ line: UnsafeRawBufferPointer) throws(Failure) {
+        var id: [UInt8]?
+        if slot(.id).kind != .absent {
+            let text = try string(.id, line)
+            let count = text.count(self)
+            guard count > 0 else { throw Failure(field: "id", message: "must not be empty") }
+            guard count <= LogFormat.maxIdentifierLength else {
+                throw Failure(field: "id", message: "is \(count) bytes long; an id is at most \(LogFormat.maxIdentifierLength)")
+            }
+            id = bytes(of: text, line) { Array($0) }
+        }
+        var extras = Extras()
+        var unlisted = 0
+        for member in members {
+            if let field = member.field, field == .type || field == .at || field == .id || field == .seq || listed.contains(field) { continue }
+            unlisted += 1
+            extras.append(name: line[member.name], value: compacted(line, member.value))
+        }
+        if unlisted > 1 { try checkNamesDiffer(line) }
+        guard id != nil || unknownType != nil || !extras.isEmpty else { return }
+        var fingerprint: UInt64 = 0
+        if id != nil {
+            var hash = Fingerprint()
+            if let unknownType { hash.add(unknownType) } else { hash.add(try string(.type, line).bytes(self, line)) }
+            hash.add(at.milliseconds)
+            for field in listed {
+                switch field {
+                case .qty, .price: hash.add(try integer(field, line, atLeast: 0))
+                default: hash.add(try string(field, line).bytes(self, line))
+                }
+            }
+            hash.add(extras.encoded)
+            fingerprint = hash.value
+        }
+        record = EventRecord(id: id, type: unknownType, extras: extras, fingerprint: fingerprint)
+    }
+
+    /// Refuses a line with two members of the same name (by their decoded
+    /// bytes) among those the spec does not list; those it lists were
+    /// checked as they were read.
+    private mutating func checkNamesDiffer(_ line: UnsafeRawBufferPointer) throws(Failure) {
+        var seen = Set<[UInt8]>()
+        for member in members where member.field == nil {
+            var name: [UInt8] = []
+            if member.nameEscaped {
+                var p = member.name.lowerBound
+                try unescape(line, &p, into: &name)
+            } else {
+                name = Array(line[member.name])
+            }
+            guard seen.insert(name).inserted else {
+                throw Failure(field: String(decoding: name, as: UTF8.self), message: "appears more than once")
+            }
+        }
+    }
+
+    /// A value's JSON text with the whitespace between its tokens removed.
+    private func compacted(_ line: UnsafeRawBufferPointer, _ range: Range<Int>) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(range.count)
+        var inString = false
+        var p = range.lowerBound
+        while p < range.upperBound {
+            let byte = line[p]
+            if inString {
+                out.append(byte)
+                if byte == 0x5C, p + 1 < range.upperBound {
+                    out.append(line[p + 1])
+                    p += 1
+                } else if byte == 0x22 {
+                    inString = false
+                }
+            } else {
+                switch byte {
+                case 0x20, 0x09, 0x0A, 0x0D: break
+                case 0x22: inString = true; out.append(byte)
+                default: out.append(byte)
+                }
+            }
+            p += 1
+        }
+        return out
+    }
+
+    /// The event of a known `kind`, its fields checked.
+    private mutating func knownEvent(_ kind: LogFormat.Kind, at: Timestamp, _ line: UnsafeRawBufferPointer, ids: inout Identifiers) throws(Failure) -> Event {
         switch kind {
         case .itemAdded:
             return Event(at: at, .itemAdded(
@@ -177,6 +328,8 @@ public struct NDJSONParser {
             return Event(at: at, .voteCast(
                 poll: try identifier(.poll, line, &ids.polls), voter: try identifier(.voter, line, &ids.voters),
                 candidate: try identifier(.candidate, line, &ids.candidates)))
+        case .ignored:
+            return Event(at: at, .ignored)
         }
     }
 
@@ -189,6 +342,14 @@ public struct NDJSONParser {
             switch self {
             case .line(let range): range.count
             case .scratch: parser.scratch.count
+            }
+        }
+
+        /// The decoded bytes, copied.
+        func bytes(_ parser: NDJSONParser, _ line: UnsafeRawBufferPointer) -> [UInt8] {
+            switch self {
+            case .line(let range): Array(line[range])
+            case .scratch: parser.scratch
             }
         }
     }
@@ -283,7 +444,9 @@ public struct NDJSONParser {
         while true {
             skipWhitespace(line, &p)
             guard p < line.count, line[p] == 0x22 else { throw notJSON("expected a field name in double quotes", at: p) }
-            let field = try readKey(line, &p)
+            let nameStart = p + 1
+            let (field, nameEscaped) = try readKey(line, &p)
+            let name = nameStart..<p - 1
             skipWhitespace(line, &p)
             guard p < line.count, line[p] == 0x3A else { throw notJSON("expected ':' after a field name", at: p) }
             p += 1
@@ -304,6 +467,7 @@ public struct NDJSONParser {
                 slots[field.rawValue] = Slot(kind: kind, start: kind == .string || kind == .escapedString ? start + 1 : start,
                                              end: kind == .string ? p - 1 : p)
             }
+            members.append(Member(name: name, nameEscaped: nameEscaped, field: field, value: start..<p))
             skipWhitespace(line, &p)
             guard p < line.count else { throw notJSON("the object is not closed", at: p) }
             if line[p] == 0x2C { p += 1; continue }
@@ -313,7 +477,8 @@ public struct NDJSONParser {
     }
 
     /// Reads a field name and says which known field it is, if any.
-    private mutating func readKey(_ line: UnsafeRawBufferPointer, _ p: inout Int) throws(Failure) -> Field? {
+    /// - Returns: the field, and whether the name holds escapes.
+    private mutating func readKey(_ line: UnsafeRawBufferPointer, _ p: inout Int) throws(Failure) -> (Field?, Bool) {
         let start = p + 1
         let escaped = try skipString(line, &p)
         if !escaped {
@@ -321,14 +486,14 @@ public struct NDJSONParser {
             if count <= 8 && start + 8 <= line.count {
                 // The name and what follows it in one load, the rest masked off.
                 let word = line.loadUnaligned(fromByteOffset: start, as: UInt64.self)
-                return Field.named(word: count == 8 ? word : word & (1 << (8 * UInt64(count)) - 1))
+                return (Field.named(word: count == 8 ? word : word & (1 << (8 * UInt64(count)) - 1)), false)
             }
-            return Field.named(UnsafeRawBufferPointer(rebasing: line[start..<p - 1]))
+            return (Field.named(UnsafeRawBufferPointer(rebasing: line[start..<p - 1])), false)
         }
         scratch.removeAll(keepingCapacity: true)
         var q = start
         try unescape(line, &q, into: &scratch)
-        return scratch.withUnsafeBytes { Field.named($0) }
+        return (scratch.withUnsafeBytes { Field.named($0) }, true)
     }
 
     /// Reads any JSON value and says what kind it was.

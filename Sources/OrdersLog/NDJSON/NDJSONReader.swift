@@ -27,13 +27,25 @@ public final class NDJSONReader: EventStream {
     /// Lines handed out (or failed) so far, for messages.
     private var line = 0
     private var seq: Int64 = 0
-    private var parser = NDJSONParser()
+    private var parser: NDJSONParser
+    private let keepsUnknownTypes: Bool
+    public private(set) var records = EventRecords()
+    public private(set) var duplicates = 0
+    /// Events handed out that have no id.
+    public private(set) var eventsWithoutID = 0
+
+    /// The text read, once the input has ended: what an import note keeps.
+    public var digest: TextDigest? { ended ? chunker.digest : nil }
+    /// The ids recorded so far: the log's and this input's, or this input's alone.
+    private var eventIDs = EventIDIndex()
+    /// The seq before this input's first event: 0, or where an import appends it.
+    private var seqBase: Int64 = 0
     /// The tables of the last chunk parsed on this thread, to fill again with the next.
     private var spareIds: Identifiers?
     /// Threads that parse chunks of text; 0 parses on the caller's thread.
     private let workers: Int
-    private lazy var pool = OrderedWorkers<Input, ParsedChunk>(count: workers) {
-        var parser = NDJSONParser()
+    private lazy var pool = OrderedWorkers<Input, ParsedChunk>(count: workers) { [keepsUnknownTypes] in
+        var parser = NDJSONParser(keepsUnknownTypes: keepsUnknownTypes)
         return { input in ParsedChunk(input, parser: &parser, ids: Identifiers()) }
     }
     private var producing = false
@@ -49,8 +61,12 @@ public final class NDJSONReader: EventStream {
     /// - Parameters:
     ///   - prefix: bytes already read from `file` to recognise its format.
     ///   - threads: with more than one, that many threads parse while others read and take.
-    init(name: String, file: FileDescriptor, closes: Bool, compressed: Bool, prefix: [UInt8], threads: Int = 1) throws {
+    ///   - keepingUnknownTypes: keep events of types the fold does not know (`--keep-unknown`).
+    init(name: String, file: FileDescriptor, closes: Bool, compressed: Bool, prefix: [UInt8], threads: Int = 1,
+         keepingUnknownTypes: Bool = false) throws {
         self.name = name
+        keepsUnknownTypes = keepingUnknownTypes
+        parser = NDJSONParser(keepsUnknownTypes: keepingUnknownTypes)
         workers = threads > 1 ? threads : 0
         var status = stat()
         size = fstat(file.rawValue, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG ? Int64(status.st_size) : nil
@@ -62,7 +78,16 @@ public final class NDJSONReader: EventStream {
         if producing { pool.stop() }
     }
 
+    /// Checks this input's event ids against `index` (a log's, to which it is
+    /// appended after seq `seqBase`) rather than against its own alone, and
+    /// records its new ones there. Call before the first `next`.
+    public func checkIDs(against index: EventIDIndex, seqBase: Int64) {
+        eventIDs = index
+        self.seqBase = seqBase
+    }
+
     public func next(ids: inout Identifiers, into events: inout [Event]) throws -> Int64? {
+        records.removeAll()
         while !ended {
             let parsed = workers > 0 ? takeParsed() : parseNext()
             if let error = parsed.inputFailure {
@@ -74,8 +99,7 @@ public final class NDJSONReader: EventStream {
                 return nil
             }
             if let (index, failure) = parsed.failure { throw describe(failure, at: line + index) }
-            line += parsed.lines
-            guard !parsed.events.isEmpty else { continue }
+            guard !parsed.events.isEmpty else { line += parsed.lines; continue }
             // Each role's new numbers, one table after another: read with no bounds check,
             // since every id of the chunk is a number in its role's table.
             var renumber: [Symbol] = [], starts: [Int] = []
@@ -85,17 +109,55 @@ public final class NDJSONReader: EventStream {
             }
             // Room at once, when the caller emptied it (as all do); never exactly a little more each time.
             if events.isEmpty { events.reserveCapacity(parsed.events.count) }
+            let start = events.count
+            let passedOver = try checkIDs(parsed)
+            var passed = passedOver.makeIterator(), nextPassed = passed.next()
             renumber.withUnsafeBufferPointer { renumber in
                 starts.withUnsafeBufferPointer { starts in
-                    for event in parsed.events {
+                    for (i, event) in parsed.events.enumerated() {
+                        if i == nextPassed { nextPassed = passed.next(); continue }
                         events.append(event.renumbered { role, id in renumber[starts[role.rawValue] + id.index] })
                     }
                 }
             }
             if workers == 0 { spareIds = parsed.ids }
-            return handOut(parsed.events.count)
+            line += parsed.lines
+            eventsWithoutID += events.count - start - records.entries.reduce(0) { $0 + ($1.record.id == nil ? 0 : 1) }
+            guard events.count > start else { continue }
+            return handOut(events.count - start)
         }
         return nil
+    }
+
+    /// Checks the ids of a chunk's events against those recorded so far,
+    /// recording the new ones, and keeps the chunk's records in `records`,
+    /// by their events' indices once the duplicates are passed over.
+    /// - Returns: the indices of the duplicates, ascending.
+    /// - Throws: ``InputError`` naming the line, the field `id` and the seq
+    ///   that holds the id, if an event conflicts with one recorded.
+    private func checkIDs(_ parsed: ParsedChunk) throws -> [Int] {
+        var passedOver: [Int] = []
+        for entry in parsed.records.entries {
+            let index = entry.index - passedOver.count
+            if let id = entry.record.id {
+                let eventSeq = seqBase + seq + Int64(index) + 1
+                switch eventIDs.verdict(id: id, fingerprint: entry.record.fingerprint) {
+                case .new:
+                    eventIDs.insert(id: id, seq: eventSeq, fingerprint: entry.record.fingerprint)
+                case .duplicate:
+                    passedOver.append(entry.index)
+                    duplicates += 1
+                    continue
+                case .conflict(let held):
+                    var quoted: [UInt8] = []
+                    JSONText.appendString(id, to: &quoted)
+                    throw InputError(file: name, location: .line(line + entry.line), field: "id",
+                                     message: "\(String(decoding: quoted, as: UTF8.self)) is the id of another event, at seq \(held)")
+                }
+            }
+            records.append(entry.record, index: index, line: entry.line)
+        }
+        return passedOver
     }
 
     /// The next chunk, parsed on the caller's thread.
@@ -162,6 +224,7 @@ private enum Input: Sendable {
 /// A chunk's events, their ids numbered in the chunk's own tables.
 private struct ParsedChunk: Sendable {
     var events: [Event] = []
+    var records = EventRecords()
     var ids: Identifiers
     var lines = 0
     /// The first line that failed, counted from the chunk's first line as 1.
@@ -176,7 +239,7 @@ private struct ParsedChunk: Sendable {
         case .text(let chunk):
             // Room for a line of every 64 bytes, shorter than any event's: growing by doubling copied every event twice.
             events.reserveCapacity(chunk.lines.count / 64)
-            (lines, failure) = chunk.parse(with: &parser, ids: &self.ids, into: &events)
+            (lines, failure) = chunk.parse(with: &parser, ids: &self.ids, into: &events, records: &records)
         case .end: inputEnded = true
         case .failure(let error): inputFailure = error
         }

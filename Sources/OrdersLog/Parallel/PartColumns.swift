@@ -72,6 +72,10 @@ struct PartColumns: EventSink, ~Copyable {
         filled.votes &+= 1
     }
 
+    mutating func ignored(at: Timestamp) {
+        begin(.ignored, at: at)
+    }
+
     /// Appends an event's kind byte and time, and its quantity, if it has
     /// one: in the kind byte if it fits, as the log does, else in the
     /// quantities column. Every other array holds at most one value per

@@ -102,6 +102,10 @@ struct PartFold: EventSink, ~Copyable {
         projector.voteCast(at: at, poll: poll, voter: voter, candidate: candidate)
     }
 
+    mutating func ignored(at: Timestamp) {
+        projector.ignored(at: at)
+    }
+
     /// Says that this part has folded all its events; its reports.
     mutating func finish() -> Reports {
         progress.publish(part, foldedBelow: .max)

@@ -119,5 +119,11 @@ final class PartShares: @unchecked Sendable {  // Filled by the worker that deco
             (columns + part).pointee.voteCast(at: at, poll: poll, voter: voter, candidate: candidate)
             index &+= 1
         }
+
+        /// An event the fold passes over goes to the first part, which counts it.
+        mutating func ignored(at: Timestamp) {
+            columns.pointee.ignored(at: at)
+            index &+= 1
+        }
     }
 }

@@ -36,6 +36,21 @@ public struct JSONObject {
         bytes.append(contentsOf: Money.fixed(value, digits: digits).utf8)
     }
 
+    public mutating func null(_ name: String) {
+        key(name)
+        bytes.append(contentsOf: "null".utf8)
+    }
+
+    public mutating func strings(_ name: String, _ values: [String]) {
+        key(name)
+        bytes.append(0x5B)
+        for (i, value) in values.enumerated() {
+            if i > 0 { bytes.append(contentsOf: ", ".utf8) }
+            JSONText.appendString(value, to: &bytes)
+        }
+        bytes.append(0x5D)
+    }
+
     public mutating func object(_ name: String, _ value: JSONObject) {
         key(name)
         bytes.append(contentsOf: value.closed)

@@ -8,6 +8,7 @@ public enum SummaryReport {
         var object = JSONObject()
         object.integer("events", summary.events)
         object.integer("applied", summary.applied)
+        object.integer("ignored", summary.ignored)
         var anomalies = JSONObject()
         for kind in Anomaly.allCases { anomalies.integer(kind.description, summary.anomalies[kind]) }
         object.object("anomalies", anomalies)
@@ -36,6 +37,7 @@ public enum SummaryReport {
         let anomalies = Anomaly.allCases.filter { summary.anomalies[$0] > 0 }
             .map { "\($0) \(Money.grouped(summary.anomalies[$0]))" }
         lines.append(("anomalies", Money.grouped(summary.anomalies.total) + (anomalies.isEmpty ? "" : "  (" + anomalies.joined(separator: ", ") + ")")))
+        if summary.ignored > 0 { lines.append(("ignored", Money.grouped(summary.ignored) + "  (types the fold does not know)")) }
         lines.append(("orders", Money.grouped(summary.orders)))
         var revenue: [String] = []
         var units: [String] = []

@@ -71,7 +71,9 @@ extension Orders {
             var currency: Currency?
             var table = AuditReport.table()
             var found = 0
-            try readEvents(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads, progress: "auditing") { first, events, ids in
+            let stream = try openStream(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads,
+                                        keepingUnknownTypes: input.keepUnknown)
+            try readEvents(stream, progress: "auditing") { first, events, ids in
                 // The carts this chunk added compared by their bytes, once each: a log's table has no
                 // hash index to look the id up in, and comparing every event's cart until the target's
                 // first event took a cart first seen late in 100M events from 4 s to 56 s.
@@ -79,7 +81,19 @@ extension Orders {
                     target = ids.carts.firstSymbol(spelled: cartID, from: searched)
                     searched = ids.carts.count
                 }
+                var records = EventRecords.Cursor()
                 for (i, event) in events.enumerated() {
+                    if event.kind == .ignored {
+                        // Listed when its `cart` member names the cart; the fold passes over it.
+                        guard let record = records.record(at: i, in: stream.records), record.stringExtra(named: "cart") == cartID else { continue }
+                        found += 1
+                        let entry = AuditEntry(seq: first + Int64(i), event: event, status: .ignored, cartUnits: totals.units, cartTotal: totals.total)
+                        switch format {
+                        case .ndjson: Console.write(AuditReport.line(entry, record: record, ids: ids))
+                        case .table: AuditReport.row(entry, record: record, ids: ids, currency: currency, to: &table)
+                        }
+                        continue
+                    }
                     guard let cart = event.cart else { continue }  // a vote
                     guard let target, cart == target else {
                         _ = ledger.apply(event, observer: &ignoring)
@@ -89,9 +103,10 @@ extension Orders {
                     found += 1
                     let entry = AuditEntry(seq: first + Int64(i), event: event, status: status, cartUnits: totals.units, cartTotal: totals.total)
                     if case let .itemAdded(_, _, _, _, c) = event.kind, status == .applied { currency = c }
+                    let record = stream.records.isEmpty ? nil : records.record(at: i, in: stream.records)
                     switch format {
-                    case .ndjson: Console.write(try AuditReport.line(entry, ids: ids, cart: name))
-                    case .table: try AuditReport.row(entry, ids: ids, cart: name, currency: currency, to: &table)
+                    case .ndjson: Console.write(AuditReport.line(entry, record: record, ids: ids))
+                    case .table: AuditReport.row(entry, record: record, ids: ids, currency: currency, to: &table)
                     }
                 }
             }
@@ -115,7 +130,8 @@ extension Orders {
             var cart: [UInt8]?
             /// Order numbers below this were compared with `order` and are not it.
             var searched = 0
-            try readEvents(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads, progress: "finding order") { _, events, ids in
+            try readEvents(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads, keepingUnknownTypes: input.keepUnknown,
+                           progress: "finding order") { _, events, ids in
                 guard locator.cart == nil else { return }
                 if locator.order == nil {
                     locator.order = ids.orders.firstSymbol(spelled: order, from: searched)

@@ -24,11 +24,12 @@ extension Orders {
         func run() throws {
             try reportingFailures {
                 // With `--threads` above 1, this thread only checks a log's ids and writes out the text the others write.
-                let stream = try openStream(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads, callerMostlyWaits: true)
+                let stream = try openStream(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads, callerMostlyWaits: true,
+                                            keepingUnknownTypes: input.keepUnknown)
                 var text: [UInt8] = []
                 guard let log = stream as? LogReader else {
                     try readEvents(stream, progress: "exporting") { first, events, ids in
-                        EventJSON.appendLines(firstSeq: first, events, ids: ids, to: &text)
+                        EventJSON.appendLines(firstSeq: first, events, records: stream.records, ids: ids, to: &text)
                         Console.write(text)
                         text.removeAll(keepingCapacity: true)
                     }

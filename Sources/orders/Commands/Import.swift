@@ -1,6 +1,7 @@
 import ArgumentParser
 import OrdersCore
 import OrdersLog
+import OrdersReports
 
 extension Orders {
     struct Import: ParsableCommand {
@@ -18,11 +19,19 @@ extension Orders {
             leaves the log as it was; the next import removes the unfinished tail and
             says so on standard error.
 
+            Everything a line holds is kept: members the spec does not list (extras) are
+            written back by export. An event with an "id" is recorded once: sent again
+            (the same event), it is passed over and counted; an event that reuses an id
+            fails the import, naming the seq that holds it. A FILE with events that have
+            no id, whose content was imported into LOG before, is refused; --again
+            imports it anyway.
+
             Prints how many events it appended, and their seqs.
 
             Examples:
               orders import store.log Fixtures/kiosk-day.ndjson
               zstd -dc events.ndjson.zst | orders import store.log -
+              orders import store.log Fixtures/record-day.ndjson --keep-unknown
             """)
 
         @Argument(help: ArgumentHelp("The log to append to; created if missing.", valueName: "log"))
@@ -33,6 +42,15 @@ extension Orders {
 
         @Option(help: ArgumentHelp("Threads that parse NDJSON (or decode a log), and as many that compress the log's batches, while one reads the input and one encodes and writes; 1 does everything on one thread. 1 to 256; defaults to the number of cores.", valueName: "n"))
         var threads: Int = InputArgument.cores
+
+        @Flag(help: "Keep lines whose type the fold does not know (e.g. coupon_applied), as events it passes over, rather than refuse the FILE.")
+        var keepUnknown = false
+
+        @Flag(help: "Import a FILE even if its content was imported into LOG before (events with an id are still recorded once).")
+        var again = false
+
+        @Flag(help: "Print the outcome as one JSON object: appended, duplicates, first_seq, last_seq, warnings.")
+        var json = false
 
         @Option(help: ArgumentHelp("Events per compressed batch.", visibility: .hidden))
         var batchEvents = LogWriter.defaultBatchEvents
@@ -60,17 +78,47 @@ extension Orders {
                 })
                 if let recovery = writer.recovery { Console.note("orders: warning: \(recovery)") }
                 do {
+                    var duplicates = 0
                     for file in files {
-                        let stream = try openEvents(file, threads: threads)
+                        let stream = try openEvents(file, threads: threads, keepingUnknownTypes: keepUnknown)
                         for notice in stream.notices { Console.note("orders: warning: \(notice)") }
+                        let reader = stream as? NDJSONReader
+                        let first = writer.nextStreamSeq
+                        reader?.checkIDs(against: try writer.eventIDs(), seqBase: Int64(first) - 1)
                         let progress = Progress("importing \(stream.name)")
                         defer { progress.finish() }
                         try writer.append(contentsOf: stream, compressors: threads) { progress.advance($0, position: stream.progress) }
+                        duplicates += stream.duplicates
+                        if let reader, reader.eventsWithoutID > 0, let digest = reader.digest {
+                            if let before = writer.importedBefore(digest), !again {
+                                throw InputError(file: stream.name, message: "this content was imported into \(log) before, as \(before.isEmpty ? "no new events" : before.seqDescription), and its events without an id would be appended again; --again imports it anyway")
+                            }
+                            writer.noteImport(digest, seqs: first..<writer.nextStreamSeq)
+                        }
                     }
                     let seqs = try writer.commit(ids: Identifiers())
                     reading?.finish()
-                    let range = seqs.isEmpty ? "" : " (\(seqs.seqDescription))"
-                    Console.write("appended \(counted(seqs.count, "event")) to \(log)\(range)\n")
+                    if writer.upgraded {
+                        Console.note("orders: \(log) is now log format version 4, to keep ids, extras and what was imported; orders releases that read only version 3 no longer read it")
+                    }
+                    if json {
+                        var object = JSONObject()
+                        object.integer("appended", seqs.count)
+                        object.integer("duplicates", duplicates)
+                        if seqs.isEmpty {
+                            object.null("first_seq")
+                            object.null("last_seq")
+                        } else {
+                            object.integer("first_seq", Int64(seqs.lowerBound))
+                            object.integer("last_seq", Int64(seqs.upperBound - 1))
+                        }
+                        object.strings("warnings", [])
+                        Console.write(object.closed + [0x0A])
+                    } else {
+                        let range = seqs.isEmpty ? "" : " (\(seqs.seqDescription))"
+                        let passed = duplicates > 0 ? ", \(duplicates) already recorded," : ""
+                        Console.write("appended \(counted(seqs.count, "event"))\(passed) to \(log)\(range)\n")
+                    }
                 } catch {
                     writer.rollback()
                     throw error

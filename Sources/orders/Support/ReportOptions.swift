@@ -12,6 +12,9 @@ struct InputArgument: ParsableArguments {
     @Flag(help: "Go on past damaged frames of a log, and say on standard error which seqs were skipped. Without it a corrupt log fails.")
     var skipCorrupt = false
 
+    @Flag(help: "Read NDJSON lines whose type the fold does not know (e.g. coupon_applied) as events it passes over (status ignored), rather than refuse them.")
+    var keepUnknown = false
+
     @Option(help: ArgumentHelp("Threads to read with; 1 does everything on one thread. For a log, the others read, decompress and decode batches ahead of the one that takes their events, and a fold (replay, report, tally) from 3 threads on is split into n parts, each on a thread of its own (carts by their id, votes by their voter), with the results of one pass; export has n threads write batches out as text while one more writes it out. NDJSON is parsed in chunks on n threads while one more takes the events. 1 to 256; defaults to the number of cores.", valueName: "n"))
     var threads: Int = InputArgument.cores
 

@@ -1,0 +1,54 @@
+/// The records of a run of events (a chunk read, a batch), by each event's
+/// index in the run: few or none, so only the events that have one are listed.
+public struct EventRecords: Sendable {
+    /// One event's record, its index in the run, and for NDJSON the line it
+    /// came from (counted from the run's first line as 1; 0 for a log).
+    public struct Entry: Sendable {
+        public var index: Int
+        public var line: Int
+        public var record: EventRecord
+
+        public init(index: Int, line: Int = 0, record: EventRecord) {
+            self.index = index
+            self.line = line
+            self.record = record
+        }
+    }
+
+    /// The entries, by ascending index.
+    public private(set) var entries: [Entry] = []
+
+    public init() {}
+
+    public init(_ entries: [Entry]) {
+        self.entries = entries
+    }
+
+    public var isEmpty: Bool { entries.isEmpty }
+
+    /// Adds the record of the event at `index`, which comes after every index so far.
+    public mutating func append(_ record: EventRecord, index: Int, line: Int = 0) {
+        precondition(entries.last.map { $0.index < index } ?? true, "records in event order")
+        entries.append(Entry(index: index, line: line, record: record))
+    }
+
+    /// Adds `other`'s entries, their indices moved on by `offset`.
+    public mutating func append(contentsOf other: EventRecords, offset: Int) {
+        for entry in other.entries { append(entry.record, index: entry.index + offset, line: entry.line) }
+    }
+
+    public mutating func removeAll() { entries.removeAll(keepingCapacity: true) }
+
+    /// A way through the records beside the events, in order.
+    public struct Cursor {
+        private var next = 0
+        public init() {}
+
+        /// The record of the event at `index`, if it has one; indices must be asked in ascending order.
+        public mutating func record(at index: Int, in records: EventRecords) -> EventRecord? {
+            while next < records.entries.count, records.entries[next].index < index { next += 1 }
+            guard next < records.entries.count, records.entries[next].index == index else { return nil }
+            return records.entries[next].record
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import OrdersCore
+import SystemPackage
+
+/// Reads the record frames of a log's batches (FORMAT.md, version 4): the
+/// ids, unknown types and extras that a fold never reads, for the readers
+/// that write events out or check their ids. Checks each frame's CRC and
+/// zstd's checksum, and that the records fit the batch's events.
+final class RecordLoader {
+    private let file: FileDescriptor
+    private let name: String
+    private var decompressor: ZstdDecompressor
+    private var compressed: [UInt8] = []
+    private var payload: [UInt8] = []
+
+    init(file: FileDescriptor, name: String) throws {
+        self.file = file
+        self.name = name
+        decompressor = try ZstdDecompressor()
+    }
+
+    /// The records of `batch`'s events (none if it has no record frame),
+    /// checked against `events` if given: an ignored event has a type and only it does.
+    /// - Throws: ``InputError`` naming the frame's offset if it is damaged.
+    func records(of batch: LogLayout.Batch, events: [Event]? = nil) throws -> EventRecords {
+        guard let (offset, header) = batch.records else {
+            if let unknown = events?.firstIndex(where: { $0.kind == .ignored }) {
+                throw corrupt(batch, at: batch.offset, "the event at seq \(batch.header.firstSeq + UInt64(unknown)) has a type the fold does not know, and no record spells it")
+            }
+            return EventRecords()
+        }
+        let frameOffset = offset + Int64(RecordFrame.headerSize)
+        compressed = [UInt8](repeating: 0, count: Int(header.frameSize))
+        try compressed.withUnsafeMutableBytes { try file.readAll(at: frameOffset, into: $0, path: name) }
+        guard compressed.withUnsafeBytes({ CRC32C.checksum($0) }) == header.frameCRC else {
+            throw corrupt(batch, at: frameOffset, "record frame checksum does not match")
+        }
+        payload = [UInt8](repeating: 0, count: Int(header.payloadSize))
+        do {
+            try compressed.withUnsafeBytes { source in
+                try payload.withUnsafeMutableBytes { try decompressor.decompressFrame(source, into: $0) }
+            }
+        } catch {
+            throw corrupt(batch, at: frameOffset, "the record frame does not decompress: \(error)")
+        }
+        let records: EventRecords
+        do {
+            records = try payload.withUnsafeBytes { try RecordFrame.decode($0, eventCount: Int(batch.header.eventCount)) }
+        } catch let error as ByteReader.Malformed {
+            throw corrupt(batch, at: frameOffset, "record payload byte \(error.position): \(error.reason)")
+        }
+        guard let events else { return records }
+        var cursor = EventRecords.Cursor()
+        for (i, event) in events.enumerated() where (event.kind == .ignored) != (cursor.record(at: i, in: records)?.type != nil) {
+            throw corrupt(batch, at: frameOffset, "the record of seq \(batch.header.firstSeq + UInt64(i)) does not fit its event's kind")
+        }
+        return records
+    }
+
+    private func corrupt(_ batch: LogLayout.Batch, at offset: Int64, _ reason: String) -> InputError {
+        InputError(file: name, location: .offset(offset),
+                   message: "corrupt batch (seq \(batch.header.firstSeq)–\(batch.header.endSeq - 1)): \(reason)")
+    }
+}

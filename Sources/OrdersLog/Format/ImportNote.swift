@@ -1,0 +1,42 @@
+/// A skippable frame that an import writes before its commit record, one
+/// for each FILE it read whole from NDJSON (FORMAT.md, version 4): the
+/// text's length and CRC-32C, and the seqs its events took, so that the
+/// same file imported again is refused rather than doubled.
+struct ImportNote: Hashable, Sendable {
+    var digest: TextDigest
+    /// The seqs its events took (empty if every one was already recorded).
+    var seqs: Range<UInt64>
+
+    /// Content bytes: length u64, CRC u32, flags u32 (0), firstSeq u64, endSeq u64, CRC-32C of those u32.
+    static let contentSize = 36
+    /// The whole frame.
+    static let size = 8 + contentSize
+
+    func encoded() -> [UInt8] {
+        var writer = ByteWriter(capacity: Self.size)
+        writer.writeSkippableHeader(magic: LogFormat.importMagic, contentSize: Self.contentSize)
+        writer.write(littleEndian: digest.length)
+        writer.write(littleEndian: digest.crc)
+        writer.write(littleEndian: UInt32(0))
+        writer.write(littleEndian: seqs.lowerBound)
+        writer.write(littleEndian: seqs.upperBound)
+        let crc = writer.bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[8..<40])) }
+        writer.write(littleEndian: crc)
+        return writer.bytes
+    }
+
+    static func decode(content bytes: UnsafeRawBufferPointer) throws(ByteReader.Malformed) -> ImportNote {
+        var reader = ByteReader(bytes)
+        let length = try reader.read(littleEndian: UInt64.self)
+        let textCRC = try reader.read(littleEndian: UInt32.self)
+        _ = try reader.read(littleEndian: UInt32.self)
+        let first = try reader.read(littleEndian: UInt64.self)
+        let end = try reader.read(littleEndian: UInt64.self)
+        let crc = try reader.read(littleEndian: UInt32.self)
+        guard crc == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<32])) else {
+            throw ByteReader.Malformed(position: 32, reason: "import note checksum does not match")
+        }
+        guard first <= end else { throw ByteReader.Malformed(position: 16, reason: "import note seqs out of order") }
+        return ImportNote(digest: TextDigest(length: length, crc: textCRC), seqs: first..<end)
+    }
+}

@@ -1,0 +1,54 @@
+import OrdersCore
+
+/// The event ids a log holds (or an input read so far), each with the seq
+/// of its event and that event's fingerprint: what tells an arriving event
+/// with an id that is already recorded whether it is the same event again
+/// (a duplicate, passed over) or another one (a conflict, refused).
+///
+/// Ids are interned in a ``SymbolTable``, as every other id is, so an id
+/// costs its bytes and about 12 bytes of table, plus 16 for its seq and fingerprint.
+public final class EventIDIndex {
+    private var ids = SymbolTable()
+    private var seqs: [Int64] = []
+    private var fingerprints: [UInt64] = []
+
+    public init() {}
+
+    /// How many ids it holds.
+    public var count: Int { ids.count }
+
+    /// What an arriving event with an id is, given the ids so far.
+    public enum Verdict: Equatable {
+        /// No event has its id yet.
+        case new
+        /// The same event is recorded at this seq.
+        case duplicate(seq: Int64)
+        /// Another event with its id is recorded at this seq.
+        case conflict(seq: Int64)
+    }
+
+    /// What the event with `id` and `fingerprint` is.
+    public func verdict(id: [UInt8], fingerprint: UInt64) -> Verdict {
+        guard let symbol = id.withUnsafeBytes({ ids.lookup($0) }) else { return .new }
+        let seq = seqs[symbol.index]
+        return fingerprints[symbol.index] == fingerprint ? .duplicate(seq: seq) : .conflict(seq: seq)
+    }
+
+    /// Records that the event at `seq` has `id`, which it did not hold.
+    public func insert(id: [UInt8], seq: Int64, fingerprint: UInt64) {
+        let symbol = id.withUnsafeBytes { ids.intern($0) }
+        precondition(symbol.index == seqs.count, "an id is recorded once")
+        seqs.append(seq)
+        fingerprints.append(fingerprint)
+    }
+
+    /// Forgets the ids recorded at `seq` or after: those of an append rolled back.
+    public func removeIDs(fromSeq seq: Int64) {
+        var keep = seqs.count
+        while keep > 0 && seqs[keep - 1] >= seq { keep -= 1 }
+        ids.removeSymbols(from: keep)
+        ids.indexAll()
+        seqs.removeLast(seqs.count - keep)
+        fingerprints.removeLast(fingerprints.count - keep)
+    }
+}
