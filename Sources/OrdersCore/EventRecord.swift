@@ -54,7 +54,7 @@ public struct Extras: Hashable, Sendable {
     public var isEmpty: Bool { count == 0 }
 
     /// Adds a member: its name as written (without the quotes) and its compact value.
-    public mutating func append<Name: Collection<UInt8>, Value: Collection<UInt8>>(name: Name, value: Value) {
+    public mutating func append(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
         Self.appendVarint(UInt64(name.count), to: &encoded)
         encoded.append(contentsOf: name)
         Self.appendVarint(UInt64(value.count), to: &encoded)

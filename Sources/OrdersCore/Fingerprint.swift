@@ -3,6 +3,12 @@
 /// its id (a conflict). Each field is added with its length, so that no two
 /// different sequences of fields run together into the same bytes.
 ///
+/// Eight bytes at a time (little-endian, the last word padded with zeros):
+/// `state = (state ^ word) × 0x9E3779B97F4A7C15`, then `state ^= state >> 29`;
+/// a field's length is added the same way as one more word; the value is
+/// MurmurHash3's 64-bit finalizer of the state. The log keeps fingerprints
+/// (FORMAT.md), so this definition is part of the format.
+///
 /// Only events with the same id are ever compared, so two that differ pass
 /// for the same one only if their fingerprints agree by chance: 1 in 2⁶⁴.
 public struct Fingerprint {
@@ -11,33 +17,41 @@ public struct Fingerprint {
     public init() {}
 
     /// Adds a field's bytes.
-    public mutating func add<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
-        var count: UInt64 = 0
-        for byte in bytes {
-            state = (state ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
-            count &+= 1
+    public mutating func add(_ bytes: UnsafeRawBufferPointer) {
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            mixIn(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+            offset += 8
         }
-        add(count)
+        if offset < bytes.count {
+            var word: UInt64 = 0
+            for i in offset..<bytes.count { word |= UInt64(bytes[i]) << (8 * UInt64(i - offset)) }
+            mixIn(word)
+        }
+        mixIn(UInt64(bytes.count))
+    }
+
+    /// Adds a field's bytes.
+    public mutating func add(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { add($0) }
     }
 
     /// Adds a number.
-    public mutating func add(_ value: UInt64) {
-        state = Self.mix(state ^ value) &* 0x0000_0100_0000_01B3
-    }
-
-    public mutating func add(_ value: Int64) { add(UInt64(bitPattern: value)) }
+    public mutating func add(_ value: Int64) { mixIn(UInt64(bitPattern: value)) }
 
     /// The fingerprint of what was added.
-    public var value: UInt64 { Self.mix(state) }
-
-    /// A finalizer that spreads every bit of `x` over the result (MurmurHash3's).
-    private static func mix(_ x: UInt64) -> UInt64 {
-        var x = x
+    public var value: UInt64 {
+        var x = state
         x ^= x >> 33
         x &*= 0xFF51_AFD7_ED55_8CCD
         x ^= x >> 33
         x &*= 0xC4CE_B9FE_1A85_EC53
         x ^= x >> 33
         return x
+    }
+
+    private mutating func mixIn(_ word: UInt64) {
+        state = (state ^ word) &* 0x9E37_79B9_7F4A_7C15
+        state ^= state >> 29
     }
 }

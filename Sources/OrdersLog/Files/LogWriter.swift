@@ -258,9 +258,41 @@ public final class LogWriter {
 
     /// Keeps the records of the events a stream's `next` just handed out,
     /// the first of which takes seq `first`.
-    private func takeRecords(of stream: any EventStream, first: UInt64) {
-        for entry in stream.records.entries { records.append((first + UInt64(entry.index), entry.record)) }
+    ///
+    /// NDJSON passes over the events whose ids are recorded already itself
+    /// (``NDJSONReader/checkIDs(against:seqBase:)``); a log's events are
+    /// checked here, and those recorded already taken out of `events`.
+    /// - Throws: ``InputError`` if an event of a log reuses a recorded id for another event.
+    private func takeRecords(of stream: any EventStream, events: inout [Event], first: UInt64) throws {
+        guard !stream.records.isEmpty else { return }
+        guard !(stream is NDJSONReader) else {
+            for entry in stream.records.entries { records.append((first + UInt64(entry.index), entry.record)) }
+            return
+        }
+        let index = try eventIDs()
+        var kept: [Event] = []
+        kept.reserveCapacity(events.count)
+        var cursor = EventRecords.Cursor()
+        for (i, event) in events.enumerated() {
+            let seq = first + UInt64(kept.count)
+            if let record = cursor.record(at: i, in: stream.records) {
+                if let id = record.id {
+                    switch index.record(id: id, seq: Int64(seq), fingerprint: record.fingerprint) {
+                    case .new: break
+                    case .duplicate: duplicatesPassedOver += 1; continue
+                    case .conflict(let held):
+                        throw InputError(file: stream.name, message: "the event with id \(String(decoding: id, as: UTF8.self)) is another event than the one this log holds at seq \(held)")
+                    }
+                }
+                records.append((seq, record))
+            }
+            kept.append(event)
+        }
+        events = kept
     }
+
+    /// Events of logs appended that were passed over as already recorded.
+    public private(set) var duplicatesPassedOver = 0
 
     /// Writes the pending events as a batch now, so that the caller may start
     /// new tables of ids for the events that follow. Not a commit.
@@ -367,7 +399,7 @@ public final class LogWriter {
             while true {
                 while !ended, streamHeld.count <= holdAtMost, !foreseenTooLong {
                     ended = try stream.next(ids: &ids, into: &events) == nil
-                    takeRecords(of: stream, first: streamSeq)
+                    try takeRecords(of: stream, events: &events, first: streamSeq)
                     streamSeq += UInt64(events.count)
                     streamHeld.append(contentsOf: events)
                     progress(events.count)
@@ -402,7 +434,7 @@ public final class LogWriter {
             // The rest of the text reads its ids straight into the log's tables, once the held events are written.
             if !ended, !pending.isEmpty { try emit(encodeBatch(ids: ids), through: pool) }
             while !ended, try stream.next(ids: &logIDs, into: &events) != nil {
-                takeRecords(of: stream, first: streamSeq)
+                try takeRecords(of: stream, events: &events, first: streamSeq)
                 streamSeq += UInt64(events.count)
                 try add(events, ids: nil, through: pool)
                 progress(events.count)
@@ -412,7 +444,7 @@ public final class LogWriter {
         } else {
             // A log's events come numbered in its own tables, which go on being `ids`.
             while !ended, try stream.next(ids: &ids, into: &events) != nil {
-                takeRecords(of: stream, first: streamSeq)
+                try takeRecords(of: stream, events: &events, first: streamSeq)
                 streamSeq += UInt64(events.count)
                 try add(events, ids: ids, through: pool)
                 progress(events.count)
@@ -567,6 +599,11 @@ public final class LogWriter {
         while recordsTaken < records.count, records[recordsTaken].seq < nextSeq {
             batchRecords.append(records[recordsTaken].record, index: Int(records[recordsTaken].seq - first))
             recordsTaken += 1
+        }
+        // Those written go, so that a long import holds only the records of the batches in hand.
+        if recordsTaken > 4096, recordsTaken * 2 > records.count {
+            records.removeFirst(recordsTaken)
+            recordsTaken = 0
         }
         if !batchRecords.isEmpty { try upgradeToRecords() }
         return UnsealedBatch(encoded: encoded, firstSeq: first, eventCount: UInt32(pending.count), records: batchRecords)

@@ -27,7 +27,21 @@ public final class EventIDIndex {
         case conflict(seq: Int64)
     }
 
-    /// What the event with `id` and `fingerprint` is.
+    /// What the event with `id` and `fingerprint`, which takes `seq` if it
+    /// is new, is; a new one is recorded. One hash of the id either way.
+    public func record(id: [UInt8], seq: Int64, fingerprint: UInt64) -> Verdict {
+        let before = ids.count
+        let symbol = id.withUnsafeBytes { ids.intern($0) }
+        guard symbol.index < before else {
+            seqs.append(seq)
+            fingerprints.append(fingerprint)
+            return .new
+        }
+        let held = seqs[symbol.index]
+        return fingerprints[symbol.index] == fingerprint ? .duplicate(seq: held) : .conflict(seq: held)
+    }
+
+    /// What the event with `id` and `fingerprint` is, recording nothing.
     public func verdict(id: [UInt8], fingerprint: UInt64) -> Verdict {
         guard let symbol = id.withUnsafeBytes({ ids.lookup($0) }) else { return .new }
         let seq = seqs[symbol.index]

@@ -191,17 +191,17 @@ public struct NDJSONParser {
         return event
     }
 
+    /// The fields the table lists for each kind, in the table's order, by the kind's raw value.
+    private static let listedFields: [[Field]] = [
+        [.cart, .product, .qty, .price, .currency], [.cart, .product, .qty], [.cart, .product], [.cart, .order],
+        [.poll, .voter, .candidate], [],
+    ]
+
     /// The fields the table lists for `kind`, in the table's order.
-    private static func listed(_ kind: LogFormat.Kind) -> [Field] {
-        switch kind {
-        case .itemAdded: [.cart, .product, .qty, .price, .currency]
-        case .quantityChanged: [.cart, .product, .qty]
-        case .itemRemoved: [.cart, .product]
-        case .checkedOut: [.cart, .order]
-        case .voteCast: [.poll, .voter, .candidate]
-        case .ignored: []
-        }
-    }
+    private static func listed(_ kind: LogFormat.Kind) -> [Field] { listedFields[Int(kind.rawValue)] }
+
+    /// The fields a record never keeps as extras, as bits by raw value.
+    private static let unkeptFields: UInt16 = 1 << Field.type.rawValue | 1 << Field.at.rawValue | 1 << Field.id.rawValue | 1 << Field.seq.rawValue
 
     /// A line whose type is none of the five: kept as an ignored event with
     /// ``keepsUnknownTypes``, its other members all extras; refused otherwise.
@@ -233,24 +233,27 @@ public struct NDJSONParser {
             }
             id = bytes(of: text, line) { Array($0) }
         }
+        var kept = Self.unkeptFields
+        for field in listed { kept |= 1 << field.rawValue }
         var extras = Extras()
         var unlisted = 0
         for member in members {
-            if let field = member.field, field == .type || field == .at || field == .id || field == .seq || listed.contains(field) { continue }
+            if let field = member.field, kept & 1 << field.rawValue != 0 { continue }
             unlisted += 1
-            extras.append(name: line[member.name], value: compacted(line, member.value))
+            compact(line, member.value, into: &compacted)
+            compacted.withUnsafeBytes { extras.append(name: UnsafeRawBufferPointer(rebasing: line[member.name]), value: $0) }
         }
         if unlisted > 1 { try checkNamesDiffer(line) }
         guard id != nil || unknownType != nil || !extras.isEmpty else { return }
         var fingerprint: UInt64 = 0
         if id != nil {
             var hash = Fingerprint()
-            if let unknownType { hash.add(unknownType) } else { hash.add(try string(.type, line).bytes(self, line)) }
+            if let unknownType { hash.add(unknownType) } else { bytes(of: try string(.type, line), line) { hash.add($0) } }
             hash.add(at.milliseconds)
             for field in listed {
                 switch field {
                 case .qty, .price: hash.add(try integer(field, line, atLeast: 0))
-                default: hash.add(try string(field, line).bytes(self, line))
+                default: bytes(of: try string(field, line), line) { hash.add($0) }
                 }
             }
             hash.add(extras.encoded)
@@ -261,8 +264,19 @@ public struct NDJSONParser {
 
     /// Refuses a line with two members of the same name (by their decoded
     /// bytes) among those the spec does not list; those it lists were
-    /// checked as they were read.
+    /// checked as they were read. A few names with no escapes, as most
+    /// lines have, are compared as they are, with nothing allocated.
     private mutating func checkNamesDiffer(_ line: UnsafeRawBufferPointer) throws(Failure) {
+        if members.count <= 24 && !members.contains(where: { $0.field == nil && $0.nameEscaped }) {
+            for i in members.indices where members[i].field == nil {
+                let name = UnsafeRawBufferPointer(rebasing: line[members[i].name])
+                for j in members.indices[..<i] where members[j].field == nil && members[j].name.count == name.count
+                    && memoryEquals(name.baseAddress!, line.baseAddress! + members[j].name.lowerBound, name.count) {
+                    throw Failure(field: String(decoding: name, as: UTF8.self), message: "appears more than once")
+                }
+            }
+            return
+        }
         var seen = Set<[UInt8]>()
         for member in members where member.field == nil {
             var name: [UInt8] = []
@@ -278,10 +292,18 @@ public struct NDJSONParser {
         }
     }
 
-    /// A value's JSON text with the whitespace between its tokens removed.
-    private func compacted(_ line: UnsafeRawBufferPointer, _ range: Range<Int>) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(range.count)
+    /// Room for an extra's value, compacted.
+    private var compacted: [UInt8] = []
+
+    /// Sets `out` to a value's JSON text with the whitespace between its tokens removed.
+    private func compact(_ line: UnsafeRawBufferPointer, _ range: Range<Int>, into out: inout [UInt8]) {
+        out.removeAll(keepingCapacity: true)
+        let value = UnsafeRawBufferPointer(rebasing: line[range])
+        // Most values (a string without spaces, a number) have no whitespace at all: copied whole.
+        if !value.contains(where: { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
+            out.append(contentsOf: value)
+            return
+        }
         var inString = false
         var p = range.lowerBound
         while p < range.upperBound {
@@ -303,7 +325,6 @@ public struct NDJSONParser {
             }
             p += 1
         }
-        return out
     }
 
     /// The event of a known `kind`, its fields checked.

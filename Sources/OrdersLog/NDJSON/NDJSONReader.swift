@@ -141,9 +141,9 @@ public final class NDJSONReader: EventStream {
             let index = entry.index - passedOver.count
             if let id = entry.record.id {
                 let eventSeq = seqBase + seq + Int64(index) + 1
-                switch eventIDs.verdict(id: id, fingerprint: entry.record.fingerprint) {
+                switch eventIDs.record(id: id, seq: eventSeq, fingerprint: entry.record.fingerprint) {
                 case .new:
-                    eventIDs.insert(id: id, seq: eventSeq, fingerprint: entry.record.fingerprint)
+                    break
                 case .duplicate:
                     passedOver.append(entry.index)
                     duplicates += 1

@@ -96,6 +96,7 @@ extension Orders {
                             writer.noteImport(digest, seqs: first..<writer.nextStreamSeq)
                         }
                     }
+                    duplicates += writer.duplicatesPassedOver
                     let seqs = try writer.commit(ids: Identifiers())
                     reading?.finish()
                     if writer.upgraded {

@@ -58,7 +58,7 @@ extension Orders {
         private func verifyEvents(_ stream: any EventStream) throws {
             let count: Int64, anomalies: AnomalyCounts
             do {
-                (count, _, anomalies) = try readAll(stream)
+                (count, _, anomalies, _) = try readAll(stream)
             } catch {
                 if json, error is InputError || error is ZstdError {
                     var out = JSONObject()
@@ -90,7 +90,7 @@ extension Orders {
 
         /// Checks every frame of a log and every id it spells, and says what it found.
         private func verify(_ reader: LogReader) throws {
-            let (readable, ids, anomalies) = try readAll(reader)
+            let (readable, ids, anomalies, idTwice) = try readAll(reader)
             let survey = try LogSurvey(path: log)
             /// Every damaged stretch in file order: those that cost events, and those that cost none.
             let damage = reader.passedOver
@@ -98,7 +98,7 @@ extension Orders {
             // More threads than cores would only hash every id once more each.
             let twice = ids.firstDuplicate(threads: min(threads, InputArgument.cores)).map { role, a, b in
                 "\(role.field) ids \(a.rawValue) and \(b.rawValue) are both spelled \(String(identifier: Array(ids[role][a]))): the log numbers one id twice"
-            }
+            } ?? idTwice
             let sound = !reader.foundDamage && twice == nil
             if json {
                 var out = JSONObject()
@@ -156,20 +156,32 @@ extension Orders {
         }
 
         /// Reads every event of `stream`, folding them too with --strict.
-        private func readAll(_ stream: any EventStream) throws -> (events: Int64, ids: Identifiers, anomalies: AnomalyCounts) {
+        /// - Returns: besides, the first event id that the log holds twice, said as damage.
+        private func readAll(_ stream: any EventStream) throws -> (events: Int64, ids: Identifiers, anomalies: AnomalyCounts, idTwice: String?) {
             var ids = Identifiers()
             var events: [Event] = []
             var projector = Projector()
             var count: Int64 = 0
+            let eventIDs = EventIDIndex()
+            var idTwice: String?
             let progress = Progress("verifying")
             defer { progress.finish() }
-            while try stream.next(ids: &ids, into: &events) != nil {
+            while let first = try stream.next(ids: &ids, into: &events) {
+                for entry in stream.records.entries {
+                    guard let id = entry.record.id else { continue }
+                    let seq = first + Int64(entry.index)
+                    switch eventIDs.record(id: id, seq: seq, fingerprint: entry.record.fingerprint) {
+                    case .new: break
+                    case .duplicate(let held), .conflict(let held):
+                        if idTwice == nil { idTwice = "seq \(held) and seq \(seq) have the same id \(String(identifier: id)): a log holds each id once" }
+                    }
+                }
                 count += Int64(events.count)
                 if strict { for event in events { projector.fold(event) } }
                 progress.advance(events.count, position: stream.progress)
                 events.removeAll(keepingCapacity: true)
             }
-            return (count, ids, projector.reports.summary.anomalies)
+            return (count, ids, projector.reports.summary.anomalies, idTwice)
         }
 
         private func anomalyCounts(_ anomalies: AnomalyCounts) -> JSONObject {
