@@ -70,6 +70,46 @@ struct ReliabilityTests {
         print("crash harness: \(trials) trials, \(killed) imports killed, \(completed) completed, \(tailsReported) torn tails removed and reported, \(partial) partial imports, \(lost) acknowledged events lost")
     }
 
+    /// A producer that retries after every crash, with event ids: each
+    /// event ends up recorded exactly once, however the kills fall.
+    /// `ORDERS_CRASH_TRIALS=200` for the full run.
+    @Test func retriesWithIDsAfterKillsRecordEachEventOnce() throws {
+        let trials = Int(ProcessInfo.processInfo.environment["ORDERS_CRASH_TRIALS"] ?? "") ?? 8
+        let dir = CLI.temporaryDirectory(), log = dir + "/store.log", plain = dir + "/plain.ndjson", input = dir + "/in.ndjson"
+        let batch: Int64 = 20_000
+        #expect(try CLI.run(["generate", "--events", "\(batch)", "--format", "ndjson", "-o", plain]).status == 0)
+        // Every event gets an id, as a shop app's would.
+        var withIDs: [UInt8] = []
+        for (n, line) in String(decoding: FileManager.default.contents(atPath: plain)!, as: UTF8.self).split(separator: "\n").enumerated() {
+            withIDs += Array("{\"id\": \"evt-\(n)\", ".utf8) + Array(line.utf8.dropFirst()) + [0x0A]
+        }
+        _ = FileManager.default.createFile(atPath: input, contents: Data(withIDs))
+        var random = UInt64(11)
+        var killed = 0
+        for trial in 0..<trials {
+            let process = Process()
+            process.executableURL = CLI.binary
+            process.arguments = ["import", log, input, "--batch-events", "2000"]
+            process.standardError = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            usleep(UInt32(random >> 33) % 600_000)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            if process.terminationReason == .uncaughtSignal { killed += 1 }
+            // The retry: the same file, the same ids.
+            let retry = try CLI.run(["import", log, input, "--json"])
+            #expect(retry.status == 0, "trial \(trial): \(retry.stderr)")
+            #expect(try committed(log).count == batch, "trial \(trial)")
+            let outcome = try JSONSerialization.jsonObject(with: Data(retry.stdout)) as? [String: Any]
+            #expect((outcome?["appended"] as? Int ?? -1) + (outcome?["duplicates"] as? Int ?? -1) == Int(batch), "trial \(trial)")
+        }
+        #expect(try CLI.run(["verify", log]).status == 0)
+        #expect(killed > 0)
+        print("id crash harness: \(trials) kills tried, \(killed) landed, each followed by a retry; \(batch) events recorded once")
+    }
+
     @Test func aSecondImportWaitsForTheFirstAndReadersSeeOnlyCommits() throws {
         let dir = CLI.temporaryDirectory(), log = dir + "/store.log"
         #expect(try CLI.run(["import", log, "Fixtures/kiosk-day.ndjson"]).status == 0)

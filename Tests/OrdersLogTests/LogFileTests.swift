@@ -234,15 +234,38 @@ struct LogFileTests {
         #expect(try LogReader(path: path).eventCount == 0)
     }
 
-    /// A log of three commits, and the event counts after each.
-    private func threeCommits(_ dir: String) throws -> (path: String, bytes: [UInt8], ends: [(size: Int, events: Int)]) {
+    @Test func aLogCutShortOfWhatWasAcknowledgedIsCorruptAtEveryLength() throws {
+        let dir = temporaryDirectory()
+        let (path, bytes, ends) = try threeCommits(dir)
+        let checkpoint = contents(WriterCheckpoint.path(of: path))
+        for length in FileHeader.size..<bytes.count {
+            write(Array(bytes[..<length]), to: path)
+            #expect(throws: InputError.self, "cut at \(length)") { _ = try LogWriter(path: path) }
+            // Nothing was cut, and the checkpoint still says what is missing.
+            #expect(contents(path).count == length, "cut at \(length)")
+            #expect(contents(WriterCheckpoint.path(of: path)) == checkpoint)
+            let missing = try #require(try WriterCheckpoint.read(log: path)).missing(endSeq: UInt64(ends.last { $0.size <= length }!.events + 1),
+                                                                                   committedEnd: Int64(ends.last { $0.size <= length }!.size))
+            #expect(missing != nil, "cut at \(length)")
+        }
+        // Whole, it opens; and a checkpoint torn in one slot leaves the other.
+        write(bytes, to: path)
+        var torn = checkpoint
+        torn[torn.count - 1] ^= 0xFF
+        write(torn, to: WriterCheckpoint.path(of: path))
+        #expect(try WriterCheckpoint.read(log: path)?.endSeq == 51)
+        _ = try LogWriter(path: path)
+    }
+
+    /// A log of three commits, and the event counts and writer checkpoints after each.
+    private func threeCommits(_ dir: String) throws -> (path: String, bytes: [UInt8], ends: [(size: Int, events: Int, checkpoint: [UInt8])]) {
         let path = dir + "/a.log"
         var ids = Identifiers()
         let events = sampleEvents(90, ids: &ids)
-        var ends: [(Int, Int)] = [(FileHeader.size, 0)]
+        var ends: [(Int, Int, [UInt8])] = [(FileHeader.size, 0, [])]
         for part in [0..<30, 30..<50, 50..<90] {
             try writeLog(path, Array(events[part]), ids: ids, batchEvents: 8)
-            ends.append((contents(path).count, part.upperBound))
+            ends.append((contents(path).count, part.upperBound, contents(WriterCheckpoint.path(of: path))))
         }
         return (path, contents(path), ends)
     }
@@ -264,6 +287,8 @@ struct LogFileTests {
         let (path, bytes, ends) = try threeCommits(dir)
         let cut = ends[2].size + 100
         write(Array(bytes[..<cut]), to: path)
+        // The third append was never acknowledged: its writer died before the checkpoint moved past the second.
+        write(ends[2].checkpoint, to: WriterCheckpoint.path(of: path))
         let writer = try LogWriter(path: path)
         #expect(writer.recovery?.contains("removed 100 bytes after byte \(ends[2].size)") == true)
         #expect(writer.nextSeq == 51)
@@ -659,6 +684,46 @@ struct VerifyTests {
                 if reader.foundDamage { detected += 1 } else { Issue.record("byte \(offset) ^ \(flip) went unnoticed") }
             } else {
                 detected += 1  // refused outright: not even a log any more
+            }
+        }
+        #expect(detected == 1000)
+    }
+
+    /// Version 4's frames too: record frames (ids, extras, unknown types) and import notes.
+    @Test func verifyDetectsAThousandRandomSingleByteCorruptionsOfRecords() throws {
+        let dir = temporaryDirectory(), path = dir + "/r.log"
+        var ids = Identifiers()
+        let events = sampleEvents(600, ids: &ids)
+        for part in [0..<200, 200..<400, 400..<600] {
+            let writer = try LogWriter(path: path, batchEvents: 64)
+            for (i, event) in events[part].enumerated() {
+                var extras = Extras()
+                Array("device".utf8).withUnsafeBytes { name in Array(#"{"id":"kiosk-\#(i % 7)"}"#.utf8).withUnsafeBytes { extras.append(name: name, value: $0) } }
+                let record = EventRecord(id: Array("e-\(part.lowerBound + i)".utf8), extras: i % 2 == 0 ? extras : Extras(), fingerprint: UInt64(i))
+                if i % 50 == 7 {
+                    try writer.append(Event(at: event.at, .ignored), record: EventRecord(type: Array("coupon_applied".utf8), extras: extras), ids: ids)
+                } else {
+                    try writer.append(event, record: i % 3 == 0 ? record : nil, ids: ids)
+                }
+            }
+            writer.noteImport(TextDigest(length: UInt64(part.count), crc: UInt32(part.lowerBound)), seqs: 1..<2)
+            try writer.commit(ids: ids)
+        }
+        let bytes = contents(path)
+        #expect(bytes.count > 3 * 64 * 20, "the log holds records")
+        #expect(try verify(path).reader.foundDamage == false)
+        var random = UInt64(2026)
+        var detected = 0
+        for _ in 0..<1000 {
+            random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let offset = Int(random >> 33) % bytes.count
+            var damaged = bytes
+            damaged[offset] ^= UInt8(truncatingIfNeeded: random >> 20) | 1
+            write(damaged, to: path)
+            if let (reader, _) = try? verify(path) {
+                if reader.foundDamage { detected += 1 } else { Issue.record("byte \(offset) went unnoticed") }
+            } else {
+                detected += 1  // refused outright, naming where
             }
         }
         #expect(detected == 1000)

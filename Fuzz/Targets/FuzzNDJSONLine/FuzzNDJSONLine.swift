@@ -35,21 +35,30 @@ public func fuzzNDJSONLine(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             fatalError("the fast path read a line at the start of a text other than the general parser reads it")
         }
     }
-    if case .success(let event?) = result {
-        // What parses must print and parse back to the same event.
-        var text: [UInt8] = []
-        EventJSON.appendLine(seq: nil, event: event, ids: ids, to: &text)
-        text.removeLast()
-        var again = Identifiers()
-        var reparser = NDJSONParser()
-        guard let round = text.withUnsafeBytes({ try? reparser.parse($0, ids: &again) }) else {
-            fatalError("a printed event did not parse: \(String(decoding: text, as: UTF8.self))")
-        }
-        var reprinted: [UInt8] = []
-        EventJSON.appendLine(seq: nil, event: round, ids: again, to: &reprinted)
-        guard reprinted.dropLast() == text[...] else { fatalError("an event changed when printed and read back") }
+    if case .success(let event?) = result { roundTrip(event, record: parser.record, ids: ids, keepingUnknown: false) }
+    // Kept with --keep-unknown, a line of another type must round-trip too, its record whole.
+    var keeping = NDJSONParser(keepsUnknownTypes: true), keptIDs = Identifiers()
+    if case .success(let event?) = Result(catching: { () throws(NDJSONParser.Failure) in try keeping.parse(line, ids: &keptIDs) }) {
+        roundTrip(event, record: keeping.record, ids: keptIDs, keepingUnknown: true)
     }
     return 0
+}
+
+/// What parses must print (with its id, type and extras) and parse back to
+/// the same event and record, fingerprint included, and print the same again.
+private func roundTrip(_ event: Event, record: EventRecord?, ids: Identifiers, keepingUnknown: Bool) {
+    var text: [UInt8] = []
+    EventJSON.appendLine(seq: nil, event: event, record: record, ids: ids, to: &text)
+    text.removeLast()
+    var again = Identifiers()
+    var reparser = NDJSONParser(keepsUnknownTypes: keepingUnknown)
+    guard let round = text.withUnsafeBytes({ try? reparser.parse($0, ids: &again) }) else {
+        fatalError("a printed event did not parse: \(String(decoding: text, as: UTF8.self))")
+    }
+    guard reparser.record == record else { fatalError("a record changed when printed and read back") }
+    var reprinted: [UInt8] = []
+    EventJSON.appendLine(seq: nil, event: round, record: reparser.record, ids: again, to: &reprinted)
+    guard reprinted.dropLast() == text[...] else { fatalError("an event changed when printed and read back") }
 }
 
 /// A line of the fast path's shape on the date most of the corpus has.

@@ -33,8 +33,14 @@ public struct LogSurvey: Sendable {
         return items[..<lastCommit].compactMap { if case .batch(let batch) = $0 { batch } else { nil } }
     }
 
+    /// Where the last commit record ends (the file header's end if there is none).
+    public var committedEnd: Int64 {
+        for item in items.reversed() { if case .commit(let offset, _) = item { return offset + Int64(CommitRecord.size) } }
+        return Int64(FileHeader.size)
+    }
+
     /// The seq after the last committed event, by the last commit record.
-    var committedEndSeq: UInt64 {
+    public var committedEndSeq: UInt64 {
         for item in items.reversed() { if case .commit(_, let endSeq) = item { return endSeq } }
         return 1
     }

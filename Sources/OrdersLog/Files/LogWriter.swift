@@ -169,6 +169,20 @@ public final class LogWriter {
             }
             let layout = try LogLayout.scan(opened, path: path)
             var end = layout.committedEnd
+            // What was acknowledged is checked before anything is cut: a log shorter than that lost events.
+            var checkpoint = created ? nil : try WriterCheckpoint.read(log: path)
+            let logFirstBatch = WriterCheckpoint.firstBatch(layout.batches.first?.header)
+            if let found = checkpoint, found.firstBatch != logFirstBatch, found.firstBatch != 0, logFirstBatch != 0 {
+                recovery = "\(WriterCheckpoint.path(of: path)): a writer checkpoint of another log; it is replaced"
+                checkpoint = nil
+            }
+            if let missing = checkpoint?.missing(endSeq: layout.endSeq, committedEnd: layout.committedEnd) {
+                throw InputError(file: path, location: .offset(layout.committedEnd),
+                                 message: "the log is corrupt: \(missing); nothing was cut; run `orders verify`")
+            }
+            checkpointFile = try CheckpointFile(log: path, last: checkpoint)
+            if created || checkpoint == nil { try checkpointFile.reset() }
+            firstBatch = layout.batches.isEmpty ? nil : logFirstBatch
             if let tail = layout.tail {
                 try Self.truncate(opened, to: end, path: path)
                 try Self.sync(opened, path: path)
@@ -181,6 +195,7 @@ public final class LogWriter {
             known = layout.batches.isEmpty ? .all : .none
             version = layout.version
             layoutBatches = layout.batches
+            latestAt = layout.batches.map(\.header.maxAt).max()
             importNotes = layout.imports
             committedImportNotes = importNotes.count
             committedEnd = end
@@ -190,11 +205,19 @@ public final class LogWriter {
             logEventsAtOpen = Int(layout.endSeq - 1)
             self.holdAtMost = holdAtMost ?? Self.defaultHoldAtMost(logEvents: layout.endSeq - 1)
         } catch {
-            if created { _ = unlink(path) }
+            if created {
+                _ = unlink(path)
+                _ = unlink(WriterCheckpoint.path(of: path))
+            }
             try? opened.close()
             throw error
         }
     }
+
+    /// Where the writer checkpoint goes after each commit.
+    private var checkpointFile: CheckpointFile!
+    /// The CRC of the log's first batch header, once it has one, for the checkpoint.
+    private var firstBatch: UInt32?
 
     /// The committed batches when the writer opened the log, for ``eventIDs()``.
     private var layoutBatches: [LogLayout.Batch] = []
@@ -264,6 +287,8 @@ public final class LogWriter {
     /// checked here, and those recorded already taken out of `events`.
     /// - Throws: ``InputError`` if an event of a log reuses a recorded id for another event.
     private func takeRecords(of stream: any EventStream, events: inout [Event], first: UInt64) throws {
+        for event in events { latestAt = max(latestAt ?? .min, event.at.milliseconds) }
+        if streamFirstAt == nil { streamFirstAt = events.first?.at.milliseconds }
         guard !stream.records.isEmpty else { return }
         guard !(stream is NDJSONReader) else {
             for entry in stream.records.entries { records.append((first + UInt64(entry.index), entry.record)) }
@@ -290,6 +315,17 @@ public final class LogWriter {
         }
         events = kept
     }
+
+    /// The latest time of any event in the log or appended so far, ms since the epoch.
+    private var latestAt: Int64?
+    /// The time of the first event of the stream being appended.
+    private var streamFirstAt: Int64?
+
+    /// For the stream appended last: the time of its first event, and the
+    /// latest time of any event before it, in the log or appended before it
+    /// (ms since the epoch); nil if either has none. What tells an import
+    /// whose events start well before the log's last.
+    public private(set) var lastStreamStart: (first: Int64, latestBefore: Int64)?
 
     /// Events of logs appended that were passed over as already recorded.
     public private(set) var duplicatesPassedOver = 0
@@ -378,6 +414,11 @@ public final class LogWriter {
         var ended = false
         /// The seq the stream's next event takes.
         var streamSeq = nextStreamSeq
+        let latestBefore = latestAt
+        streamFirstAt = nil
+        defer {
+            lastStreamStart = streamFirstAt.flatMap { first in latestBefore.map { (first, $0) } }
+        }
         if known != .all, committedEnd < readWholeBelow { try knowAll() }
         if known != .all {
             // Taken rather than copied, so that reading into it copies no table, and put back however this ends.
@@ -544,6 +585,7 @@ public final class LogWriter {
             try file.writeAll(at: offset, record.encoded(), path: path)
             offset += Int64(CommitRecord.size)
             try sync()
+            try checkpointFile.write(WriterCheckpoint(endSeq: nextSeq, committedEnd: offset, firstBatch: firstBatch ?? 0))
             if created { try syncDirectory() }
         }
         committedEnd = offset
@@ -569,8 +611,10 @@ public final class LogWriter {
         committedEventIDs?.removeIDs(fromSeq: Int64(firstSeq))
         logIDs.removeIDs(from: committed)
         defined = committed
+        if committedEnd <= Int64(FileHeader.size) { firstBatch = nil }
         if created && committedEnd <= Int64(FileHeader.size) && firstSeq == 1 {
             _ = unlink(path)
+            checkpointFile.remove()
         } else {
             try? truncate(to: committedEnd)
         }
@@ -626,6 +670,10 @@ public final class LogWriter {
 
     /// Writes a batch, header and frame, where the log ends.
     private func write(sealed batch: [UInt8]) throws {
+        if firstBatch == nil, batch.count >= BatchHeader.size,
+           batch.withUnsafeBytes({ $0.loadUnaligned(as: UInt32.self).littleEndian }) == LogFormat.batchHeaderMagic {
+            firstBatch = CRC32C.checksum(Array(batch[0..<BatchHeader.size]))
+        }
         try file.writeAll(at: offset, batch, path: path)
         offset += Int64(batch.count)
     }

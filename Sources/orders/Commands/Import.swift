@@ -52,6 +52,9 @@ extension Orders {
         @Flag(help: "Print the outcome as one JSON object: appended, duplicates, first_seq, last_seq, warnings.")
         var json = false
 
+        @Option(help: ArgumentHelp("Warn when a FILE's first event is more than this before the latest event already in LOG (or in the FILEs before it): 90s, 30m, 1h, 2d, or off.", valueName: "span"))
+        var warnEarlier = TimeSpan(argument: "1h")!
+
         @Option(help: ArgumentHelp("Events per compressed batch.", visibility: .hidden))
         var batchEvents = LogWriter.defaultBatchEvents
 
@@ -79,6 +82,7 @@ extension Orders {
                 if let recovery = writer.recovery { Console.note("orders: warning: \(recovery)") }
                 do {
                     var duplicates = 0
+                    var warnings: [String] = []
                     for file in files {
                         let stream = try openEvents(file, threads: threads, keepingUnknownTypes: keepUnknown)
                         for notice in stream.notices { Console.note("orders: warning: \(notice)") }
@@ -89,6 +93,11 @@ extension Orders {
                         defer { progress.finish() }
                         try writer.append(contentsOf: stream, compressors: threads) { progress.advance($0, position: stream.progress) }
                         duplicates += stream.duplicates
+                        if let limit = warnEarlier.milliseconds, let (first, latest) = writer.lastStreamStart, latest - first > limit {
+                            let warning = "\(stream.name): its first event (\(RFC3339.format(Timestamp(milliseconds: first)))) is \(TimeSpan.describe(latest - first)) before the latest already in \(log) (\(RFC3339.format(Timestamp(milliseconds: latest)))); the fold takes events in log order, not by time, so its events are folded after those later ones (an item added to a cart checked out later in time is a cart_closed anomaly, say). Import files in time order; --warn-earlier sets when this is said"
+                            warnings.append(warning)
+                            Console.note("orders: warning: \(warning)")
+                        }
                         if let reader, reader.eventsWithoutID > 0, let digest = reader.digest {
                             if let before = writer.importedBefore(digest), !again {
                                 throw InputError(file: stream.name, message: "this content was imported into \(log) before, as \(before.isEmpty ? "no new events" : before.seqDescription), and its events without an id would be appended again; --again imports it anyway")
@@ -113,7 +122,7 @@ extension Orders {
                             object.integer("first_seq", Int64(seqs.lowerBound))
                             object.integer("last_seq", Int64(seqs.upperBound - 1))
                         }
-                        object.strings("warnings", [])
+                        object.strings("warnings", warnings)
                         Console.write(object.closed + [0x0A])
                     } else {
                         let range = seqs.isEmpty ? "" : " (\(seqs.seqDescription))"

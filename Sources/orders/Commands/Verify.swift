@@ -99,7 +99,10 @@ extension Orders {
             let twice = ids.firstDuplicate(threads: min(threads, InputArgument.cores)).map { role, a, b in
                 "\(role.field) ids \(a.rawValue) and \(b.rawValue) are both spelled \(String(identifier: Array(ids[role][a]))): the log numbers one id twice"
             } ?? idTwice
-            let sound = !reader.foundDamage && twice == nil
+            // What the writer acknowledged must all be there (WriterCheckpoint).
+            let checkpoint = try WriterCheckpoint.read(log: log)
+            let cutShort = checkpoint?.missing(endSeq: survey.committedEndSeq, committedEnd: survey.committedEnd)
+            let sound = !reader.foundDamage && twice == nil && cutShort == nil
             if json {
                 var out = JSONObject()
                 out.string("file", log)
@@ -116,12 +119,13 @@ extension Orders {
                     o.integer("events", skip.seqs.count)
                     o.string("reason", skip.reason)
                     return o
-                } + (twice.map { reason in
+                } + ([twice, cutShort].compactMap { $0 }.map { reason in
                     var o = JSONObject()
                     o.integer("events", 0)
                     o.string("reason", reason)
-                    return [o]
-                } ?? []))
+                    return o
+                }))
+                if let checkpoint { out.integer("acknowledged_events", Int64(checkpoint.endSeq) - 1) }
                 if let tail = reader.tail {
                     var t = JSONObject()
                     t.integer("offset", tail.offset)
@@ -140,15 +144,18 @@ extension Orders {
                 text += "  events     \(Money.grouped(reader.eventCount)) committed" + (lost == 0 ? ", all readable\n" : ", \(Money.grouped(lost)) unreadable\n")
                 for skip in damage { text += "  damage     \(skip)\n" }
                 if let twice { text += "  damage     \(twice)\n" }
+                if let cutShort { text += "  damage     \(cutShort)\n" }
+                if let checkpoint { text += "  acked      \(Money.grouped(Int64(checkpoint.endSeq) - 1)) events (\(WriterCheckpoint.path(of: log)))\n" }
                 if let tail = reader.tail {
-                    text += "  tail       \(tail.length) bytes after byte \(tail.offset) that no commit covers (\(tail.reason)); the next import removes them\n"
+                    let next = cutShort == nil ? "the next import removes them" : "acknowledged, so no import removes them"
+                    text += "  tail       \(tail.length) bytes after byte \(tail.offset) that no commit covers (\(tail.reason)); \(next)\n"
                 }
                 if strict { text += anomalyLine(anomalies) }
                 Console.write(text)
             }
             Console.flush()
             if !sound {
-                let first = damage.first.map { "\($0)" } ?? twice ?? ""
+                let first = damage.first.map { "\($0)" } ?? twice ?? cutShort ?? ""
                 Console.note("orders: error: \(log) is corrupt: \(first); `orders repair` copies what can be read into a new log")
                 throw ExitCode(ExitStatus.dataError)
             }

@@ -1,4 +1,5 @@
 import Glibc
+import OrdersLog
 
 /// A file being written that is worth nothing unfinished: removed if the
 /// command fails, or is interrupted (SIGINT, SIGTERM, SIGHUP), before it is
@@ -14,9 +15,11 @@ enum PartialOutput {
     private static let signals = [SIGINT, SIGTERM, SIGHUP]
 
     /// `path` (in the directory `scratch`, removed with it, if given) is
-    /// being written: remove it should an interrupt come.
+    /// being written: remove it, and its writer checkpoint if it is a log,
+    /// should an interrupt come.
     static func begin(_ path: String, scratchDirectory scratch: String? = nil) {
         pendingFile = strdup(path)
+        pendingCheckpoint = strdup(WriterCheckpoint.path(of: path))
         pendingDirectory = scratch.flatMap { strdup($0) }
         // Ignoring for a moment, never handling a signal that was ignored: the C idiom.
         for signal in signals where !isIgnore(Glibc.signal(signal, SIG_IGN)) {
@@ -30,8 +33,10 @@ enum PartialOutput {
             Glibc.signal(signal, SIG_DFL)
         }
         free(pendingFile)
+        free(pendingCheckpoint)
         free(pendingDirectory)
         pendingFile = nil
+        pendingCheckpoint = nil
         pendingDirectory = nil
     }
 
@@ -48,6 +53,7 @@ enum PartialOutput {
 
 // Set before the handler is installed, cleared after it is removed.
 nonisolated(unsafe) private var pendingFile: UnsafeMutablePointer<CChar>?
+nonisolated(unsafe) private var pendingCheckpoint: UnsafeMutablePointer<CChar>?
 nonisolated(unsafe) private var pendingDirectory: UnsafeMutablePointer<CChar>?
 
 private func removePartialOutput(_ signal: Int32) {
@@ -59,5 +65,6 @@ private func removePartialOutput(_ signal: Int32) {
 /// Unlinks the file and removes its directory, if any: safe in a signal handler.
 private func removePending() {
     if let file = pendingFile { unlink(file) }
+    if let file = pendingCheckpoint { unlink(file) }
     if let directory = pendingDirectory { rmdir(directory) }
 }

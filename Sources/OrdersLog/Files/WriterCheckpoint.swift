@@ -1,0 +1,143 @@
+import Glibc
+import SystemPackage
+
+/// How much of a log its writers have acknowledged, kept beside it in
+/// `LOG.chk` (as KurrentDB keeps its writer checkpoint): the seq after the
+/// last acknowledged event and the byte where its commit record ends.
+///
+/// A crash can only leave a log's end short of a commit that was never
+/// acknowledged; a log that ends before its checkpoint lost events that
+/// were, and is corrupt, never a torn tail for the next writer to cut.
+///
+/// Written only after the log's commit is on disk, and synced before the
+/// import is acknowledged, so the pair is consistent after a crash at any
+/// moment: the checkpoint is never ahead of the log, at most behind it by
+/// the one commit in flight. Two slots, written in turn, each with a
+/// counter and a CRC, so that a write torn by a crash leaves the other.
+/// `firstBatch` (the CRC-32C of the log's first batch header) ties it to
+/// its log: a checkpoint left beside another file of the same name is not taken for its own.
+public struct WriterCheckpoint: Hashable, Sendable {
+    public var endSeq: UInt64
+    public var committedEnd: Int64
+    public var firstBatch: UInt32
+    var counter: UInt64 = 0
+
+    public init(endSeq: UInt64, committedEnd: Int64, firstBatch: UInt32) {
+        self.endSeq = endSeq
+        self.committedEnd = committedEnd
+        self.firstBatch = firstBatch
+    }
+
+    /// Where the checkpoint of the log at `log` lives.
+    public static func path(of log: String) -> String { log + ".chk" }
+
+    static let magic = Array("ORDERCHK".utf8)
+    /// magic 8, counter u64, endSeq u64, committedEnd u64, firstBatch u32, CRC-32C of the rest u32.
+    static let slotSize = 40
+
+    func encoded() -> [UInt8] {
+        var writer = ByteWriter(capacity: Self.slotSize)
+        writer.write(contentsOf: Self.magic)
+        writer.write(littleEndian: counter)
+        writer.write(littleEndian: endSeq)
+        writer.write(littleEndian: UInt64(committedEnd))
+        writer.write(littleEndian: firstBatch)
+        writer.write(littleEndian: writer.bytes.withUnsafeBytes { CRC32C.checksum($0) })
+        return writer.bytes
+    }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer) -> WriterCheckpoint? {
+        guard bytes.count == slotSize, magic.elementsEqual(bytes[0..<8]),
+              bytes.loadUnaligned(fromByteOffset: 36, as: UInt32.self).littleEndian == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<36]))
+        else { return nil }
+        var checkpoint = WriterCheckpoint(
+            endSeq: bytes.loadUnaligned(fromByteOffset: 16, as: UInt64.self).littleEndian,
+            committedEnd: Int64(bitPattern: bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self).littleEndian),
+            firstBatch: bytes.loadUnaligned(fromByteOffset: 32, as: UInt32.self).littleEndian)
+        checkpoint.counter = bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self).littleEndian
+        return checkpoint
+    }
+
+    /// The checkpoint beside `log`: nil if there is none (a log written before
+    /// checkpoints, or copied without it), or if neither slot holds one: a
+    /// writer killed before its first checkpoint was whole leaves that, and
+    /// then nothing it wrote had been acknowledged.
+    public static func read(log: String) throws -> WriterCheckpoint? {
+        let path = path(of: log)
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor.open(FilePath(path), .readOnly)
+        } catch Errno.noSuchFileOrDirectory {
+            return nil
+        } catch {
+            throw FileError(path: path, operation: "opening", reason: "\(error)")
+        }
+        defer { try? file.close() }
+        var bytes = [UInt8](repeating: 0, count: 2 * slotSize)
+        let count = try bytes.withUnsafeMutableBytes { buffer in
+            do { return try file.read(fromAbsoluteOffset: 0, into: buffer) } catch {
+                throw FileError(path: path, operation: "reading", reason: "\(error)")
+            }
+        }
+        let slots = bytes.withUnsafeBytes { bytes in
+            (0..<2).compactMap { i in
+                (i + 1) * slotSize <= count ? decode(UnsafeRawBufferPointer(rebasing: bytes[i * slotSize..<(i + 1) * slotSize])) : nil
+            }
+        }
+        return slots.max(by: { $0.counter < $1.counter })
+    }
+
+    /// The CRC-32C that ties a checkpoint to the log whose first batch has `header`; 0 for an empty log.
+    static func firstBatch(_ header: BatchHeader?) -> UInt32 {
+        header.map { CRC32C.checksum($0.encoded()) } ?? 0
+    }
+
+    /// What is wrong if a log whose committed part ends at seq `endSeq`,
+    /// byte `committedEnd`, has this checkpoint: nil if nothing is.
+    public func missing(endSeq logEnd: UInt64, committedEnd logCommitted: Int64) -> String? {
+        guard endSeq > logEnd || committedEnd > logCommitted else { return nil }
+        let seqs = logEnd..<max(endSeq, logEnd)
+        return "the log ends at byte \(logCommitted), before what its writer acknowledged (to byte \(committedEnd)"
+            + (seqs.isEmpty ? ")" : ", \(seqs.seqDescription))") + ": it was cut short after it was written, and those events are missing"
+    }
+}
+
+/// Keeps a log's checkpoint file open for a writer, and writes it after each commit.
+final class CheckpointFile {
+    private let path: String
+    private let file: FileDescriptor
+    private var last: WriterCheckpoint?
+
+    /// Opens (or creates, empty) the checkpoint of `log`, whose last checkpoint was `last`.
+    init(log: String, last: WriterCheckpoint?) throws {
+        path = WriterCheckpoint.path(of: log)
+        do {
+            file = try FileDescriptor.open(FilePath(path), .readWrite, options: [.create], permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        } catch {
+            throw FileError(path: path, operation: "opening", reason: "\(error)")
+        }
+        self.last = last
+    }
+
+    deinit { try? file.close() }
+
+    /// Writes `checkpoint` into the slot the last one did not use, and syncs it.
+    func write(_ checkpoint: WriterCheckpoint) throws {
+        var next = checkpoint
+        next.counter = (last?.counter ?? 0) &+ 1
+        try file.writeAll(at: Int64(next.counter % 2) * Int64(WriterCheckpoint.slotSize), next.encoded(), path: path)
+        guard fsync(file.rawValue) == 0 else { throw FileError(path: path, operation: "syncing", errno: Errno(rawValue: errno)) }
+        last = next
+    }
+
+    /// Starts the file over, for a log created anew: a checkpoint left by an earlier file of the same name goes.
+    func reset() throws {
+        do { try file.resize(to: 0) } catch { throw FileError(path: path, operation: "truncating", reason: "\(error)") }
+        last = nil
+    }
+
+    /// Removes the file: the log it was for was removed.
+    func remove() {
+        _ = unlink(path)
+    }
+}
