@@ -46,9 +46,14 @@ public struct EventRecords: Sendable {
 
         /// The record of the event at `index`, if it has one; indices must be asked in ascending order.
         public mutating func record(at index: Int, in records: EventRecords) -> EventRecord? {
+            entry(at: index, in: records)?.record
+        }
+
+        /// The entry of the event at `index`, if it has a record; indices must be asked in ascending order.
+        public mutating func entry(at index: Int, in records: EventRecords) -> Entry? {
             while next < records.entries.count, records.entries[next].index < index { next += 1 }
             guard next < records.entries.count, records.entries[next].index == index else { return nil }
-            return records.entries[next].record
+            return records.entries[next]
         }
     }
 }

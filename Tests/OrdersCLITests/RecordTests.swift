@@ -81,6 +81,13 @@ struct RecordTests {
         #expect(conflict.status == 65)
         #expect(conflict.stderr.contains(#"standard input:2: field "id": "e-4" is the id of another event, at seq 4"#))
         #expect(try CLI.run(["replay", log, "--json"]).text.hasPrefix(#"{"events": 10,"#))
+        // The same, when the writer looks the FILE's ids up in the log rather than read them all (as for a large log).
+        let looked = try CLI.run(["import", log, "-", "--json", "--read-whole-below", "0"], input: Array((batch + line("e-12", 1) + "\n").utf8))
+        #expect(looked.text == #"{"appended": 1, "duplicates": 10, "first_seq": 11, "last_seq": 11, "warnings": []}"# + "\n")
+        let lookedConflict = try CLI.run(["import", log, "-", "--read-whole-below", "0"], input: Array(conflicting.utf8))
+        #expect(lookedConflict.status == 65)
+        #expect(lookedConflict.stderr.contains(#"standard input:2: field "id": "e-4" is the id of another event, at seq 4"#))
+        #expect(try CLI.run(["replay", log, "--json"]).text.hasPrefix(#"{"events": 11,"#))
         // Within one input, the same id twice: the second is a duplicate, or a conflict.
         let repeated = line("a", 1) + "\n" + line("a", 1) + "\n"
         #expect(try CLI.run(["replay", "-", "--json"], input: Array(repeated.utf8)).text.hasPrefix(#"{"events": 1,"#))

@@ -15,7 +15,8 @@ public protocol EventStream: AnyObject {
     /// - Throws: ``InputError`` for malformed or corrupt input, ``FileError`` if reading fails.
     func next(ids: inout Identifiers, into events: inout [Event]) throws -> Int64?
     /// The records (ids, extras, unknown types) of the events the last
-    /// `next` appended, by index among them (0 for its first).
+    /// `next` appended, by index among them (0 for its first), and for
+    /// NDJSON with the line each came from.
     var records: EventRecords { get }
     /// Events with an id passed over as already recorded, so far.
     var duplicates: Int { get }

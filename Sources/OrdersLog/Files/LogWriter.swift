@@ -66,8 +66,13 @@ public final class LogWriter {
     private var recordsTaken = 0
     /// The log's format version: 3 until it first holds a record frame.
     private var version: UInt16 = LogFormat.version
-    /// The committed log's event ids, once read (``eventIDs()``).
-    private var committedEventIDs: EventIDIndex?
+    /// The ids this append checks arriving events against: give it to each
+    /// ``NDJSONReader`` appended (``NDJSONReader/checkIDs(against:seqBase:)``).
+    /// It holds the log's own ids once the writer has read them all (a
+    /// small log, or one read whole); until then, the ids of the events
+    /// held are looked up in the log's record frames, as every other id
+    /// is looked up, and no other id of the log is kept.
+    public let arrivingIDs = AppendIDs()
 
     /// Which of the log's ids the writer holds. Reading every id of a large
     /// log costs more than most imports (6 s and 1.1 GB for 100M events),
@@ -87,6 +92,14 @@ public final class LogWriter {
     private struct HeldStream {
         var events: [Event]
         var ids: Identifiers?
+        /// The events' records, by index in `events`.
+        var records: EventRecords
+        /// The stream's name, for messages.
+        var name: String
+        /// Which `append(contentsOf:)` it came from.
+        var serial: Int
+        /// Its digest to note, when these are its last events.
+        var note: TextDigest?
     }
 
     /// A log smaller than this many bytes has its ids read whole at the first
@@ -193,6 +206,7 @@ public final class LogWriter {
                 end = Int64(FileHeader.size)
             }
             known = layout.batches.isEmpty ? .all : .none
+            if layout.batches.isEmpty { arrivingIDs.log = EventIDIndex() }
             version = layout.version
             layoutBatches = layout.batches
             latestAt = layout.batches.map(\.header.maxAt).max()
@@ -219,7 +233,7 @@ public final class LogWriter {
     /// The CRC of the log's first batch header, once it has one, for the checkpoint.
     private var firstBatch: UInt32?
 
-    /// The committed batches when the writer opened the log, for ``eventIDs()``.
+    /// The committed batches when the writer opened the log, whose record frames hold its event ids.
     private var layoutBatches: [LogLayout.Batch] = []
     /// The import notes of the committed log, and of this transaction after them.
     private var importNotes: [ImportNote] = []
@@ -228,33 +242,137 @@ public final class LogWriter {
 
     /// Notes that this transaction read `digest`, whose events took `seqs`:
     /// written before its commit record, for ``importedBefore(_:)`` to find.
+    /// `append(contentsOf:)` notes the NDJSON it reads itself.
     public func noteImport(_ digest: TextDigest, seqs: Range<UInt64>) {
         importNotes.append(ImportNote(digest: digest, seqs: seqs))
     }
 
     /// The seqs that an earlier import of the same text (by its digest) took,
-    /// in this log or in this transaction, if any did.
+    /// in this log or in this transaction, if any did (for a stream still
+    /// held, the seqs it is to take).
     public func importedBefore(_ digest: TextDigest) -> Range<UInt64>? {
-        importNotes.last { $0.digest == digest }?.seqs
+        if let note = importNotes.last(where: { $0.digest == digest }) { return note.seqs }
+        var seq = nextSeq
+        for stream in held {
+            defer { seq += UInt64(stream.events.count) }
+            if stream.note == digest { return seq..<seq + UInt64(stream.events.count) }
+        }
+        return nil
     }
 
-    /// The event ids the log holds, read from its record frames at the first
-    /// call (no other part of the log is read), and kept up to date with
-    /// what this writer appends: a reader of NDJSON checks its ids against
-    /// them (``NDJSONReader/checkIDs(against:seqBase:)``).
-    public func eventIDs() throws -> EventIDIndex {
-        if let committedEventIDs { return committedEventIDs }
+    /// The serial of the stream being appended, and the seq each stream's first event took.
+    private var streamSerial = 0
+    private var streamStarts: [Int: UInt64] = [:]
+
+    /// Adds a stream's `events` (or part of them, in order), with their
+    /// `records`; with `note`, they are its last, and its import note is taken.
+    private func addStream(_ events: [Event], ids: Identifiers?, records: EventRecords, serial: Int, note: TextDigest?,
+                           through pool: CompressorPool?) throws {
+        let first = nextSeq
+        if streamStarts[serial] == nil { streamStarts[serial] = first }
+        keep(records, first: first)
+        try add(events, ids: ids, through: pool)
+        if let note { noteImport(note, seqs: streamStarts[serial]!..<nextSeq) }
+    }
+
+    /// The digest to note for `stream`, read to its end: NDJSON with an event
+    /// that has no id, whose text is what tells it imported again.
+    /// - Throws: ``InputError`` if its content was imported before and `again` is false.
+    private func noteToTake(for stream: any EventStream, again: Bool) throws -> TextDigest? {
+        guard let reader = stream as? NDJSONReader, reader.eventsWithoutID > 0, let digest = reader.digest else { return nil }
+        if !again, let before = importedBefore(digest) {
+            throw InputError(file: stream.name, message: "this content was imported into \(path) before, as \(before.isEmpty ? "no new events" : before.seqDescription), and its events without an id would be appended again; --again imports it anyway")
+        }
+        return digest
+    }
+
+    /// Reads every event id of the log into `arrivingIDs`, from its record
+    /// frames alone, if it has not, and takes out of the held streams the
+    /// events recorded already.
+    private func readLogEventIDs() throws {
+        guard arrivingIDs.log == nil else { return }
         let index = EventIDIndex()
         let loader = try RecordLoader(file: file, name: path)
         for batch in layoutBatches where batch.records != nil {
-            for entry in try loader.records(of: batch).entries {
-                if let id = entry.record.id {
-                    index.insert(id: id, seq: Int64(batch.header.firstSeq) + Int64(entry.index), fingerprint: entry.record.fingerprint)
-                }
+            try loader.forEachID(of: batch) { seq, id, fingerprint in index.insert(id: id, seq: Int64(seq), fingerprint: fingerprint) }
+        }
+        arrivingIDs.log = index
+        try dropRecordedFromHeld { id, fingerprint in index.verdict(id: id, fingerprint: fingerprint) }
+    }
+
+    /// `dropRecorded` on every held stream, taken out of `held` while it runs.
+    private func dropRecordedFromHeld(_ verdict: ([UInt8], UInt64) -> EventIDIndex.Verdict) throws {
+        var streams = held
+        held = []
+        defer { held = streams }
+        for i in streams.indices {
+            var stream = streams[i]
+            try dropRecorded(&stream.events, &stream.records, name: stream.name, verdict)
+            heldCount -= streams[i].events.count - stream.events.count
+            streams[i] = stream
+        }
+    }
+
+    /// Looks the ids of the held streams' events up in the log's record
+    /// frames, keeping only those: the events recorded already are taken
+    /// out of the held streams, and one that reuses a recorded id fails.
+    private func lookUpHeldEventIDs() throws {
+        var wanted = SymbolTable()
+        var owners: [(stream: Int, entry: Int)] = []
+        for (s, stream) in held.enumerated() {
+            for (e, entry) in stream.records.entries.enumerated() {
+                guard let id = entry.record.id else { continue }
+                if id.withUnsafeBytes({ wanted.intern($0) }).index == owners.count { owners.append((s, e)) }
             }
         }
-        committedEventIDs = index
-        return index
+        guard !owners.isEmpty else { return }
+        var found: [Int: (seq: Int64, fingerprint: UInt64)] = [:]
+        let loader = try RecordLoader(file: file, name: path)
+        for batch in layoutBatches where batch.records != nil {
+            try loader.forEachID(of: batch) { seq, id, fingerprint in
+                if let symbol = wanted.lookup(id) { found[symbol.index] = (Int64(seq), fingerprint) }
+            }
+        }
+        guard !found.isEmpty else { return }
+        try dropRecordedFromHeld { id, fingerprint in
+            guard let symbol = id.withUnsafeBytes({ wanted.lookup($0) }), let (seq, recorded) = found[symbol.index] else { return .new }
+            return recorded == fingerprint ? .duplicate(seq: seq) : .conflict(seq: seq)
+        }
+    }
+
+    /// Takes out of `events` (and `records`) those whose ids `verdict` finds
+    /// recorded already, counting them.
+    /// - Throws: ``InputError`` naming the stream, the line and the seq, for an event that reuses a recorded id.
+    private func dropRecorded(
+        _ events: inout [Event], _ records: inout EventRecords, name: String, _ verdict: ([UInt8], UInt64) -> EventIDIndex.Verdict
+    ) throws {
+        var dropped: Set<Int> = []
+        for entry in records.entries {
+            guard let id = entry.record.id else { continue }
+            switch verdict(id, entry.record.fingerprint) {
+            case .new: break
+            case .duplicate: dropped.insert(entry.index)
+            case .conflict(let seq):
+                var quoted: [UInt8] = []
+                JSONText.appendString(id, to: &quoted)
+                throw InputError(file: name, location: entry.line > 0 ? .line(entry.line) : nil, field: "id",
+                                 message: "\(String(decoding: quoted, as: UTF8.self)) is the id of another event, at seq \(seq)")
+            }
+        }
+        guard !dropped.isEmpty else { return }
+        duplicatesPassedOver += dropped.count
+        var keptEvents: [Event] = []
+        var keptRecords = EventRecords()
+        keptEvents.reserveCapacity(events.count - dropped.count)
+        var cursor = EventRecords.Cursor()
+        for (i, event) in events.enumerated() {
+            let entry = cursor.entry(at: i, in: records)
+            guard !dropped.contains(i) else { continue }
+            if let entry { keptRecords.append(entry.record, index: keptEvents.count, line: entry.line) }
+            keptEvents.append(event)
+        }
+        events = keptEvents
+        records = keptRecords
     }
 
     /// The seq that the first event of the next stream appended takes.
@@ -279,41 +397,44 @@ public final class LogWriter {
         try take(event, ids: ids)
     }
 
-    /// Keeps the records of the events a stream's `next` just handed out,
-    /// the first of which takes seq `first`.
-    ///
-    /// NDJSON passes over the events whose ids are recorded already itself
-    /// (``NDJSONReader/checkIDs(against:seqBase:)``); a log's events are
-    /// checked here, and those recorded already taken out of `events`.
+    /// The records of the events a stream's `next` just handed out, by index
+    /// among `events`. NDJSON's reader passed over the events whose ids are
+    /// taken already itself (``NDJSONReader/checkIDs(against:seqBase:)``);
+    /// a log's are checked here, against the same ids, and taken out of
+    /// `events`. Either way, ids the log holds are checked here only once
+    /// the log's ids are read; until then, when the events held are written.
+    /// - Parameter first: the seq that `events[0]` takes if none is held first.
     /// - Throws: ``InputError`` if an event of a log reuses a recorded id for another event.
-    private func takeRecords(of stream: any EventStream, events: inout [Event], first: UInt64) throws {
+    private func takeRecords(of stream: any EventStream, events: inout [Event], first: UInt64) throws -> EventRecords {
         for event in events { latestAt = max(latestAt ?? .min, event.at.milliseconds) }
         if streamFirstAt == nil { streamFirstAt = events.first?.at.milliseconds }
-        guard !stream.records.isEmpty else { return }
-        guard !(stream is NDJSONReader) else {
-            for entry in stream.records.entries { records.append((first + UInt64(entry.index), entry.record)) }
-            return
-        }
-        let index = try eventIDs()
+        guard !stream.records.isEmpty else { return EventRecords() }
+        guard !(stream is NDJSONReader) else { return stream.records }
         var kept: [Event] = []
+        var records = EventRecords()
         kept.reserveCapacity(events.count)
         var cursor = EventRecords.Cursor()
         for (i, event) in events.enumerated() {
-            let seq = first + UInt64(kept.count)
             if let record = cursor.record(at: i, in: stream.records) {
                 if let id = record.id {
-                    switch index.record(id: id, seq: Int64(seq), fingerprint: record.fingerprint) {
+                    switch arrivingIDs.check(id: id, seq: Int64(first) + Int64(kept.count), fingerprint: record.fingerprint) {
                     case .new: break
                     case .duplicate: duplicatesPassedOver += 1; continue
                     case .conflict(let held):
-                        throw InputError(file: stream.name, message: "the event with id \(String(decoding: id, as: UTF8.self)) is another event than the one this log holds at seq \(held)")
+                        throw InputError(file: stream.name, message: "the event with id \(String(decoding: id, as: UTF8.self)) is another event than the one at seq \(held)")
                     }
                 }
-                records.append((seq, record))
+                records.append(record, index: kept.count)
             }
             kept.append(event)
         }
         events = kept
+        return records
+    }
+
+    /// Keeps `records`, by index among events about to be added, the first of which takes seq `first`.
+    private func keep(_ records: EventRecords, first: UInt64) {
+        for entry in records.entries { self.records.append((first + UInt64(entry.index), entry.record)) }
     }
 
     /// The latest time of any event in the log or appended so far, ms since the epoch.
@@ -361,6 +482,7 @@ public final class LogWriter {
         }
         logIDs = all
         known = .all
+        try readLogEventIDs()
     }
 
     /// Reads the committed log for its ids with `read`, counted in
@@ -405,15 +527,19 @@ public final class LogWriter {
     ///     written in order as they come back.
     ///   - progress: called after each chunk with how many events it held.
     /// - Throws: what reading or writing throws; call `rollback()` then.
-    public func append(contentsOf stream: any EventStream, compressors: Int = 1, progress: (Int) -> Void = { _ in }) throws {
+    ///   - again: append NDJSON whose content was imported before (``importedBefore(_:)``) all the same.
+    public func append(contentsOf stream: any EventStream, compressors: Int = 1, again: Bool = false,
+                       progress: (Int) -> Void = { _ in }) throws {
         precondition(pending.isEmpty, "flush events appended with their own tables of ids first")
+        streamSerial += 1
+        let serial = streamSerial
         /// The stream's own tables of ids, for events not read straight into the log's.
         var ids = Identifiers()
         var events: [Event] = []
         var streamHeld: [Event] = []
+        /// The records of `streamHeld`, by index in it.
+        var streamHeldRecords = EventRecords()
         var ended = false
-        /// The seq the stream's next event takes.
-        var streamSeq = nextStreamSeq
         let latestBefore = latestAt
         streamFirstAt = nil
         defer {
@@ -430,30 +556,33 @@ public final class LogWriter {
             /// Whether the stream's size says, early, that it is too long to hold.
             var foreseenTooLong = false
             /// Holds what was read of the stream, to be looked up with the streams held before it.
-            func holdRead() {
+            func holdRead(note: TextDigest? = nil) {
                 if sharesHeldIDs { heldIDs = ids }
-                held.append(HeldStream(events: streamHeld, ids: sharesHeldIDs ? nil : ids))
+                held.append(HeldStream(events: streamHeld, ids: sharesHeldIDs ? nil : ids, records: streamHeldRecords, name: stream.name,
+                                       serial: serial, note: note))
                 heldCount += streamHeld.count
                 heldCompressors = compressors
                 streamHeld = []
+                streamHeldRecords = EventRecords()
             }
             while true {
                 while !ended, streamHeld.count <= holdAtMost, !foreseenTooLong {
                     ended = try stream.next(ids: &ids, into: &events) == nil
-                    try takeRecords(of: stream, events: &events, first: streamSeq)
-                    streamSeq += UInt64(events.count)
+                    let taken = try takeRecords(of: stream, events: &events, first: nextStreamSeq + UInt64(streamHeld.count))
+                    streamHeldRecords.append(contentsOf: taken, offset: streamHeld.count)
                     streamHeld.append(contentsOf: events)
                     progress(events.count)
                     events.removeAll(keepingCapacity: true)
                     foreseenTooLong = inGroups == 0 && Self.foresees(streamHeld.count, of: stream, pastHolding: holdAtMost)
                 }
                 if ended {
+                    let note = try noteToTake(for: stream, again: again)
                     if heldCount + streamHeld.count > holdAtMost {
                         // Too many to hold with the streams held before: theirs are looked up and written first.
                         if sharesHeldIDs { heldIDs = ids }
                         try writeHeld(compressors: compressors)
                     }
-                    holdRead()
+                    holdRead(note: note)
                     return
                 }
                 // Too long to hold. A group looked up costs a quarter of reading the log's ids whole,
@@ -466,17 +595,19 @@ public final class LogWriter {
                 try writeHeld(compressors: compressors)
             }
             try knowAll()
+            try dropRecorded(&streamHeld, &streamHeldRecords, name: stream.name) { [arrivingIDs] id, fingerprint in
+                arrivingIDs.log?.verdict(id: id, fingerprint: fingerprint) ?? .new
+            }
         }
         try writeHeld(compressors: compressors)
         let pool = compressorPool(compressors)
-        try add(streamHeld, ids: ids, through: pool)
+        try addStream(streamHeld, ids: ids, records: streamHeldRecords, serial: serial, note: nil, through: pool)
         streamHeld = []
         if stream is NDJSONReader {
             // The rest of the text reads its ids straight into the log's tables, once the held events are written.
             if !ended, !pending.isEmpty { try emit(encodeBatch(ids: ids), through: pool) }
             while !ended, try stream.next(ids: &logIDs, into: &events) != nil {
-                try takeRecords(of: stream, events: &events, first: streamSeq)
-                streamSeq += UInt64(events.count)
+                keep(try takeRecords(of: stream, events: &events, first: nextSeq), first: nextSeq)
                 try add(events, ids: nil, through: pool)
                 progress(events.count)
                 events.removeAll(keepingCapacity: true)
@@ -485,8 +616,7 @@ public final class LogWriter {
         } else {
             // A log's events come numbered in its own tables, which go on being `ids`.
             while !ended, try stream.next(ids: &ids, into: &events) != nil {
-                try takeRecords(of: stream, events: &events, first: streamSeq)
-                streamSeq += UInt64(events.count)
+                keep(try takeRecords(of: stream, events: &events, first: nextSeq), first: nextSeq)
                 try add(events, ids: ids, through: pool)
                 progress(events.count)
                 events.removeAll(keepingCapacity: true)
@@ -494,6 +624,7 @@ public final class LogWriter {
             if !pending.isEmpty { try emit(encodeBatch(ids: ids), through: pool) }
         }
         try drain(pool)
+        if let note = try noteToTake(for: stream, again: again) { noteImport(note, seqs: streamStarts[serial]!..<nextSeq) }
     }
 
     /// Whether `stream`, of which `events` events have been read, will have
@@ -513,11 +644,14 @@ public final class LogWriter {
     ///   default, as many as the held streams were appended with.
     private func writeHeld(compressors: Int? = nil) throws {
         guard !held.isEmpty else { return }
-        if known != .all { try lookUpHeld() }
+        if known != .all {
+            try lookUpHeld()
+            try lookUpHeldEventIDs()
+        }
         let pool = compressorPool(compressors ?? heldCompressors)
         for stream in held {
             let ids = stream.ids ?? heldIDs
-            try add(stream.events, ids: ids, through: pool)
+            try addStream(stream.events, ids: ids, records: stream.records, serial: stream.serial, note: stream.note, through: pool)
             if !pending.isEmpty { try emit(encodeBatch(ids: ids), through: pool) }
         }
         held = []
@@ -608,7 +742,7 @@ public final class LogWriter {
         importNotes.removeLast(importNotes.count - committedImportNotes)
         records.removeAll()
         recordsTaken = 0
-        committedEventIDs?.removeIDs(fromSeq: Int64(firstSeq))
+        arrivingIDs.taken.removeIDs(fromSeq: Int64(firstSeq))
         logIDs.removeIDs(from: committed)
         defined = committed
         if committedEnd <= Int64(FileHeader.size) { firstBatch = nil }

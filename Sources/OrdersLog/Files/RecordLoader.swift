@@ -18,6 +18,23 @@ final class RecordLoader {
         decompressor = try ZstdDecompressor()
     }
 
+    /// Calls `body` with the seq, id bytes and fingerprint of every event of
+    /// `batch` that has an id, allocating nothing per record.
+    func forEachID(of batch: LogLayout.Batch, _ body: (UInt64, UnsafeRawBufferPointer, UInt64) -> Void) throws {
+        guard let (offset, header) = batch.records else { return }
+        try loadPayload(of: batch, at: offset, header)
+        let walked = payload.withUnsafeBytes { bytes in
+            Result { () throws(ByteReader.Malformed) in
+                try RecordFrame.forEachID(bytes, eventCount: Int(batch.header.eventCount)) { index, id, fingerprint in
+                    body(batch.header.firstSeq + UInt64(index), id, fingerprint)
+                }
+            }
+        }
+        if case .failure(let error) = walked {
+            throw corrupt(batch, at: offset + Int64(RecordFrame.headerSize), "record payload byte \(error.position): \(error.reason)")
+        }
+    }
+
     /// The records of `batch`'s events (none if it has no record frame),
     /// checked against `events` if given: an ignored event has a type and only it does.
     /// - Throws: ``InputError`` naming the frame's offset if it is damaged.
@@ -28,6 +45,24 @@ final class RecordLoader {
             }
             return EventRecords()
         }
+        let frameOffset = offset + Int64(RecordFrame.headerSize)
+        try loadPayload(of: batch, at: offset, header)
+        let records: EventRecords
+        do {
+            records = try payload.withUnsafeBytes { try RecordFrame.decode($0, eventCount: Int(batch.header.eventCount)) }
+        } catch let error as ByteReader.Malformed {
+            throw corrupt(batch, at: frameOffset, "record payload byte \(error.position): \(error.reason)")
+        }
+        guard let events else { return records }
+        var cursor = EventRecords.Cursor()
+        for (i, event) in events.enumerated() where (event.kind == .ignored) != (cursor.record(at: i, in: records)?.type != nil) {
+            throw corrupt(batch, at: frameOffset, "the record of seq \(batch.header.firstSeq + UInt64(i)) does not fit its event's kind")
+        }
+        return records
+    }
+
+    /// Reads, checks and decompresses the record frame at `offset` of `batch` into `payload`.
+    private func loadPayload(of batch: LogLayout.Batch, at offset: Int64, _ header: RecordFrame.Header) throws {
         let frameOffset = offset + Int64(RecordFrame.headerSize)
         compressed = [UInt8](repeating: 0, count: Int(header.frameSize))
         try compressed.withUnsafeMutableBytes { try file.readAll(at: frameOffset, into: $0, path: name) }
@@ -42,18 +77,6 @@ final class RecordLoader {
         } catch {
             throw corrupt(batch, at: frameOffset, "the record frame does not decompress: \(error)")
         }
-        let records: EventRecords
-        do {
-            records = try payload.withUnsafeBytes { try RecordFrame.decode($0, eventCount: Int(batch.header.eventCount)) }
-        } catch let error as ByteReader.Malformed {
-            throw corrupt(batch, at: frameOffset, "record payload byte \(error.position): \(error.reason)")
-        }
-        guard let events else { return records }
-        var cursor = EventRecords.Cursor()
-        for (i, event) in events.enumerated() where (event.kind == .ignored) != (cursor.record(at: i, in: records)?.type != nil) {
-            throw corrupt(batch, at: frameOffset, "the record of seq \(batch.header.firstSeq + UInt64(i)) does not fit its event's kind")
-        }
-        return records
     }
 
     private func corrupt(_ batch: LogLayout.Batch, at offset: Int64, _ reason: String) -> InputError {

@@ -122,6 +122,36 @@ enum RecordFrame {
         return records
     }
 
+    /// Calls `body` with the index, id bytes and fingerprint of every record
+    /// of a payload that has an id, allocating nothing: how a writer looks
+    /// a log's ids up. Checks the payload as `decode` does, but for the
+    /// extras' inner form and the strings' UTF-8, which it does not read.
+    static func forEachID(
+        _ payload: UnsafeRawBufferPointer, eventCount: Int, _ body: (Int, UnsafeRawBufferPointer, UInt64) -> Void
+    ) throws(ByteReader.Malformed) {
+        var reader = ByteReader(payload)
+        let count = try reader.readCount(atMost: eventCount, "records")
+        var index = -1
+        for _ in 0..<count {
+            let gap = try reader.readVarint()
+            guard gap < UInt64(eventCount), index + 1 + Int(gap) < eventCount else {
+                throw ByteReader.Malformed(position: reader.position, reason: "a record names an event past the batch's")
+            }
+            index += 1 + Int(gap)
+            let flags = try reader.read(littleEndian: UInt8.self)
+            guard flags != 0, flags & ~7 == 0 else { throw ByteReader.Malformed(position: reader.position - 1, reason: "a record's flags are not valid") }
+            if flags & 1 != 0 {
+                let id = try reader.readBytes(try reader.readCount(atMost: LogFormat.maxIdentifierLength, "an id"))
+                body(index, id, try reader.read(littleEndian: UInt64.self))
+            }
+            if flags & 2 != 0 { _ = try reader.readBytes(try reader.readCount(atMost: NDJSONParser.maxTypeLength, "a type")) }
+            if flags & 4 != 0 { _ = try reader.readBytes(try reader.readCount(atMost: LogFormat.maxPayloadSize, "extras")) }
+        }
+        guard reader.position == payload.count else {
+            throw ByteReader.Malformed(position: reader.position, reason: "the record payload goes on past its records")
+        }
+    }
+
     /// A length-prefixed UTF-8 string of 1 to `limit` bytes.
     private static func text(_ reader: inout ByteReader, atMost limit: Int, _ what: String) throws(ByteReader.Malformed) -> UnsafeRawBufferPointer {
         let position = reader.position

@@ -50,7 +50,12 @@ public final class EventIDIndex {
 
     /// Records that the event at `seq` has `id`, which it did not hold.
     public func insert(id: [UInt8], seq: Int64, fingerprint: UInt64) {
-        let symbol = id.withUnsafeBytes { ids.intern($0) }
+        id.withUnsafeBytes { insert(id: $0, seq: seq, fingerprint: fingerprint) }
+    }
+
+    /// Records that the event at `seq` has `id`, which it did not hold.
+    public func insert(id: UnsafeRawBufferPointer, seq: Int64, fingerprint: UInt64) {
+        let symbol = ids.intern(id)
         precondition(symbol.index == seqs.count, "an id is recorded once")
         seqs.append(seq)
         fingerprints.append(fingerprint)
@@ -64,5 +69,28 @@ public final class EventIDIndex {
         ids.indexAll()
         seqs.removeLast(seqs.count - keep)
         fingerprints.removeLast(fingerprints.count - keep)
+    }
+}
+
+/// What an append checks each arriving event's id against: the ids it has
+/// taken so far, and the log's own once a writer has read them all (for a
+/// small log, or one read whole). Until then a writer looks the ids of
+/// the events it holds up in the log instead, as it does every other id,
+/// keeping none of the log's others (``LogWriter``).
+public final class AppendIDs {
+    /// The ids of the events taken so far, at the seqs they are to take.
+    let taken = EventIDIndex()
+    /// Every id the log holds, once read.
+    var log: EventIDIndex?
+
+    public init() {}
+
+    /// What the event with `id` and `fingerprint`, which takes `seq` if it is new, is; a new one is taken.
+    public func check(id: [UInt8], seq: Int64, fingerprint: UInt64) -> EventIDIndex.Verdict {
+        if let log {
+            let verdict = log.verdict(id: id, fingerprint: fingerprint)
+            guard verdict == .new else { return verdict }
+        }
+        return taken.record(id: id, seq: seq, fingerprint: fingerprint)
     }
 }

@@ -36,8 +36,8 @@ public final class NDJSONReader: EventStream {
 
     /// The text read, once the input has ended: what an import note keeps.
     public var digest: TextDigest? { ended ? chunker.digest : nil }
-    /// The ids recorded so far: the log's and this input's, or this input's alone.
-    private var eventIDs = EventIDIndex()
+    /// The ids recorded so far: this append's (and the log's, once read), or this input's alone.
+    private var eventIDs = AppendIDs()
     /// The seq before this input's first event: 0, or where an import appends it.
     private var seqBase: Int64 = 0
     /// The tables of the last chunk parsed on this thread, to fill again with the next.
@@ -78,10 +78,10 @@ public final class NDJSONReader: EventStream {
         if producing { pool.stop() }
     }
 
-    /// Checks this input's event ids against `index` (a log's, to which it is
-    /// appended after seq `seqBase`) rather than against its own alone, and
-    /// records its new ones there. Call before the first `next`.
-    public func checkIDs(against index: EventIDIndex, seqBase: Int64) {
+    /// Checks this input's event ids against `index` (an append's, after
+    /// seq `seqBase`) rather than against its own alone, and records its
+    /// new ones there. Call before the first `next`.
+    public func checkIDs(against index: AppendIDs, seqBase: Int64) {
         eventIDs = index
         self.seqBase = seqBase
     }
@@ -141,7 +141,7 @@ public final class NDJSONReader: EventStream {
             let index = entry.index - passedOver.count
             if let id = entry.record.id {
                 let eventSeq = seqBase + seq + Int64(index) + 1
-                switch eventIDs.record(id: id, seq: eventSeq, fingerprint: entry.record.fingerprint) {
+                switch eventIDs.check(id: id, seq: eventSeq, fingerprint: entry.record.fingerprint) {
                 case .new:
                     break
                 case .duplicate:
@@ -155,7 +155,7 @@ public final class NDJSONReader: EventStream {
                                      message: "\(String(decoding: quoted, as: UTF8.self)) is the id of another event, at seq \(held)")
                 }
             }
-            records.append(entry.record, index: index, line: entry.line)
+            records.append(entry.record, index: index, line: line + entry.line)
         }
         return passedOver
     }

@@ -88,25 +88,19 @@ extension Orders {
                         for notice in stream.notices { Console.note("orders: warning: \(notice)") }
                         let reader = stream as? NDJSONReader
                         let first = writer.nextStreamSeq
-                        reader?.checkIDs(against: try writer.eventIDs(), seqBase: Int64(first) - 1)
+                        reader?.checkIDs(against: writer.arrivingIDs, seqBase: Int64(first) - 1)
                         let progress = Progress("importing \(stream.name)")
                         defer { progress.finish() }
-                        try writer.append(contentsOf: stream, compressors: threads) { progress.advance($0, position: stream.progress) }
+                        try writer.append(contentsOf: stream, compressors: threads, again: again) { progress.advance($0, position: stream.progress) }
                         duplicates += stream.duplicates
                         if let limit = warnEarlier.milliseconds, let (first, latest) = writer.lastStreamStart, latest - first > limit {
                             let warning = "\(stream.name): its first event (\(RFC3339.format(Timestamp(milliseconds: first)))) is \(TimeSpan.describe(latest - first)) before the latest already in \(log) (\(RFC3339.format(Timestamp(milliseconds: latest)))); the fold takes events in log order, not by time, so its events are folded after those later ones (an item added to a cart checked out later in time is a cart_closed anomaly, say). Import files in time order; --warn-earlier sets when this is said"
                             warnings.append(warning)
                             Console.note("orders: warning: \(warning)")
                         }
-                        if let reader, reader.eventsWithoutID > 0, let digest = reader.digest {
-                            if let before = writer.importedBefore(digest), !again {
-                                throw InputError(file: stream.name, message: "this content was imported into \(log) before, as \(before.isEmpty ? "no new events" : before.seqDescription), and its events without an id would be appended again; --again imports it anyway")
-                            }
-                            writer.noteImport(digest, seqs: first..<writer.nextStreamSeq)
-                        }
                     }
-                    duplicates += writer.duplicatesPassedOver
                     let seqs = try writer.commit(ids: Identifiers())
+                    duplicates += writer.duplicatesPassedOver
                     reading?.finish()
                     if writer.upgraded {
                         Console.note("orders: \(log) is now log format version 4, to keep ids, extras and what was imported; orders releases that read only version 3 no longer read it")
