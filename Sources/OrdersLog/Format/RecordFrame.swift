@@ -86,48 +86,23 @@ enum RecordFrame {
         return writer.bytes
     }
 
-    /// Decodes a record payload of a batch of `eventCount` events.
-    static func decode(_ payload: UnsafeRawBufferPointer, eventCount: Int) throws(ByteReader.Malformed) -> EventRecords {
-        var reader = ByteReader(payload)
-        let count = try reader.readCount(atMost: eventCount, "records")
-        var records = EventRecords()
-        var index = -1
-        for _ in 0..<count {
-            let gap = try reader.readVarint()
-            guard gap < UInt64(eventCount), index + 1 + Int(gap) < eventCount else {
-                throw ByteReader.Malformed(position: reader.position, reason: "a record names an event past the batch's")
-            }
-            index += 1 + Int(gap)
-            let flags = try reader.read(littleEndian: UInt8.self)
-            guard flags != 0, flags & ~7 == 0 else { throw ByteReader.Malformed(position: reader.position - 1, reason: "a record's flags are not valid") }
-            var record = EventRecord()
-            if flags & 1 != 0 {
-                record.id = Array(try text(&reader, atMost: LogFormat.maxIdentifierLength, "an id"))
-                record.fingerprint = try reader.read(littleEndian: UInt64.self)
-            }
-            if flags & 2 != 0 { record.type = Array(try text(&reader, atMost: NDJSONParser.maxTypeLength, "a type")) }
-            if flags & 4 != 0 {
-                let size = try reader.readCount(atMost: LogFormat.maxPayloadSize, "extras")
-                let position = reader.position
-                guard let extras = Extras(encoded: Array(try reader.readBytes(size))), !extras.isEmpty else {
-                    throw ByteReader.Malformed(position: position, reason: "an event's extras are not well-formed")
-                }
-                record.extras = extras
-            }
-            records.append(record, index: index)
-        }
-        guard reader.position == payload.count else {
-            throw ByteReader.Malformed(position: reader.position, reason: "the record payload goes on past its records")
-        }
-        return records
+    /// One record as the payload holds it: views of its bytes, valid while the payload is.
+    struct RawRecord {
+        var index: Int
+        var id: UnsafeRawBufferPointer?
+        var fingerprint: UInt64 = 0
+        var type: UnsafeRawBufferPointer?
+        var extras: UnsafeRawBufferPointer?
+        /// Where its extras start in the payload, for messages.
+        var extrasPosition = 0
     }
 
-    /// Calls `body` with the index, id bytes and fingerprint of every record
-    /// of a payload that has an id, allocating nothing: how a writer looks
-    /// a log's ids up. Checks the payload as `decode` does, but for the
-    /// extras' inner form and the strings' UTF-8, which it does not read.
-    static func forEachID(
-        _ payload: UnsafeRawBufferPointer, eventCount: Int, _ body: (Int, UnsafeRawBufferPointer, UInt64) -> Void
+    /// Calls `body` with every record of a payload of a batch of
+    /// `eventCount` events, in order, allocating nothing: checks the
+    /// gaps, flags, lengths and ids' and types' UTF-8, and that the
+    /// payload holds its records and nothing more.
+    static func forEach(
+        _ payload: UnsafeRawBufferPointer, eventCount: Int, _ body: (RawRecord) throws(ByteReader.Malformed) -> Void
     ) throws(ByteReader.Malformed) {
         var reader = ByteReader(payload)
         let count = try reader.readCount(atMost: eventCount, "records")
@@ -140,15 +115,48 @@ enum RecordFrame {
             index += 1 + Int(gap)
             let flags = try reader.read(littleEndian: UInt8.self)
             guard flags != 0, flags & ~7 == 0 else { throw ByteReader.Malformed(position: reader.position - 1, reason: "a record's flags are not valid") }
+            var record = RawRecord(index: index)
             if flags & 1 != 0 {
-                let id = try reader.readBytes(try reader.readCount(atMost: LogFormat.maxIdentifierLength, "an id"))
-                body(index, id, try reader.read(littleEndian: UInt64.self))
+                record.id = try text(&reader, atMost: LogFormat.maxIdentifierLength, "an id")
+                record.fingerprint = try reader.read(littleEndian: UInt64.self)
             }
-            if flags & 2 != 0 { _ = try reader.readBytes(try reader.readCount(atMost: NDJSONParser.maxTypeLength, "a type")) }
-            if flags & 4 != 0 { _ = try reader.readBytes(try reader.readCount(atMost: LogFormat.maxPayloadSize, "extras")) }
+            if flags & 2 != 0 { record.type = try text(&reader, atMost: NDJSONParser.maxTypeLength, "a type") }
+            if flags & 4 != 0 {
+                let size = try reader.readCount(atMost: LogFormat.maxPayloadSize, "extras")
+                record.extrasPosition = reader.position
+                record.extras = try reader.readBytes(size)
+            }
+            try body(record)
         }
         guard reader.position == payload.count else {
             throw ByteReader.Malformed(position: reader.position, reason: "the record payload goes on past its records")
+        }
+    }
+
+    /// Decodes a record payload of a batch of `eventCount` events.
+    static func decode(_ payload: UnsafeRawBufferPointer, eventCount: Int) throws(ByteReader.Malformed) -> EventRecords {
+        var records = EventRecords()
+        try forEach(payload, eventCount: eventCount) { raw throws(ByteReader.Malformed) in
+            var record = EventRecord(id: raw.id.map(Array.init), type: raw.type.map(Array.init), fingerprint: raw.fingerprint)
+            if let bytes = raw.extras {
+                guard let extras = Extras(encoded: Array(bytes)), !extras.isEmpty else {
+                    throw ByteReader.Malformed(position: raw.extrasPosition, reason: "an event's extras are not well-formed")
+                }
+                record.extras = extras
+            }
+            records.append(record, index: raw.index)
+        }
+        return records
+    }
+
+    /// Calls `body` with the index, id bytes and fingerprint of every record
+    /// of a payload that has an id, allocating nothing: how a writer looks
+    /// a log's ids up.
+    static func forEachID(
+        _ payload: UnsafeRawBufferPointer, eventCount: Int, _ body: (Int, UnsafeRawBufferPointer, UInt64) -> Void
+    ) throws(ByteReader.Malformed) {
+        try forEach(payload, eventCount: eventCount) { raw in
+            if let id = raw.id { body(raw.index, id, raw.fingerprint) }
         }
     }
 
