@@ -10,10 +10,13 @@ let package = Package(
         .library(name: "OrdersLog", targets: ["OrdersLog"]),
         .library(name: "OrdersReports", targets: ["OrdersReports"]),
         .library(name: "OrdersWorkload", targets: ["OrdersWorkload"]),
+        .library(name: "OrdersServer", targets: ["OrdersServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // libzstd from the system (Debian: libzstd-dev), through a module map.
@@ -41,11 +44,20 @@ let package = Package(
         .target(name: "OrdersReports", dependencies: ["OrdersCore", "OrdersLog"]),
         // Realistic event streams, generated deterministically, for `orders generate`, benchmarks and tests.
         .target(name: "OrdersWorkload", dependencies: ["OrdersCore"]),
+        // `orders serve`: HTTP over the same log and fold, with Hummingbird 2.
+        .target(
+            name: "OrdersServer",
+            dependencies: [
+                "OrdersCore", "OrdersLog", "OrdersReports",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The command line: a thin adapter over the modules above.
         .executableTarget(
             name: "orders",
             dependencies: [
-                "OrdersCore", "OrdersLog", "OrdersReports", "OrdersWorkload",
+                "OrdersCore", "OrdersLog", "OrdersReports", "OrdersWorkload", "OrdersServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

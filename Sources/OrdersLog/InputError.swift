@@ -15,6 +15,11 @@ public struct InputError: Error, Hashable, Sendable, CustomStringConvertible {
     public var field: String?
     public var message: String
 
+    /// The line, if it is one of NDJSON.
+    public var line: Int? {
+        if case .line(let line) = location { line } else { nil }
+    }
+
     public init(file: String, location: Location? = nil, field: String? = nil, message: String) {
         self.file = file
         self.location = location

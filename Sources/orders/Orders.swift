@@ -25,7 +25,8 @@ struct Orders: ParsableCommand {
         """,
         version: "0.1.0",
         subcommands: [
-            Import.self, Export.self, Replay.self, Report.self, Tally.self, Audit.self, Generate.self, Bench.self, Verify.self, Repair.self,
+            Import.self, Export.self, Replay.self, Report.self, Tally.self, Audit.self, Serve.self, Generate.self, Bench.self, Verify.self,
+            Repair.self,
         ]
     )
 

@@ -85,6 +85,11 @@ public final class AppendIDs {
 
     public init() {}
 
+    /// Forgets the ids taken for seq `seq` and after: those of an append that failed.
+    public func forget(fromSeq seq: Int64) {
+        taken.removeIDs(fromSeq: seq)
+    }
+
     /// What the event with `id` and `fingerprint`, which takes `seq` if it is new, is; a new one is taken.
     public func check(id: [UInt8], seq: Int64, fingerprint: UInt64) -> EventIDIndex.Verdict {
         if let log {

@@ -36,6 +36,12 @@ public struct JSONObject {
         bytes.append(contentsOf: Money.fixed(value, digits: digits).utf8)
     }
 
+    /// A number given as its JSON text, e.g. an exact integer past 64 bits.
+    public mutating func number(_ name: String, text: String) {
+        key(name)
+        bytes.append(contentsOf: text.utf8)
+    }
+
     public mutating func null(_ name: String) {
         key(name)
         bytes.append(contentsOf: "null".utf8)

@@ -1,0 +1,34 @@
+import Hummingbird
+import NIOCore
+import OrdersReports
+
+/// An error answered as the spec's `{"error": "...", ...}` with its status:
+/// what went wrong, and for a refused append the line, field and seq (or
+/// the cart's version) it concerns.
+struct JSONError: HTTPResponseError {
+    let status: HTTPResponse.Status
+    private let body: [UInt8]
+
+    init(_ status: HTTPResponse.Status, _ message: String) {
+        self.status = status
+        var object = JSONObject()
+        object.string("error", message)
+        body = object.closed + [0x0A]
+    }
+
+    /// A refused append, with what it names.
+    init(_ refusal: LiveLog.Refusal) {
+        status = HTTPResponse.Status(code: refusal.status)
+        var object = JSONObject()
+        object.string("error", refusal.message)
+        if let line = refusal.line { object.integer("line", line) }
+        if let field = refusal.field { object.string("field", field) }
+        if let seq = refusal.seq { object.integer("seq", seq) }
+        if let version = refusal.version { object.integer("version", version) }
+        body = object.closed + [0x0A]
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}

@@ -1,0 +1,257 @@
+import Dispatch
+import OrdersCore
+import OrdersLog
+import OrdersReports
+
+/// The live engine behind `orders serve`: the log held open as its only
+/// writer, and the fold of every event in it, kept up to date as each
+/// append commits, so that no request replays the log.
+///
+/// Appends are committed in groups: while one group's commit syncs the log
+/// (on a thread of its own, off this actor), the requests that arrive
+/// queue up, and the next group takes them all, with one commit and its
+/// syncs for the lot. A request is answered once its group is on disk and
+/// folded: every read that follows sees it. Groups, and the requests in
+/// each, are appended in the order they arrived.
+actor LiveLog {
+    /// Why an append was refused: the HTTP status it means, and what the error object says.
+    struct Refusal: Error, Sendable {
+        var status: Int
+        var message: String
+        var line: Int?
+        var field: String?
+        var seq: Int64?
+        var version: Int64?
+    }
+
+    /// What an append did.
+    struct Outcome: Sendable {
+        var appended: Int
+        var duplicates: Int
+        var seqs: Range<Int64>
+    }
+
+    /// One request's append, as it waits in the queue.
+    private struct Pending {
+        var body: [UInt8]
+        /// The cart every event must be of (`POST /carts/{cart}/events`).
+        var cart: [UInt8]?
+        /// The cart's version it must be at (`If-Match`).
+        var ifMatch: Int64?
+        var reply: CheckedContinuation<Outcome, any Error>
+    }
+
+    let path: String
+    private let writer: LogWriter
+    /// Every id, in this server's numbering: the log's, then those the appends bring.
+    private(set) var ids: Identifiers
+    private var projector = Projector()
+    private(set) var views = CartViews()
+    /// The seq the next appended event takes.
+    private(set) var nextSeq: Int64
+    /// Commits run here, one at a time, so that their syncs do not hold the actor.
+    private let commits = DispatchQueue(label: "orders.serve.commit")
+    private var queue: [Pending] = []
+    private var committing = false
+    /// Counters for `/metrics`.
+    private(set) var counters = Counters()
+
+    struct Counters: Sendable {
+        var appends = 0
+        var events = 0
+        var commits = 0
+    }
+
+    /// Opens the log (creating it if missing) as its writer, and folds every event in it.
+    init(path: String) throws {
+        self.path = path
+        writer = try LogWriter(path: path)
+        // Every id of the log, read now, so that appends never look one up.
+        try writer.flush(ids: Identifiers())
+        let reader = try LogReader(path: path)
+        var ids = Identifiers()
+        var events: [Event] = []
+        var projector = Projector()
+        var views = CartViews()
+        var seq: Int64 = 1
+        while let first = try reader.next(ids: &ids, into: &events) {
+            for (i, event) in events.enumerated() {
+                views.follow(event, seq: first + Int64(i), status: projector.fold(event))
+            }
+            seq = first + Int64(events.count)
+            events.removeAll(keepingCapacity: true)
+        }
+        for role in Role.allCases { ids[role].indexAll() }
+        self.ids = ids
+        self.projector = projector
+        self.views = views
+        nextSeq = seq
+    }
+
+    /// The reports of every event so far.
+    var reports: Reports { projector.reports }
+
+    /// Appends the NDJSON `body`, all or nothing, once its group is on disk.
+    /// - Parameters:
+    ///   - cart: the cart every event must be of.
+    ///   - ifMatch: the version that cart must be at.
+    /// - Throws: ``Refusal``: 400 for a malformed line or another cart, 409 for an id conflict, 412 for a version.
+    func append(_ body: [UInt8], cart: [UInt8]? = nil, ifMatch: Int64? = nil) async throws -> Outcome {
+        try await withCheckedThrowingContinuation { reply in
+            queue.append(Pending(body: body, cart: cart, ifMatch: ifMatch, reply: reply))
+            if !committing {
+                committing = true
+                Task { await self.commitQueued() }
+            }
+        }
+    }
+
+    /// Takes the queued appends a group at a time until none is left.
+    private func commitQueued() async {
+        while !queue.isEmpty {
+            let group = queue
+            queue = []
+            var accepted: [(Pending, [Event], Int)] = []
+            /// Versions the group's earlier requests give their carts, for `If-Match`.
+            var versions: [Symbol: Int64] = [:]
+            var seq = nextSeq
+            for request in group {
+                do {
+                    let (events, duplicates) = try take(request, at: seq, versions: &versions)
+                    accepted.append((request, events, duplicates))
+                    seq += Int64(events.count)
+                } catch {
+                    request.reply.resume(throwing: error)
+                }
+            }
+            guard !accepted.isEmpty else { continue }
+            do {
+                try await commit()
+            } catch {
+                writer.rollback()
+                writer.arrivingIDs.forget(fromSeq: nextSeq)
+                for (request, _, _) in accepted { request.reply.resume(throwing: Refusal(status: 500, message: "the append could not be made durable: \(error)")) }
+                continue
+            }
+            counters.commits += 1
+            for (request, events, duplicates) in accepted {
+                let first = nextSeq
+                for event in events {
+                    views.follow(event, seq: nextSeq, status: projector.fold(event))
+                    nextSeq += 1
+                }
+                counters.appends += 1
+                counters.events += events.count
+                request.reply.resume(returning: Outcome(appended: events.count, duplicates: duplicates, seqs: first..<nextSeq))
+            }
+        }
+        committing = false
+    }
+
+    /// Parses and checks one request, and hands its events to the writer,
+    /// their first taking `seq`; nothing of it if it fails.
+    private func take(_ request: Pending, at seq: Int64, versions: inout [Symbol: Int64]) throws -> ([Event], Int) {
+        var events: [Event] = []
+        var records = EventRecords()
+        do {
+            try NDJSONBody.parse(request.body, name: "body", ids: &ids, into: &events, records: &records)
+        } catch {
+            throw Refusal(status: 400, message: error.message, line: error.line, field: error.field)
+        }
+        if let wanted = request.cart {
+            let symbol = ids.carts.lookup(wanted)
+            if let other = events.firstIndex(where: { $0.cart == nil || $0.cart != symbol }) {
+                throw Refusal(status: 400, message: "every event must be of cart \(String(decoding: wanted, as: UTF8.self))",
+                              line: other + 1, field: "cart")
+            }
+            if let ifMatch = request.ifMatch {
+                let version = symbol.flatMap { versions[$0] ?? views.carts[$0]?.version } ?? 0
+                guard version == ifMatch else {
+                    throw Refusal(status: 412, message: "the cart is at version \(version), not \(ifMatch)", version: version)
+                }
+            }
+        }
+        // Ids: a duplicate is passed over, a conflict refuses the request.
+        let mark = seq
+        var kept: [Event] = []
+        var keptRecords: [EventRecord?] = []
+        var cursor = EventRecords.Cursor()
+        for (i, event) in events.enumerated() {
+            let entry = cursor.entry(at: i, in: records)
+            if let record = entry?.record, let id = record.id {
+                switch writer.arrivingIDs.check(id: id, seq: seq + Int64(kept.count), fingerprint: record.fingerprint) {
+                case .new: break
+                case .duplicate: continue
+                case .conflict(let held):
+                    writer.arrivingIDs.forget(fromSeq: mark)
+                    throw Refusal(status: 409, message: "\(String(decoding: id, as: UTF8.self)) is the id of another event",
+                                  line: entry?.line, field: "id", seq: held)
+                }
+            }
+            kept.append(event)
+            keptRecords.append(entry?.record)
+        }
+        for (event, record) in zip(kept, keptRecords) { try writer.append(event, record: record, ids: ids) }
+        for (i, event) in kept.enumerated() { if let cart = event.cart { versions[cart] = seq + Int64(i) } }
+        return (kept, events.count - kept.count)
+    }
+
+    /// Commits what the writer holds, on the commit queue.
+    private func commit() async throws {
+        let writer = Unchecked(writer), ids = Unchecked(ids)
+        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+            commits.async {
+                do {
+                    try writer.value.commit(ids: ids.value)
+                    done.resume()
+                } catch {
+                    done.resume(throwing: error)
+                }
+            }
+        }
+    }
+}
+
+/// A value handed to the commit queue while the actor waits for it and touches nothing it holds.
+private struct Unchecked<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+extension LiveLog {
+    /// `GET /carts/{cart}`: the cart as the spec's object, and its version.
+    func cartJSON(_ cart: [UInt8]) -> ([UInt8], Int64) {
+        let view = ids.carts.lookup(cart).flatMap { views.carts[$0] }
+        var object = JSONObject()
+        object.string("cart", bytes: cart)
+        object.string("status", view == nil ? "none" : view!.closed ? "closed" : "open")
+        object.integer("version", view?.version ?? 0)
+        if let currency = view?.currency { object.string("currency", currency.description) } else { object.null("currency") }
+        object.array("lines", (view?.lines ?? []).map { line in
+            var o = JSONObject()
+            o.string("product", bytes: Array(ids.products[line.product]))
+            o.integer("qty", line.qty)
+            o.integer("price", line.price)
+            return o
+        })
+        let (units, total) = view?.sums ?? (0, WideInteger())
+        object.integer("units", units)
+        object.number("total", text: total.description)
+        if let order = view?.order { object.string("order", bytes: Array(ids.orders[order])) } else { object.null("order") }
+        return (object.closed + [0x0A], view?.version ?? 0)
+    }
+
+    /// `GET /orders/{order}`: the placed order as the spec's object, or nil if no applied checkout placed it.
+    func orderJSON(_ order: [UInt8]) -> [UInt8]? {
+        guard let symbol = ids.orders.lookup(order), let view = views.orders[symbol] else { return nil }
+        var object = JSONObject()
+        object.string("order", bytes: order)
+        object.string("cart", bytes: Array(ids.carts[view.cart]))
+        object.integer("seq", view.seq)
+        object.string("at", RFC3339.format(view.at))
+        object.string("currency", view.currency.description)
+        object.integer("units", view.units)
+        object.number("total", text: view.total.description)
+        return object.closed + [0x0A]
+    }
+}

@@ -1,0 +1,149 @@
+import Hummingbird
+import Logging
+import NIOCore
+import OrdersCore
+import OrdersLog
+import OrdersReports
+
+/// `orders serve`: the log over HTTP/1.1 (EVENTS.md, section 5), a thin
+/// adapter over ``LiveLog``: each route turns a request into a call on it
+/// and its answer into JSON; no rule of the fold lives here.
+public enum Server {
+    /// The application for `options`, its log opened and folded; runs until
+    /// SIGTERM or SIGINT, after the requests in flight are answered.
+    /// - Parameter listening: called with the address once it listens (port 0 picks one).
+    public static func application(
+        _ options: ServerOptions, logger: Logger, listening: @escaping @Sendable (String, Int) -> Void = { _, _ in }
+    ) throws -> some ApplicationProtocol {
+        let live = try LiveLog(path: options.log)
+        let router = Router()
+        router.add(middleware: Guard(token: options.token, guardsReads: options.isPrivate))
+        routes(router, live: live, options: options)
+        return Application(
+            router: router,
+            configuration: .init(address: .hostname(options.host, port: options.port), serverName: "orders"),
+            onServerRunning: { channel in listening(options.host, channel.localAddress?.port ?? options.port) },
+            logger: logger)
+    }
+
+    static func routes(_ router: Router<BasicRequestContext>, live: LiveLog, options: ServerOptions) {
+        router.post("events") { request, _ in
+            try await append(request, to: live, options: options)
+        }
+        router.post("carts/:cart/events") { request, context in
+            let cart = try context.parameters.require("cart")
+            var ifMatch: Int64?
+            if let tag = request.headers[.ifMatch] {
+                guard let version = Int64(tag.trimmingCharacters(in: ["\""])) else {
+                    throw JSONError(.badRequest, "If-Match must be a cart's version in quotes, as its ETag gives it")
+                }
+                ifMatch = version
+            }
+            return try await append(request, to: live, options: options, cart: Array(cart.utf8), ifMatch: ifMatch)
+        }
+        router.get("carts/:cart") { _, context in
+            let cart = try context.parameters.require("cart")
+            let (body, version) = await live.cartJSON(Array(cart.utf8))
+            return json(body, headers: [.eTag: "\"\(version)\""])
+        }
+        router.get("orders/:order") { _, context in
+            let order = try context.parameters.require("order")
+            guard let body = await live.orderJSON(Array(order.utf8)) else {
+                throw JSONError(.notFound, "no applied checkout placed order \(order)")
+            }
+            return json(body)
+        }
+        router.get("replay") { _, _ in
+            do {
+                return json(try SummaryReport.json(await live.reports.summary))
+            } catch {
+                throw JSONError(.unprocessableContent, "\(error)")
+            }
+        }
+        router.get("events") { request, _ in
+            let after = try request.uri.queryParameters.get("after", as: Int64.self) ?? 0
+            let limit = try request.uri.queryParameters.get("limit", as: Int.self) ?? 10_000
+            guard after >= 0, limit >= 1 else { throw JSONError(.badRequest, "after must be at least 0 and limit at least 1") }
+            var text: [UInt8] = []
+            try exportedLines(of: live.path, after: after, limit: limit, into: &text)
+            return Response(status: .ok, headers: [.contentType: "application/x-ndjson"], body: .init(byteBuffer: ByteBuffer(bytes: text)))
+        }
+        router.get("health") { _, _ in
+            json(Array(#"{"status": "ok"}"#.utf8) + [0x0A])
+        }
+        router.get("metrics") { _, _ in
+            let counters = await live.counters
+            let text = """
+                # HELP orders_appends_total Appends answered 2xx.
+                # TYPE orders_appends_total counter
+                orders_appends_total \(counters.appends)
+                # HELP orders_events_total Events appended.
+                # TYPE orders_events_total counter
+                orders_events_total \(counters.events)
+                # HELP orders_fsyncs_total Commits synced to disk (each one group of appends).
+                # TYPE orders_fsyncs_total counter
+                orders_fsyncs_total \(counters.commits)
+
+                """
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                            body: .init(byteBuffer: ByteBuffer(string: text)))
+        }
+    }
+
+    /// Reads an append's body and hands it to `live`.
+    private static func append(
+        _ request: Request, to live: LiveLog, options: ServerOptions, cart: [UInt8]? = nil, ifMatch: Int64? = nil
+    ) async throws -> Response {
+        var request = request
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: options.maxBody)
+        } catch is NIOTooManyBytesError {
+            throw JSONError(.contentTooLarge, "the body is over \(options.maxBody) bytes (--max-body)")
+        }
+        do {
+            let outcome = try await live.append(Array(buffer: body), cart: cart, ifMatch: ifMatch)
+            var object = JSONObject()
+            object.integer("appended", outcome.appended)
+            object.integer("duplicates", outcome.duplicates)
+            if outcome.seqs.isEmpty {
+                object.null("first_seq")
+                object.null("last_seq")
+            } else {
+                object.integer("first_seq", outcome.seqs.lowerBound)
+                object.integer("last_seq", outcome.seqs.upperBound - 1)
+            }
+            return json(object.closed + [0x0A])
+        } catch let refusal as LiveLog.Refusal {
+            throw JSONError(refusal)
+        }
+    }
+
+    /// A 200 with a JSON body.
+    static func json(_ body: [UInt8], headers: HTTPFields = [:]) -> Response {
+        var headers = headers
+        headers[.contentType] = "application/json"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// The export lines of the events of the log at `path` with seq past `after`, at most `limit`.
+    private static func exportedLines(of path: String, after: Int64, limit: Int, into text: inout [UInt8]) throws {
+        let reader = try LogReader(path: path)
+        var ids = Identifiers()
+        var events: [Event] = []
+        var left = limit
+        while left > 0, let first = try reader.next(ids: &ids, into: &events) {
+            defer { events.removeAll(keepingCapacity: true) }
+            let last = first + Int64(events.count) - 1
+            guard last > after else { continue }
+            let skip = Int(max(0, after + 1 - first))
+            let take = min(left, events.count - skip)
+            var records = EventRecords()
+            for entry in reader.records.entries where entry.index >= skip && entry.index < skip + take {
+                records.append(entry.record, index: entry.index - skip)
+            }
+            EventJSON.appendLines(firstSeq: first + Int64(skip), Array(events[skip..<skip + take]), records: records, ids: ids, to: &text)
+            left -= take
+        }
+    }
+}

@@ -1,0 +1,24 @@
+/// How `orders serve` is run: what the command line gives it.
+public struct ServerOptions: Sendable {
+    /// The log to serve; it is created if missing.
+    public var log: String
+    /// The address to listen on; port 0 picks a free one.
+    public var host: String
+    public var port: Int
+    /// The bearer token every write must carry, if any.
+    public var token: String?
+    /// Whether every read must carry it too.
+    public var isPrivate: Bool
+    /// The largest request body taken, in bytes.
+    public var maxBody: Int
+
+    public init(log: String, host: String = "127.0.0.1", port: Int = 8080, token: String? = nil, isPrivate: Bool = false,
+                maxBody: Int = 16 << 20) {
+        self.log = log
+        self.host = host
+        self.port = port
+        self.token = token
+        self.isPrivate = isPrivate
+        self.maxBody = maxBody
+    }
+}

@@ -1,0 +1,84 @@
+import ArgumentParser
+import Dispatch
+import Logging
+import OrdersServer
+
+extension Orders {
+    struct Serve: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "serve",
+            abstract: "Keep a log open and answer HTTP: appends, carts, orders, replay.",
+            discussion: """
+            Holds LOG as its only writer (an import waits for it) and answers HTTP/1.1
+            (EVENTS.md, section 5). The first line on standard output says where it
+            listens; logs go to standard error. An append is answered once it is on
+            disk; appends that arrive while one syncs are synced together. SIGTERM or
+            SIGINT stops taking requests, answers those in flight, and exits 0.
+
+            Routes: POST /events and /carts/{cart}/events (NDJSON; If-Match), GET
+            /carts/{cart} (ETag), /orders/{order}, /replay, /events?after=S&limit=N,
+            /health, /metrics.
+
+            Examples:
+              orders serve store.log
+              orders serve store.log --listen 127.0.0.1:0 --token-file token.txt
+              curl -s --data-binary @Fixtures/kiosk-day.ndjson localhost:8080/events
+            """)
+
+        @Argument(help: ArgumentHelp("The log to serve; created if missing.", valueName: "log"))
+        var log: String
+
+        @Option(help: ArgumentHelp("The address to listen on; port 0 picks a free port. Loopback unless told otherwise.", valueName: "host:port"))
+        var listen = "127.0.0.1:8080"
+
+        @Option(help: ArgumentHelp("A file holding the bearer token every write must carry.", valueName: "file"))
+        var tokenFile: String?
+
+        @Flag(help: "With --token-file, every read needs the token too.")
+        var `private` = false
+
+        @Option(help: ArgumentHelp("The largest request body taken, in bytes (413 past it).", valueName: "bytes"))
+        var maxBody = 16 << 20
+
+        func validate() throws {
+            guard address != nil else { throw ValidationError("--listen takes HOST:PORT, e.g. 127.0.0.1:8080 (port 0 picks a free one)") }
+            if `private` && tokenFile == nil { throw ValidationError("--private needs --token-file") }
+            guard maxBody >= 1 else { throw ValidationError("--max-body must be at least 1") }
+        }
+
+        /// `listen` split into its host and port.
+        private var address: (host: String, port: Int)? {
+            guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port)
+            else { return nil }
+            let host = String(listen[..<colon]).trimmingCharacters(in: ["[", "]"])
+            return host.isEmpty ? nil : (host, port)
+        }
+
+        func run() throws {
+            try reportingFailures {
+                let token = try tokenFile.map(ServerToken.read)
+                let (host, port) = address!
+                var logger = Logger(label: "orders.serve")
+                logger.logLevel = .info
+                let options = ServerOptions(log: log, host: host, port: port, token: token, isPrivate: `private`, maxBody: maxBody)
+                let app = try Server.application(options, logger: logger) { host, port in
+                    Console.write("listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port)\n")
+                    Console.flush()
+                }
+                let done = DispatchSemaphore(value: 0)
+                let failure = Failure()
+                Task {
+                    do { try await app.runService() } catch { failure.error = error }
+                    done.signal()
+                }
+                done.wait()
+                if let error = failure.error { throw error }
+            }
+        }
+    }
+}
+
+/// What the server's task threw, read after it ended.
+private final class Failure: @unchecked Sendable {  // Written by the task before it signals, read after the wait.
+    var error: (any Error)?
+}

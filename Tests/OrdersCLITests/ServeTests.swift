@@ -1,0 +1,176 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// `orders serve`, run as a user runs it: the built binary on port 0 of
+/// loopback, talked to with a real HTTP client (URLSession), stopped with
+/// SIGTERM at the end of each test (and killed by the suite's deadline if a
+/// test hangs).
+@Suite("orders serve, over loopback", .serialized)
+struct ServeTests {
+    /// A server on a log of its own, and where it listens.
+    final class Running: @unchecked Sendable {  // Set up in init; after, only read, and the process is Foundation's.
+        let process = Process()
+        let log: String
+        let base: String
+        private let output = Pipe()
+
+        init(log: String? = nil, arguments: [String] = []) throws {
+            self.log = log ?? CLI.temporaryDirectory() + "/served.log"
+            process.executableURL = CLI.binary
+            process.arguments = ["serve", self.log, "--listen", "127.0.0.1:0"] + arguments
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // The first line says where it listens.
+            var line: [UInt8] = []
+            let deadline = Date().addingTimeInterval(20)
+            while !line.contains(0x0A), Date() < deadline, let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty {
+                line += byte
+            }
+            let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard text.hasPrefix("listening on http://") else {
+                if process.isRunning { process.terminate() }
+                throw ServeError.didNotStart(text)
+            }
+            base = String(text.dropFirst("listening on ".count))
+        }
+
+        /// SIGTERM, and the exit status it ends with.
+        @discardableResult
+        func stop() -> Int32 {
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+
+        deinit { if process.isRunning { process.terminate() } }
+
+        /// One request, answered: its status, headers and body.
+        func request(_ method: String, _ path: String, body: String? = nil, headers: [String: String] = [:]) async throws
+            -> (status: Int, headers: [String: String], text: String) {
+            var request = URLRequest(url: URL(string: base + path)!)
+            request.httpMethod = method
+            request.httpBody = body.map { Data($0.utf8) }
+            request.timeoutInterval = 20
+            for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+            let (data, response) = try await URLSession.shared.data(for: request)
+            let http = response as! HTTPURLResponse
+            var fields: [String: String] = [:]
+            for (name, value) in http.allHeaderFields { fields[String(describing: name).lowercased()] = String(describing: value) }
+            return (http.statusCode, fields, String(decoding: data, as: UTF8.self))
+        }
+    }
+
+    enum ServeError: Error { case didNotStart(String) }
+
+    private static let kioskDay = String(decoding: CLI.fixture("Fixtures/kiosk-day.ndjson"), as: UTF8.self)
+
+    @Test func anAppendIsOnDiskAndReplayEqualsTheCommandLine() async throws {
+        let server = try Running()
+        let appended = try await server.request("POST", "/events", body: Self.kioskDay)
+        #expect(appended.status == 200)
+        #expect(appended.text == #"{"appended": 17, "duplicates": 0, "first_seq": 1, "last_seq": 17}"# + "\n")
+        let replay = try await server.request("GET", "/replay")
+        #expect(replay.status == 200)
+        #expect(replay.text == (try CLI.run(["replay", server.log, "--json"])).text)
+        #expect(try CLI.run(["replay", "Fixtures/kiosk-day.ndjson", "--json"]).text == replay.text)
+        #expect(server.stop() == 0)
+        // What was answered 200 is in the log after the server is gone.
+        #expect(try CLI.run(["export", server.log]).text.split(separator: "\n").count == 17)
+    }
+
+    @Test func cartsAndOrdersAreAnsweredFromTheLiveFold() async throws {
+        let server = try Running()
+        _ = try await server.request("POST", "/events", body: Self.kioskDay)
+        let cart = try await server.request("GET", "/carts/kiosk-1")
+        #expect(cart.status == 200)
+        #expect(cart.headers["etag"] == "\"7\"")
+        #expect(cart.text == #"{"cart": "kiosk-1", "status": "closed", "version": 7, "currency": "KRW", "lines": [{"product": "airpods-4", "qty": 2, "price": 199000}], "units": 2, "total": 398000, "order": "A-1001"}"# + "\n")
+        let none = try await server.request("GET", "/carts/never")
+        #expect(none.text == #"{"cart": "never", "status": "none", "version": 0, "currency": null, "lines": [], "units": 0, "total": 0, "order": null}"# + "\n")
+        let order = try await server.request("GET", "/orders/A-1001")
+        #expect(order.text == #"{"order": "A-1001", "cart": "kiosk-1", "seq": 6, "at": "2025-09-16T09:04:00.000Z", "currency": "KRW", "units": 2, "total": 398000}"# + "\n")
+        #expect(try await server.request("GET", "/orders/nope").status == 404)
+        let events = try await server.request("GET", "/events?after=15&limit=1")
+        #expect(events.text.hasPrefix(#"{"seq": 16, "type": "vote_cast""#))
+        #expect(events.text.split(separator: "\n").count == 1)
+        server.stop()
+    }
+
+    @Test func badAppendsGetTheRightStatusAndAppendNothing() async throws {
+        let server = try Running(arguments: ["--max-body", "4096"])
+        let malformed = try await server.request("POST", "/events", body: #"{"type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "v", "candidate": "c"}"# + "\n" + #"{"type": "item_added", "qty": 0}"#)
+        #expect(malformed.status == 400)
+        #expect(malformed.text.contains(#""line": 2"#))
+        #expect(malformed.text.contains(#""field": "#))
+        let big = try await server.request("POST", "/events", body: String(repeating: " ", count: 5000))
+        #expect(big.status == 413)
+        let withID = #"{"id": "e-1", "type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "v", "candidate": "c"}"#
+        #expect(try await server.request("POST", "/events", body: withID).status == 200)
+        let retry = try await server.request("POST", "/events", body: withID)
+        #expect(retry.text == #"{"appended": 0, "duplicates": 1, "first_seq": null, "last_seq": null}"# + "\n")
+        let conflict = try await server.request("POST", "/events", body: withID.replacingOccurrences(of: "\"c\"", with: "\"d\""))
+        #expect(conflict.status == 409)
+        #expect(conflict.text.contains(#""field": "id", "seq": 1"#))
+        #expect(try await server.request("GET", "/replay").text.hasPrefix(#"{"events": 1,"#))
+        server.stop()
+    }
+
+    @Test func ifMatchAppendsOnlyAtTheCartsVersion() async throws {
+        let server = try Running()
+        func add(_ product: String) -> String {
+            #"{"type": "item_added", "at": "2025-09-16T09:00:00Z", "cart": "k", "product": "\#(product)", "qty": 1, "price": 5, "currency": "USD"}"#
+        }
+        #expect(try await server.request("POST", "/carts/k/events", body: add("a"), headers: ["If-Match": "\"0\""]).status == 200)
+        let stale = try await server.request("POST", "/carts/k/events", body: add("b"), headers: ["If-Match": "\"0\""])
+        #expect(stale.status == 412)
+        #expect(stale.text.contains(#""version": 1"#))
+        #expect(try await server.request("POST", "/carts/k/events", body: add("b"), headers: ["If-Match": "\"1\""]).status == 200)
+        #expect(try await server.request("POST", "/carts/other/events", body: add("c")).status == 400)
+        #expect(try await server.request("GET", "/carts/k").headers["etag"] == "\"2\"")
+        server.stop()
+    }
+
+    @Test func aTokenGuardsWritesAndWithPrivateReads() async throws {
+        let dir = CLI.temporaryDirectory()
+        let tokenFile = dir + "/token"
+        _ = FileManager.default.createFile(atPath: tokenFile, contents: Data("s3cret\n".utf8), attributes: [.posixPermissions: 0o600])
+        let server = try Running(arguments: ["--token-file", tokenFile])
+        let vote = #"{"type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "v", "candidate": "c"}"#
+        #expect(try await server.request("POST", "/events", body: vote).status == 401)
+        #expect(try await server.request("POST", "/events", body: vote, headers: ["Authorization": "Bearer wrong"]).status == 401)
+        #expect(try await server.request("POST", "/events", body: vote, headers: ["Authorization": "Bearer s3cret"]).status == 200)
+        #expect(try await server.request("GET", "/replay").status == 200)
+        server.stop()
+        let closed = try Running(log: server.log, arguments: ["--token-file", tokenFile, "--private"])
+        #expect(try await closed.request("GET", "/replay").status == 401)
+        #expect(try await closed.request("GET", "/replay", headers: ["Authorization": "Bearer s3cret"]).status == 200)
+        closed.stop()
+    }
+
+    @Test func concurrentAppendsShareCommitsAndAreAllAnswered() async throws {
+        let server = try Running()
+        let count = 200
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for i in 0..<count {
+                group.addTask {
+                    let line = #"{"id": "c-\#(i)", "type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "v\#(i)", "candidate": "c"}"#
+                    return try await server.request("POST", "/events", body: line).status
+                }
+            }
+            for try await status in group { #expect(status == 200) }
+        }
+        let replay = try await server.request("GET", "/replay")
+        #expect(replay.text.hasPrefix(#"{"events": \#(count),"#))
+        let metrics = try await server.request("GET", "/metrics")
+        #expect(metrics.text.contains("orders_appends_total \(count)"))
+        // Appends that arrived while a commit synced were synced together.
+        let fsyncs = metrics.text.split(separator: "\n").first { $0.hasPrefix("orders_fsyncs_total ") }.flatMap { Int($0.split(separator: " ")[1]) }
+        #expect(fsyncs.map { $0 >= 1 && $0 < count } == true, "\(String(describing: fsyncs)) commits for \(count) appends")
+        #expect(server.stop() == 0)
+        #expect(try CLI.run(["verify", server.log]).status == 0)
+    }
+}
