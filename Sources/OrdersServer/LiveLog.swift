@@ -55,6 +55,15 @@ actor LiveLog {
     private var committing = false
     /// Counters for `/metrics`.
     private(set) var counters = Counters()
+    /// The folds that count dates in zones other than UTC, by zone name:
+    /// each folded from the log at its first request, then kept up to date.
+    private var zoned: [String: ZonedFold] = [:]
+
+    /// A fold in a zone of its own; a class, since a projector is noncopyable.
+    private final class ZonedFold {
+        var projector: Projector
+        init(_ projector: consuming Projector) { self.projector = projector }
+    }
 
     struct Counters: Sendable {
         var appends = 0
@@ -88,8 +97,54 @@ actor LiveLog {
         nextSeq = seq
     }
 
-    /// The reports of every event so far.
+    /// The reports of every event so far, dates counted in UTC.
     var reports: Reports { projector.reports }
+
+    /// The reports of every event so far, dates counted in `zone`: the
+    /// first time a zone is asked for, the log is folded once for it.
+    func reports(in zone: ZoneRules) throws -> Reports {
+        if zone.name == "UTC" { return projector.reports }
+        if let fold = zoned[zone.name] { return fold.projector.reports }
+        // The log's events renumbered into this server's ids, which the other folds use.
+        let reader = try LogReader(path: path)
+        var readerIDs = Identifiers()
+        var events: [Event] = []
+        var projector = Projector(zone: zone)
+        while try reader.next(ids: &readerIDs, into: &events) != nil {
+            for event in events {
+                projector.fold(event.renumbered { role, symbol in
+                    readerIDs[role].withBytes(of: symbol) { ids[role].lookup($0)! }
+                })
+            }
+            events.removeAll(keepingCapacity: true)
+        }
+        let fold = ZonedFold(projector)
+        zoned[zone.name] = fold
+        return fold.projector.reports
+    }
+
+    /// `GET /audit`: the audit lines of `cart` (or of the cart whose applied
+    /// checkout placed `order`), as `orders audit` prints them; nil if no
+    /// checkout placed `order`.
+    func audit(cart: [UInt8]?, order: [UInt8]?) throws -> [UInt8]? {
+        var cartBytes = cart ?? []
+        if let order {
+            guard let symbol = ids.orders.lookup(order), let placed = views.orders[symbol] else { return nil }
+            cartBytes = Array(ids.carts[placed.cart])
+        }
+        var audit = CartAudit(cart: cartBytes)
+        var text: [UInt8] = []
+        let reader = try LogReader(path: path)
+        var readerIDs = Identifiers()
+        var events: [Event] = []
+        while let first = try reader.next(ids: &readerIDs, into: &events) {
+            audit.take(first: first, events, records: reader.records, ids: readerIDs) { entry, record, _ in
+                text += AuditReport.line(entry, record: record, ids: readerIDs)
+            }
+            events.removeAll(keepingCapacity: true)
+        }
+        return text
+    }
 
     /// Appends the NDJSON `body`, all or nothing, once its group is on disk.
     /// - Parameters:
@@ -138,6 +193,7 @@ actor LiveLog {
                 let first = nextSeq
                 for event in events {
                     views.follow(event, seq: nextSeq, status: projector.fold(event))
+                    for fold in zoned.values { fold.projector.fold(event) }
                     nextSeq += 1
                 }
                 counters.appends += 1

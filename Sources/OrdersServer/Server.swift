@@ -68,6 +68,34 @@ public enum Server {
             try exportedLines(of: live.path, after: after, limit: limit, into: &text)
             return Response(status: .ok, headers: [.contentType: "application/x-ndjson"], body: .init(byteBuffer: ByteBuffer(bytes: text)))
         }
+        router.get("reports/daily") { request, _ in
+            let query = try ReportQuery(request)
+            let report = DailyReport(try await live.reports(in: query.zone).daily, zone: query.zone.name, from: query.from, to: query.to)
+            return try rendered(query.format) { try report.csv() } json: { try report.json() }
+        }
+        for (path, grouping) in [("reports/products", ProductReport.Grouping.product), ("reports/categories", .category)] {
+            router.get(RouterPath(path)) { request, _ in
+                let query = try ReportQuery(request)
+                let reports = try await live.reports(in: query.zone)
+                let report = ProductReport(reports.products, ids: await live.ids, zone: query.zone.name, catalog: options.catalog,
+                                           grouping: grouping, from: query.from, to: query.to)
+                return try rendered(query.format) { try report.csv() } json: { try report.json() }
+            }
+        }
+        router.get("tally") { request, _ in
+            let poll = request.uri.queryParameters.get("poll").map { Array($0.utf8) }
+            let report = TallyReport(await live.reports.tally, ids: await live.ids, poll: poll)
+            return json(report.json())
+        }
+        router.get("audit") { request, _ in
+            let cart = request.uri.queryParameters.get("cart").map { Array($0.utf8) }
+            let order = request.uri.queryParameters.get("order").map { Array($0.utf8) }
+            guard (cart == nil) != (order == nil) else { throw JSONError(.badRequest, "give exactly one of ?cart= and ?order=") }
+            guard let lines = try await live.audit(cart: cart, order: order) else {
+                throw JSONError(.notFound, "no applied checkout placed order \(String(decoding: order ?? [], as: UTF8.self))")
+            }
+            return Response(status: .ok, headers: [.contentType: "application/x-ndjson"], body: .init(byteBuffer: ByteBuffer(bytes: lines)))
+        }
         router.get("health") { _, _ in
             json(Array(#"{"status": "ok"}"#.utf8) + [0x0A])
         }
@@ -116,6 +144,20 @@ public enum Server {
             return json(object.closed + [0x0A])
         } catch let refusal as LiveLog.Refusal {
             throw JSONError(refusal)
+        }
+    }
+
+    /// A report as CSV or JSON, as `format` asks; a sum past 64 bits is a 422 naming it.
+    private static func rendered(_ format: ReportQuery.Format, csv: () throws -> [UInt8], json: () throws -> [UInt8]) throws -> Response {
+        do {
+            switch format {
+            case .csv:
+                return Response(status: .ok, headers: [.contentType: "text/csv; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: try csv())))
+            case .json:
+                return Self.json(try json())
+            }
+        } catch {
+            throw JSONError(.unprocessableContent, "\(error)")
         }
     }
 

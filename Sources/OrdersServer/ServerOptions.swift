@@ -1,3 +1,5 @@
+import OrdersCore
+
 /// How `orders serve` is run: what the command line gives it.
 public struct ServerOptions: Sendable {
     /// The log to serve; it is created if missing.
@@ -11,9 +13,12 @@ public struct ServerOptions: Sendable {
     public var isPrivate: Bool
     /// The largest request body taken, in bytes.
     public var maxBody: Int
+    /// The catalog `GET /reports/categories` groups by (and the others name products by).
+    public var catalog: Catalog
 
     public init(log: String, host: String = "127.0.0.1", port: Int = 8080, token: String? = nil, isPrivate: Bool = false,
-                maxBody: Int = 16 << 20) {
+                maxBody: Int = 16 << 20, catalog: Catalog = Catalog()) {
+        self.catalog = catalog
         self.log = log
         self.host = host
         self.port = port

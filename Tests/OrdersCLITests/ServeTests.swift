@@ -100,6 +100,38 @@ struct ServeTests {
         server.stop()
     }
 
+    @Test func reportsTallyAndAuditEqualTheCommandLine() async throws {
+        let server = try Running(arguments: ["--catalog", "Fixtures/catalog-kr.json"])
+        _ = try await server.request("POST", "/events", body: Self.kioskDay)
+        let log = server.log
+        for (path, command) in [
+            ("/reports/daily?format=csv", ["report", "daily", log, "--format", "csv"]),
+            ("/reports/daily?tz=Asia/Seoul&format=csv", ["report", "daily", log, "--tz", "Asia/Seoul", "--format", "csv"]),
+            ("/reports/daily?tz=Asia/Seoul", ["report", "daily", log, "--tz", "Asia/Seoul", "--format", "json"]),
+            ("/reports/daily?from=2025-09-17&format=csv", ["report", "daily", log, "--from", "2025-09-17", "--format", "csv"]),
+            ("/reports/products?tz=Asia/Seoul&format=csv", ["report", "products", log, "--tz", "Asia/Seoul", "--format", "csv"]),
+            ("/reports/categories?format=csv", ["report", "categories", log, "--catalog", "Fixtures/catalog-kr.json", "--format", "csv"]),
+            ("/tally", ["tally", log, "--format", "json"]),
+            ("/tally?poll=kiosk-design", ["tally", log, "--poll", "kiosk-design", "--format", "json"]),
+            ("/audit?cart=kiosk-1", ["audit", log, "--cart", "kiosk-1"]),
+            ("/audit?order=A-1001", ["audit", log, "--order", "A-1001"]),
+        ] {
+            let answer = try await server.request("GET", path)
+            #expect(answer.status == 200, "\(path)")
+            #expect(answer.text == (try CLI.run(command)).text, "\(path)")
+        }
+        #expect(try await server.request("GET", "/reports/daily?format=csv").text == String(decoding: CLI.fixture("Fixtures/expected/kiosk-day.daily-utc.csv"), as: UTF8.self))
+        // After another append, a zone asked for before is up to date too.
+        _ = try await server.request("POST", "/events", body: String(decoding: CLI.fixture("Fixtures/zones.ndjson"), as: UTF8.self))
+        #expect(try await server.request("GET", "/reports/daily?tz=Asia/Seoul&format=csv").text
+            == (try CLI.run(["report", "daily", log, "--tz", "Asia/Seoul", "--format", "csv"])).text)
+        #expect(try await server.request("GET", "/reports/daily?tz=Mars/Olympus").status == 400)
+        #expect(try await server.request("GET", "/reports/daily?format=xml").status == 400)
+        #expect(try await server.request("GET", "/audit?order=nope").status == 404)
+        #expect(try await server.request("GET", "/audit").status == 400)
+        server.stop()
+    }
+
     @Test func badAppendsGetTheRightStatusAndAppendNothing() async throws {
         let server = try Running(arguments: ["--max-body", "4096"])
         let malformed = try await server.request("POST", "/events", body: #"{"type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "v", "candidate": "c"}"# + "\n" + #"{"type": "item_added", "qty": 0}"#)

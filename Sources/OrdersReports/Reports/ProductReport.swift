@@ -4,18 +4,23 @@ import OrdersCore
 /// revenue per local date and product (or catalog category) and currency.
 public struct ProductReport {
     /// What a row groups by.
-    public enum Grouping { case product, category }
+    public enum Grouping: Sendable { case product, category }
 
     public var zone: String
     public var grouping: Grouping
     private var rows: [(date: CivilDate, key: [UInt8], currency: Currency, totals: ProductSales.Totals)]
     private var catalog: Catalog
 
-    public init(_ sales: ProductSales, ids: Identifiers, zone: String, catalog: Catalog = Catalog(), grouping: Grouping = .product) {
+    /// - Parameters:
+    ///   - from, to: inclusive bounds on the local date, if given.
+    public init(_ sales: ProductSales, ids: Identifiers, zone: String, catalog: Catalog = Catalog(), grouping: Grouping = .product,
+                from: CivilDate? = nil, to: CivilDate? = nil) {
         self.zone = zone
         self.grouping = grouping
         self.catalog = catalog
-        let products = sales.rows(ids: ids)
+        let products = sales.rows(ids: ids).filter { row in
+            (from.map { row.date >= $0 } ?? true) && (to.map { row.date <= $0 } ?? true)
+        }
         switch grouping {
         case .product:
             rows = products.map { ($0.date, $0.product, $0.currency, $0.totals) }

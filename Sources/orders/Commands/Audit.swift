@@ -57,53 +57,15 @@ extension Orders {
             }
         }
 
-        /// Streams the audit of one cart. Every cart is folded, since which
-        /// checkouts use an order id first depends on them all; votes are
-        /// not, and no report is gathered.
+        /// Streams the audit of one cart (``CartAudit``).
         private func audit(cart cartID: [UInt8]) throws {
             let name = String(decoding: cartID, as: UTF8.self)
-            var ledger = Ledger()
-            var ignoring = IgnoringObserver()
-            var target: Symbol?
-            /// Cart numbers below this were compared with `cartID` and are not it.
-            var searched = 0
-            var totals = CartTotals()
-            var currency: Currency?
+            var audit = CartAudit(cart: cartID)
             var table = AuditReport.table()
-            var found = 0
             let stream = try openStream(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads,
                                         keepingUnknownTypes: input.keepUnknown)
             try readEvents(stream, progress: "auditing") { first, events, ids in
-                // The carts this chunk added compared by their bytes, once each: a log's table has no
-                // hash index to look the id up in, and comparing every event's cart until the target's
-                // first event took a cart first seen late in 100M events from 4 s to 56 s.
-                if target == nil {
-                    target = ids.carts.firstSymbol(spelled: cartID, from: searched)
-                    searched = ids.carts.count
-                }
-                var records = EventRecords.Cursor()
-                for (i, event) in events.enumerated() {
-                    if event.kind == .ignored {
-                        // Listed when its `cart` member names the cart; the fold passes over it.
-                        guard let record = records.record(at: i, in: stream.records), record.stringExtra(named: "cart") == cartID else { continue }
-                        found += 1
-                        let entry = AuditEntry(seq: first + Int64(i), event: event, status: .ignored, cartUnits: totals.units, cartTotal: totals.total)
-                        switch format {
-                        case .ndjson: Console.write(AuditReport.line(entry, record: record, ids: ids))
-                        case .table: AuditReport.row(entry, record: record, ids: ids, currency: currency, to: &table)
-                        }
-                        continue
-                    }
-                    guard let cart = event.cart else { continue }  // a vote
-                    guard let target, cart == target else {
-                        _ = ledger.apply(event, observer: &ignoring)
-                        continue
-                    }
-                    let status = totals.fold(event, of: target, into: &ledger, observer: &ignoring)
-                    found += 1
-                    let entry = AuditEntry(seq: first + Int64(i), event: event, status: status, cartUnits: totals.units, cartTotal: totals.total)
-                    if case let .itemAdded(_, _, _, _, c) = event.kind, status == .applied { currency = c }
-                    let record = stream.records.isEmpty ? nil : records.record(at: i, in: stream.records)
+                try audit.take(first: first, events, records: stream.records, ids: ids) { entry, record, currency in
                     switch format {
                     case .ndjson: Console.write(AuditReport.line(entry, record: record, ids: ids))
                     case .table: AuditReport.row(entry, record: record, ids: ids, currency: currency, to: &table)
@@ -111,7 +73,7 @@ extension Orders {
                 }
             }
             if format == .table { Console.write("cart \(String(identifier: cartID))\n" + table.rendered) }
-            if found == 0 { Console.note("orders: no events for cart \(name) in \(input.log)") }
+            if audit.found == 0 { Console.note("orders: no events for cart \(name) in \(input.log)") }
         }
 
         /// The cart whose applied checkout placed `order`, found in a first

@@ -16,8 +16,9 @@ extension Orders {
             SIGINT stops taking requests, answers those in flight, and exits 0.
 
             Routes: POST /events and /carts/{cart}/events (NDJSON; If-Match), GET
-            /carts/{cart} (ETag), /orders/{order}, /replay, /events?after=S&limit=N,
-            /health, /metrics.
+            /carts/{cart} (ETag), /orders/{order}, /replay, /reports/daily, /products
+            and /categories (?tz=&from=&to=&format=csv|json), /tally?poll=,
+            /audit?cart= or ?order=, /events?after=S&limit=N, /health, /metrics.
 
             Examples:
               orders serve store.log
@@ -40,6 +41,9 @@ extension Orders {
         @Option(help: ArgumentHelp("The largest request body taken, in bytes (413 past it).", valueName: "bytes"))
         var maxBody = 16 << 20
 
+        @Option(help: ArgumentHelp("A catalog in the store API's shape, for /reports/categories.", valueName: "file"))
+        var catalog: String?
+
         func validate() throws {
             guard address != nil else { throw ValidationError("--listen takes HOST:PORT, e.g. 127.0.0.1:8080 (port 0 picks a free one)") }
             if `private` && tokenFile == nil { throw ValidationError("--private needs --token-file") }
@@ -60,7 +64,8 @@ extension Orders {
                 let (host, port) = address!
                 var logger = Logger(label: "orders.serve")
                 logger.logLevel = .info
-                let options = ServerOptions(log: log, host: host, port: port, token: token, isPrivate: `private`, maxBody: maxBody)
+                let options = ServerOptions(log: log, host: host, port: port, token: token, isPrivate: `private`, maxBody: maxBody,
+                                            catalog: try loadCatalog(catalog))
                 let app = try Server.application(options, logger: logger) { host, port in
                     Console.write("listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port)\n")
                     Console.flush()

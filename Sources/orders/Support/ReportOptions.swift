@@ -41,7 +41,9 @@ struct ZoneOption: ParsableArguments {
     @Option(name: .customLong("tz"), help: ArgumentHelp("The IANA time zone in which dates are counted, e.g. Asia/Seoul; a fixed offset is Etc/GMT-5 for UTC+5.", valueName: "zone"))
     var zone: String = "UTC"
 
-    func rules() throws -> ZoneRules { try TimeZones.rules(named: zone) }
+    func rules() throws -> ZoneRules {
+        do { return try TimeZones.rules(named: zone) } catch { throw ValidationError(error.description) }
+    }
 
     func validate() throws { _ = try rules() }
 }
@@ -68,11 +70,7 @@ struct DateArgument: ExpressibleByArgument {
     var date: CivilDate
 
     init?(argument: String) {
-        let parts = argument.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              let year = Int64(parts[0]), let month = Int64(parts[1]), let day = Int64(parts[2]),
-              (1...12).contains(month), day >= 1, day <= CivilDate.daysIn(month: month, year: year)
-        else { return nil }
-        date = CivilDate(year: year, month: month, day: day)
+        guard let date = CivilDate(parsing: argument) else { return nil }
+        self.date = date
     }
 }

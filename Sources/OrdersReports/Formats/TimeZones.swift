@@ -1,18 +1,22 @@
-import ArgumentParser
 import Foundation
 import OrdersCore
 
 /// Builds the domain's ``ZoneRules`` from the system's time zone database,
 /// once, before a replay. Foundation stays here, at the edge.
-enum TimeZones {
+public enum TimeZones {
+    /// A zone name that is not in the database, and what to give instead.
+    public struct Unknown: Error, CustomStringConvertible {
+        public var description: String
+    }
+
     /// The span the transition table covers; outside it the nearest offset holds.
     static let firstYear = 1800, lastYear = 2500
 
-    static func rules(named name: String) throws -> ZoneRules {
+    public static func rules(named name: String) throws(Unknown) -> ZoneRules {
         if name == "UTC" { return .utc }
         guard isInDatabase(name), let zone = TimeZone(identifier: name) else {
-            throw ValidationError("unknown time zone '\(name)': use an IANA name such as UTC, Asia/Seoul or America/New_York"
-                                  + " (a fixed offset is Etc/GMT-5 for 5 hours ahead of UTC, signs as in POSIX)")
+            throw Unknown(description: "unknown time zone '\(name)': use an IANA name such as UTC, Asia/Seoul or America/New_York"
+                                       + " (a fixed offset is Etc/GMT-5 for 5 hours ahead of UTC, signs as in POSIX)")
         }
         let start = Date(timeIntervalSince1970: Double(CivilDate(year: Int64(firstYear), month: 1, day: 1).daysSinceEpoch) * 86_400)
         let end = Date(timeIntervalSince1970: Double(CivilDate(year: Int64(lastYear), month: 1, day: 1).daysSinceEpoch) * 86_400)
