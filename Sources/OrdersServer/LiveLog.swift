@@ -1,4 +1,5 @@
 import Dispatch
+import Logging
 import OrdersCore
 import OrdersLog
 import OrdersReports
@@ -29,6 +30,59 @@ actor LiveLog {
         var appended: Int
         var duplicates: Int
         var seqs: Range<Int64>
+    }
+
+    /// An event as `/events/stream` sends it: its seq and its export line.
+    struct Published: Sendable {
+        var seq: Int64
+        var line: [UInt8]
+    }
+
+    /// How many events a subscriber of `/events/stream` may fall behind
+    /// before it is dropped (and told so in the log), so that a slow reader
+    /// neither slows the writers nor holds memory without bound.
+    static let subscriberBuffer = 4096
+
+    private var subscribers: [Int: AsyncStream<Published>.Continuation] = [:]
+    private var lastSubscriber = 0
+    private let logger: Logger
+
+    /// A new subscriber: the seq of the last event folded (its stream
+    /// starts after it), the stream, and its number for `unsubscribe`.
+    func subscribe() -> (head: Int64, stream: AsyncStream<Published>, continuation: AsyncStream<Published>.Continuation, id: Int) {
+        let (stream, continuation) = AsyncStream.makeStream(of: Published.self, bufferingPolicy: .bufferingOldest(Self.subscriberBuffer))
+        lastSubscriber += 1
+        subscribers[lastSubscriber] = continuation
+        return (nextSeq - 1, stream, continuation, lastSubscriber)
+    }
+
+    func unsubscribe(_ id: Int) {
+        subscribers.removeValue(forKey: id)?.finish()
+    }
+
+    /// How many subscribers there are, for `/metrics`.
+    var subscriberCount: Int { subscribers.count }
+
+    /// Sends `events` (their records in `records`), the first at `first`, to every subscriber.
+    private func publish(_ events: [Event], records: EventRecords, first: Int64) {
+        guard !subscribers.isEmpty, !events.isEmpty else { return }
+        var text: [UInt8] = []
+        EventJSON.appendLines(firstSeq: first, events, records: records, ids: ids, to: &text)
+        var lines: [Published] = []
+        var start = 0
+        for (i, byte) in text.enumerated() where byte == 0x0A {
+            lines.append(Published(seq: first + Int64(lines.count), line: Array(text[start..<i])))
+            start = i + 1
+        }
+        for (id, continuation) in subscribers {
+            for line in lines {
+                if case .dropped = continuation.yield(line) {
+                    logger.warning("dropped a subscriber of /events/stream that fell \(Self.subscriberBuffer) events behind", metadata: ["subscriber": "\(id)"])
+                    unsubscribe(id)
+                    break
+                }
+            }
+        }
     }
 
     /// One request's append, as it waits in the queue.
@@ -72,8 +126,9 @@ actor LiveLog {
     }
 
     /// Opens the log (creating it if missing) as its writer, and folds every event in it.
-    init(path: String) throws {
+    init(path: String, logger: Logger) throws {
         self.path = path
+        self.logger = logger
         writer = try LogWriter(path: path)
         // Every id of the log, read now, so that appends never look one up.
         try writer.flush(ids: Identifiers())
@@ -166,14 +221,14 @@ actor LiveLog {
         while !queue.isEmpty {
             let group = queue
             queue = []
-            var accepted: [(Pending, [Event], Int)] = []
+            var accepted: [(Pending, [Event], EventRecords, Int)] = []
             /// Versions the group's earlier requests give their carts, for `If-Match`.
             var versions: [Symbol: Int64] = [:]
             var seq = nextSeq
             for request in group {
                 do {
-                    let (events, duplicates) = try take(request, at: seq, versions: &versions)
-                    accepted.append((request, events, duplicates))
+                    let (events, records, duplicates) = try take(request, at: seq, versions: &versions)
+                    accepted.append((request, events, records, duplicates))
                     seq += Int64(events.count)
                 } catch {
                     request.reply.resume(throwing: error)
@@ -185,11 +240,11 @@ actor LiveLog {
             } catch {
                 writer.rollback()
                 writer.arrivingIDs.forget(fromSeq: nextSeq)
-                for (request, _, _) in accepted { request.reply.resume(throwing: Refusal(status: 500, message: "the append could not be made durable: \(error)")) }
+                for (request, _, _, _) in accepted { request.reply.resume(throwing: Refusal(status: 500, message: "the append could not be made durable: \(error)")) }
                 continue
             }
             counters.commits += 1
-            for (request, events, duplicates) in accepted {
+            for (request, events, records, duplicates) in accepted {
                 let first = nextSeq
                 for event in events {
                     views.follow(event, seq: nextSeq, status: projector.fold(event))
@@ -198,6 +253,7 @@ actor LiveLog {
                 }
                 counters.appends += 1
                 counters.events += events.count
+                publish(events, records: records, first: first)
                 request.reply.resume(returning: Outcome(appended: events.count, duplicates: duplicates, seqs: first..<nextSeq))
             }
         }
@@ -206,7 +262,7 @@ actor LiveLog {
 
     /// Parses and checks one request, and hands its events to the writer,
     /// their first taking `seq`; nothing of it if it fails.
-    private func take(_ request: Pending, at seq: Int64, versions: inout [Symbol: Int64]) throws -> ([Event], Int) {
+    private func take(_ request: Pending, at seq: Int64, versions: inout [Symbol: Int64]) throws -> ([Event], EventRecords, Int) {
         var events: [Event] = []
         var records = EventRecords()
         do {
@@ -247,9 +303,13 @@ actor LiveLog {
             kept.append(event)
             keptRecords.append(entry?.record)
         }
-        for (event, record) in zip(kept, keptRecords) { try writer.append(event, record: record, ids: ids) }
+        var takenRecords = EventRecords()
+        for (i, (event, record)) in zip(kept, keptRecords).enumerated() {
+            try writer.append(event, record: record, ids: ids)
+            if let record { takenRecords.append(record, index: i) }
+        }
         for (i, event) in kept.enumerated() { if let cart = event.cart { versions[cart] = seq + Int64(i) } }
-        return (kept, events.count - kept.count)
+        return (kept, takenRecords, events.count - kept.count)
     }
 
     /// Commits what the writer holds, on the commit queue.

@@ -4,6 +4,7 @@ import NIOCore
 import OrdersCore
 import OrdersLog
 import OrdersReports
+import ServiceLifecycle
 
 /// `orders serve`: the log over HTTP/1.1 (EVENTS.md, section 5), a thin
 /// adapter over ``LiveLog``: each route turns a request into a call on it
@@ -15,7 +16,7 @@ public enum Server {
     public static func application(
         _ options: ServerOptions, logger: Logger, listening: @escaping @Sendable (String, Int) -> Void = { _, _ in }
     ) throws -> some ApplicationProtocol {
-        let live = try LiveLog(path: options.log)
+        let live = try LiveLog(path: options.log, logger: logger)
         let router = Router()
         router.add(middleware: Guard(token: options.token, guardsReads: options.isPrivate))
         routes(router, live: live, options: options)
@@ -96,6 +97,49 @@ public enum Server {
             }
             return Response(status: .ok, headers: [.contentType: "application/x-ndjson"], body: .init(byteBuffer: ByteBuffer(bytes: lines)))
         }
+        router.get("events/stream") { request, _ in
+            let query = request.uri.queryParameters
+            let lastEventID = request.headers.first { $0.name.canonicalName == "last-event-id" }?.value
+            let resume = lastEventID ?? query.get("after").map { String($0) }
+            var after: Int64?
+            if let resume {
+                guard let seq = Int64(resume.trimmingCharacters(in: .whitespaces)), seq >= 0 else {
+                    throw JSONError(.badRequest, "Last-Event-ID (or ?after=) must be a seq")
+                }
+                after = seq
+            }
+            let (head, stream, continuation, id) = await live.subscribe()
+            let start = after ?? head
+            let path = live.path
+            return Response(
+                status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
+                body: .init { writer in
+                    do {
+                        // What the log held when the stream was joined, then what is appended after: no gap, no repeat.
+                        if start < head {
+                            var text: [UInt8] = []
+                            try exportedLines(of: path, after: start, limit: Int(head - start), into: &text)
+                            var seq = start
+                            try await writer.write(contentsOf: text.split(separator: 0x0A).map { line in
+                                seq += 1
+                                return serverSentEvent(seq: seq, line)
+                            })
+                        }
+                        try await withGracefulShutdownHandler {
+                            for await event in stream where event.seq > start {
+                                try await writer.write(serverSentEvent(seq: event.seq, event.line[...]))
+                            }
+                        } onGracefulShutdown: {
+                            continuation.finish()
+                        }
+                    } catch {
+                        await live.unsubscribe(id)
+                        throw error
+                    }
+                    await live.unsubscribe(id)
+                    try await writer.finish(nil)
+                })
+        }
         router.get("health") { _, _ in
             json(Array(#"{"status": "ok"}"#.utf8) + [0x0A])
         }
@@ -111,6 +155,9 @@ public enum Server {
                 # HELP orders_fsyncs_total Commits synced to disk (each one group of appends).
                 # TYPE orders_fsyncs_total counter
                 orders_fsyncs_total \(counters.commits)
+                # HELP orders_subscribers Clients of /events/stream now.
+                # TYPE orders_subscribers gauge
+                orders_subscribers \(await live.subscriberCount)
 
                 """
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
@@ -159,6 +206,14 @@ public enum Server {
         } catch {
             throw JSONError(.unprocessableContent, "\(error)")
         }
+    }
+
+    /// One Server-Sent Event: `id: <seq>`, `data: <export line>`, and the blank line that ends it.
+    static func serverSentEvent(seq: Int64, _ line: ArraySlice<UInt8>) -> ByteBuffer {
+        var buffer = ByteBuffer(string: "id: \(seq)\ndata: ")
+        buffer.writeBytes(line)
+        buffer.writeString("\n\n")
+        return buffer
     }
 
     /// A 200 with a JSON body.

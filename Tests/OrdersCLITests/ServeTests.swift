@@ -64,7 +64,52 @@ struct ServeTests {
         }
     }
 
-    enum ServeError: Error { case didNotStart(String) }
+    enum ServeError: Error { case didNotStart(String), cannotConnect }
+
+    /// A client of `/events/stream` over a plain socket: it sends the request
+    /// and reads events as they come, up to a count or a deadline.
+    final class StreamClient {
+        private let fd: Int32
+        private var buffer: [UInt8] = []
+
+        init(_ server: Running, lastEventID: Int64?) throws {
+            let port = UInt16(server.base.split(separator: ":").last!)!
+            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard connected == 0 else { close(fd); throw ServeError.cannotConnect }
+            var timeout = timeval(tv_sec: 10, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            let resume = lastEventID.map { "Last-Event-ID: \($0)\r\n" } ?? ""
+            let request = Array("GET /events/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\(resume)\r\n".utf8)
+            _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+        }
+
+        deinit { close(fd) }
+
+        /// The seqs of the next `count` events, fewer if the stream ends or 10 s pass without one.
+        func seqs(_ count: Int) -> [Int64] {
+            var seqs: [Int64] = []
+            while seqs.count < count {
+                if let range = buffer.firstRange(of: Array("\nid: ".utf8)) ?? (buffer.starts(with: Array("id: ".utf8)) ? 0..<4 : nil),
+                   let end = buffer[range.upperBound...].firstIndex(of: 0x0A) {
+                    seqs.append(Int64(String(decoding: buffer[range.upperBound..<end], as: UTF8.self))!)
+                    buffer.removeSubrange(..<end)
+                    continue
+                }
+                var chunk = [UInt8](repeating: 0, count: 65_536)
+                let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                guard n > 0 else { break }
+                buffer += chunk[..<n]
+            }
+            return seqs
+        }
+    }
 
     private static let kioskDay = String(decoding: CLI.fixture("Fixtures/kiosk-day.ndjson"), as: UTF8.self)
 
@@ -130,6 +175,34 @@ struct ServeTests {
         #expect(try await server.request("GET", "/audit?order=nope").status == 404)
         #expect(try await server.request("GET", "/audit").status == 400)
         server.stop()
+    }
+
+    @Test func theEventStreamResumesWithNoGapAndNoRepeat() async throws {
+        let server = try Running()
+        _ = try await server.request("POST", "/events", body: Self.kioskDay)
+        // From the start, then live as appends come.
+        let first = try StreamClient(server, lastEventID: 0)
+        #expect(first.seqs(17) == Array(1...17))
+        let zones = String(decoding: CLI.fixture("Fixtures/zones.ndjson"), as: UTF8.self)
+        _ = try await server.request("POST", "/events", body: zones)
+        #expect(first.seqs(10) == Array(18...27))
+        // Gone after 27; back with Last-Event-ID 27, while more is appended.
+        _ = try await server.request("POST", "/events", body: String(decoding: CLI.fixture("Fixtures/anomalies.ndjson"), as: UTF8.self))
+        let again = try StreamClient(server, lastEventID: 27)
+        let total = Int64(17 + 24 + 22)
+        #expect(again.seqs(Int(total) - 27) == Array(28...total))
+        // Each line is the event's export line.
+        let exported = (try CLI.run(["export", server.log])).text.split(separator: "\n")
+        #expect(exported.count == Int(total))
+        // Without Last-Event-ID a client starts at the head.
+        let head = try StreamClient(server, lastEventID: nil)
+        _ = try await server.request("POST", "/events", body: #"{"type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "new", "candidate": "c"}"#)
+        #expect(head.seqs(1) == [total + 1])
+        // SIGTERM with streams open: they end (the one still open has the last event, then nothing), and the server exits 0.
+        #expect(server.stop() == 0)
+        let started = Date()
+        #expect(again.seqs(2) == [total + 1])
+        #expect(Date().timeIntervalSince(started) < 5, "the stream ended rather than timed out")
     }
 
     @Test func badAppendsGetTheRightStatusAndAppendNothing() async throws {
