@@ -205,6 +205,20 @@ struct ServeTests {
         #expect(Date().timeIntervalSince(started) < 5, "the stream ended rather than timed out")
     }
 
+    @Test func anImportIntoAServedLogFailsAtOnceSayingSo() async throws {
+        let server = try Running()
+        let started = Date()
+        let refused = try CLI.run(["import", server.log, "Fixtures/kiosk-day.ndjson"])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("orders serve (pid \(server.process.processIdentifier)) holds this log and answers at \(server.base)"))
+        #expect(Date().timeIntervalSince(started) < 5)
+        // Readers need no lock.
+        #expect(try CLI.run(["replay", server.log, "--json"]).status == 0)
+        #expect(server.stop() == 0)
+        #expect(!FileManager.default.fileExists(atPath: server.log + ".serving"))
+        #expect(try CLI.run(["import", server.log, "Fixtures/kiosk-day.ndjson"]).status == 0)
+    }
+
     @Test func badAppendsGetTheRightStatusAndAppendNothing() async throws {
         let server = try Running(arguments: ["--max-body", "4096"])
         let malformed = try await server.request("POST", "/events", body: #"{"type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "v", "candidate": "c"}"# + "\n" + #"{"type": "item_added", "qty": 0}"#)

@@ -176,8 +176,15 @@ public final class LogWriter {
         do {
             if flock(opened.rawValue, LOCK_EX | LOCK_NB) != 0 {
                 waiting("\(path): another orders process is writing to this log; waiting for it to finish")
-                while flock(opened.rawValue, LOCK_EX) != 0 {
-                    guard errno == EINTR else { throw FileError(path: path, operation: "locking", errno: Errno(rawValue: errno)) }
+                // Polled rather than blocked on, so that a server that takes the log meanwhile is noticed.
+                while flock(opened.rawValue, LOCK_EX | LOCK_NB) != 0 {
+                    guard errno == EWOULDBLOCK || errno == EINTR else {
+                        throw FileError(path: path, operation: "locking", errno: Errno(rawValue: errno))
+                    }
+                    if let server = ServedMarker.server(of: path) {
+                        throw FileError(path: path, operation: "locking", reason: "orders serve (pid \(server.pid)) holds this log and answers at \(server.address): append over HTTP (POST /events), or stop the server first")
+                    }
+                    usleep(50_000)
                 }
             }
             let layout = try LogLayout.scan(opened, path: path)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Logging
+import OrdersLog
 import OrdersServer
 
 extension Orders {
@@ -67,9 +68,12 @@ extension Orders {
                 let options = ServerOptions(log: log, host: host, port: port, token: token, isPrivate: `private`, maxBody: maxBody,
                                             catalog: try loadCatalog(catalog))
                 let app = try Server.application(options, logger: logger) { host, port in
-                    Console.write("listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port)\n")
+                    let address = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+                    try? ServedMarker.write(log: log, address: address)
+                    Console.write("listening on \(address)\n")
                     Console.flush()
                 }
+                defer { ServedMarker.remove(log: log) }
                 let done = DispatchSemaphore(value: 0)
                 let failure = Failure()
                 Task {
