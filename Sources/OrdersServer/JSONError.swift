@@ -22,7 +22,11 @@ struct JSONError: HTTPResponseError {
         var object = JSONObject()
         object.string("error", refusal.message)
         if let line = refusal.line { object.integer("line", line) }
-        if let field = refusal.field { object.string("field", field) }
+        if let field = refusal.field {
+            object.string("field", field)
+        } else if refusal.line != nil {
+            object.null("field")
+        }
         if let seq = refusal.seq { object.integer("seq", seq) }
         if let version = refusal.version { object.integer("version", version) }
         body = object.closed + [0x0A]

@@ -123,6 +123,7 @@ actor LiveLog {
         var appends = 0
         var events = 0
         var commits = 0
+        var fsyncs = 0
     }
 
     /// Opens the log (creating it if missing) as its writer, and folds every event in it.
@@ -244,6 +245,7 @@ actor LiveLog {
                 continue
             }
             counters.commits += 1
+            counters.fsyncs = writer.fsyncs
             for (request, events, records, duplicates) in accepted {
                 let first = nextSeq
                 for event in events {

@@ -152,9 +152,12 @@ public enum Server {
                 # HELP orders_events_total Events appended.
                 # TYPE orders_events_total counter
                 orders_events_total \(counters.events)
-                # HELP orders_fsyncs_total Commits synced to disk (each one group of appends).
+                # HELP orders_commits_total Commits, each one group of appends made durable together.
+                # TYPE orders_commits_total counter
+                orders_commits_total \(counters.commits)
+                # HELP orders_fsyncs_total fsync calls on the log and its checkpoint.
                 # TYPE orders_fsyncs_total counter
-                orders_fsyncs_total \(counters.commits)
+                orders_fsyncs_total \(counters.fsyncs)
                 # HELP orders_subscribers Clients of /events/stream now.
                 # TYPE orders_subscribers gauge
                 orders_subscribers \(await live.subscriberCount)

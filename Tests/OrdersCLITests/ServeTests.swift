@@ -205,6 +205,70 @@ struct ServeTests {
         #expect(Date().timeIntervalSince(started) < 5, "the stream ended rather than timed out")
     }
 
+    /// Clients that retry with the same ids, and a server killed (SIGKILL)
+    /// at random moments under their load, then started again: every event
+    /// answered 2xx is in the log, none twice, and the log verifies.
+    /// `ORDERS_SERVE_KILLS=100 swift test --filter killingTheServer` for the full run.
+    @Test func killingTheServerUnderLoadLosesNoAcknowledgedEventAndRecordsNoneTwice() async throws {
+        let kills = Int(ProcessInfo.processInfo.environment["ORDERS_SERVE_KILLS"] ?? "") ?? 6
+        let log = CLI.temporaryDirectory() + "/killed.log"
+        let clients = 4
+        func event(_ id: String) -> String {
+            #"{"id": "\#(id)", "type": "item_added", "at": "2025-09-16T09:00:00Z", "cart": "c-\#(id)", "product": "p", "qty": 1, "price": 5, "currency": "USD"}"#
+        }
+        /// Per client: the id it sends until a 2xx answers it, and how many it has had acknowledged.
+        var pending = (0..<clients).map { "k0-c\($0)-0" }
+        var acknowledged: Set<String> = []
+        var landed = 0
+        var random = UInt64(3)
+        for round in 0..<kills {
+            let server = try Running(log: log)
+            let results = await withTaskGroup(of: (Int, [String], String).self) { group in
+                for client in 0..<clients {
+                    let first = pending[client]
+                    group.addTask {
+                        var id = first, done: [String] = [], n = 0
+                        while true {
+                            guard let answer = try? await server.request("POST", "/events", body: event(id)), answer.status == 200 else {
+                                return (client, done, id)  // the server is gone: retry this id on the next one
+                            }
+                            done.append(id)
+                            n += 1
+                            id = "k\(round)-c\(client)-\(n)"
+                        }
+                    }
+                }
+                random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                try? await Task.sleep(nanoseconds: 100_000_000 + (random >> 33) % 500_000_000)
+                kill(server.process.processIdentifier, SIGKILL)
+                var results: [(Int, [String], String)] = []
+                for await result in group { results.append(result) }
+                return results
+            }
+            server.process.waitUntilExit()
+            if server.process.terminationReason == .uncaughtSignal { landed += 1 }
+            for (client, done, next) in results {
+                acknowledged.formUnion(done)
+                pending[client] = next
+            }
+        }
+        // A last server takes the retries, then stops cleanly.
+        let last = try Running(log: log)
+        for id in pending { #expect(try await last.request("POST", "/events", body: event(id)).status == 200) }
+        acknowledged.formUnion(pending)
+        #expect(last.stop() == 0)
+        let verify = try CLI.run(["verify", log])
+        #expect(verify.status == 0, "\(verify.text)")
+        let ids = (try CLI.run(["export", log])).text.split(separator: "\n").compactMap { line -> String? in
+            guard let range = line.range(of: #""id": ""#) else { return nil }
+            return String(line[range.upperBound...].prefix { $0 != "\"" })
+        }
+        #expect(Set(ids).count == ids.count, "an id recorded twice")
+        #expect(acknowledged.isSubset(of: Set(ids)), "an acknowledged event is missing")
+        #expect(landed == kills)
+        print("serve kill harness: \(kills) SIGKILLs under load from \(clients) retrying clients; \(acknowledged.count) events acknowledged, all in the log once; \(ids.count) events in all")
+    }
+
     @Test func anImportIntoAServedLogFailsAtOnceSayingSo() async throws {
         let server = try Running()
         let started = Date()
@@ -287,8 +351,9 @@ struct ServeTests {
         let metrics = try await server.request("GET", "/metrics")
         #expect(metrics.text.contains("orders_appends_total \(count)"))
         // Appends that arrived while a commit synced were synced together.
-        let fsyncs = metrics.text.split(separator: "\n").first { $0.hasPrefix("orders_fsyncs_total ") }.flatMap { Int($0.split(separator: " ")[1]) }
-        #expect(fsyncs.map { $0 >= 1 && $0 < count } == true, "\(String(describing: fsyncs)) commits for \(count) appends")
+        let commits = metrics.text.split(separator: "\n").first { $0.hasPrefix("orders_commits_total ") }.flatMap { Int($0.split(separator: " ")[1]) }
+        #expect(commits.map { $0 >= 1 && $0 < count } == true, "\(String(describing: commits)) commits for \(count) appends")
+        #expect(metrics.text.contains("orders_fsyncs_total "))
         #expect(server.stop() == 0)
         #expect(try CLI.run(["verify", server.log]).status == 0)
     }

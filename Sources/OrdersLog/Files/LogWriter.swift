@@ -821,7 +821,14 @@ public final class LogWriter {
 
     private func truncate(to size: Int64) throws { try Self.truncate(file, to: size, path: path) }
 
-    private func sync() throws { try Self.sync(file, path: path) }
+    private func sync() throws {
+        try Self.sync(file, path: path)
+        syncs += 1
+    }
+
+    /// How many times this writer has synced the log and its checkpoint to disk.
+    public var fsyncs: Int { syncs + checkpointFile.syncs }
+    private var syncs = 0
 
     private static func truncate(_ file: FileDescriptor, to size: Int64, path: String) throws {
         do {

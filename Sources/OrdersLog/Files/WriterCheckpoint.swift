@@ -107,6 +107,8 @@ final class CheckpointFile {
     private let path: String
     private let file: FileDescriptor
     private var last: WriterCheckpoint?
+    /// How many times it was synced.
+    private(set) var syncs = 0
 
     /// Opens (or creates, empty) the checkpoint of `log`, whose last checkpoint was `last`.
     init(log: String, last: WriterCheckpoint?) throws {
@@ -127,6 +129,7 @@ final class CheckpointFile {
         next.counter = (last?.counter ?? 0) &+ 1
         try file.writeAll(at: Int64(next.counter % 2) * Int64(WriterCheckpoint.slotSize), next.encoded(), path: path)
         guard fsync(file.rawValue) == 0 else { throw FileError(path: path, operation: "syncing", errno: Errno(rawValue: errno)) }
+        syncs += 1
         last = next
     }
 
