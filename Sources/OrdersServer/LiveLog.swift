@@ -88,6 +88,8 @@ actor LiveLog {
     /// One request's append, as it waits in the queue.
     private struct Pending {
         var body: [UInt8]
+        /// When it arrived, for the latency histogram.
+        var arrived: ContinuousClock.Instant
         /// The cart every event must be of (`POST /carts/{cart}/events`).
         var cart: [UInt8]?
         /// The cart's version it must be at (`If-Match`).
@@ -124,6 +126,7 @@ actor LiveLog {
         var events = 0
         var commits = 0
         var fsyncs = 0
+        var latency = LatencyHistogram()
     }
 
     /// Opens the log (creating it if missing) as its writer, and folds every event in it.
@@ -209,7 +212,7 @@ actor LiveLog {
     /// - Throws: ``Refusal``: 400 for a malformed line or another cart, 409 for an id conflict, 412 for a version.
     func append(_ body: [UInt8], cart: [UInt8]? = nil, ifMatch: Int64? = nil) async throws -> Outcome {
         try await withCheckedThrowingContinuation { reply in
-            queue.append(Pending(body: body, cart: cart, ifMatch: ifMatch, reply: reply))
+            queue.append(Pending(body: body, arrived: .now, cart: cart, ifMatch: ifMatch, reply: reply))
             if !committing {
                 committing = true
                 Task { await self.commitQueued() }
@@ -256,6 +259,8 @@ actor LiveLog {
                 counters.appends += 1
                 counters.events += events.count
                 publish(events, records: records, first: first)
+                let waited = ContinuousClock.now - request.arrived
+                counters.latency.record(seconds: Double(waited.components.seconds) + Double(waited.components.attoseconds) / 1e18)
                 request.reply.resume(returning: Outcome(appended: events.count, duplicates: duplicates, seqs: first..<nextSeq))
             }
         }

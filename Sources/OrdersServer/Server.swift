@@ -18,6 +18,7 @@ public enum Server {
     ) throws -> some ApplicationProtocol {
         let live = try LiveLog(path: options.log, logger: logger)
         let router = Router()
+        router.add(middleware: JSONErrors())
         router.add(middleware: Guard(token: options.token, guardsReads: options.isPrivate))
         routes(router, live: live, options: options)
         return Application(
@@ -32,7 +33,7 @@ public enum Server {
             try await append(request, to: live, options: options)
         }
         router.post("carts/:cart/events") { request, context in
-            let cart = try context.parameters.require("cart")
+            let cart = try pathID(context, "cart")
             var ifMatch: Int64?
             if let tag = request.headers[.ifMatch] {
                 guard let version = Int64(tag.trimmingCharacters(in: ["\""])) else {
@@ -40,17 +41,16 @@ public enum Server {
                 }
                 ifMatch = version
             }
-            return try await append(request, to: live, options: options, cart: Array(cart.utf8), ifMatch: ifMatch)
+            return try await append(request, to: live, options: options, cart: cart, ifMatch: ifMatch)
         }
         router.get("carts/:cart") { _, context in
-            let cart = try context.parameters.require("cart")
-            let (body, version) = await live.cartJSON(Array(cart.utf8))
+            let (body, version) = await live.cartJSON(try pathID(context, "cart"))
             return json(body, headers: [.eTag: "\"\(version)\""])
         }
         router.get("orders/:order") { _, context in
-            let order = try context.parameters.require("order")
-            guard let body = await live.orderJSON(Array(order.utf8)) else {
-                throw JSONError(.notFound, "no applied checkout placed order \(order)")
+            let order = try pathID(context, "order")
+            guard let body = await live.orderJSON(order) else {
+                throw JSONError(.notFound, "no applied checkout placed order \(String(decoding: order, as: UTF8.self))")
             }
             return json(body)
         }
@@ -158,7 +158,7 @@ public enum Server {
                 # HELP orders_fsyncs_total fsync calls on the log and its checkpoint.
                 # TYPE orders_fsyncs_total counter
                 orders_fsyncs_total \(counters.fsyncs)
-                # HELP orders_subscribers Clients of /events/stream now.
+                \(counters.latency.exposition("orders_append_seconds", help: "Appends answered 2xx, from arrival to answer."))# HELP orders_subscribers Clients of /events/stream now.
                 # TYPE orders_subscribers gauge
                 orders_subscribers \(await live.subscriberCount)
 
@@ -217,6 +217,14 @@ public enum Server {
         buffer.writeBytes(line)
         buffer.writeString("\n\n")
         return buffer
+    }
+
+    /// The id a path segment names, percent-decoded: ids may hold spaces, slashes, any UTF-8.
+    private static func pathID(_ context: BasicRequestContext, _ name: String) throws -> [UInt8] {
+        guard let bytes = percentDecoded(try context.parameters.require(name)), !bytes.isEmpty, String(validating: bytes, as: UTF8.self) != nil else {
+            throw JSONError(.badRequest, "the \(name) in the path is not a percent-encoded UTF-8 id")
+        }
+        return bytes
     }
 
     /// A 200 with a JSON body.

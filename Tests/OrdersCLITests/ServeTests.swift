@@ -139,6 +139,12 @@ struct ServeTests {
         let order = try await server.request("GET", "/orders/A-1001")
         #expect(order.text == #"{"order": "A-1001", "cart": "kiosk-1", "seq": 6, "at": "2025-09-16T09:04:00.000Z", "currency": "KRW", "units": 2, "total": 398000}"# + "\n")
         #expect(try await server.request("GET", "/orders/nope").status == 404)
+        // An id with a space, a slash and é, percent-encoded in the path and the query.
+        _ = try await server.request("POST", "/events", body: #"{"type": "item_added", "at": "2025-09-16T09:00:00Z", "cart": "k 1/é", "product": "p", "qty": 1, "price": 5, "currency": "USD"}"#)
+        #expect(try await server.request("GET", "/carts/k%201%2F%C3%A9").text.hasPrefix(#"{"cart": "k 1/é", "status": "open", "version": 18,"#))
+        #expect(try await server.request("GET", "/audit?cart=k%201%2F%C3%A9").text.contains(#""cart": "k 1/é""#))
+        let nowhere = try await server.request("GET", "/nowhere")
+        #expect(nowhere.status == 404 && nowhere.text.hasPrefix(#"{"error": "#))
         let events = try await server.request("GET", "/events?after=15&limit=1")
         #expect(events.text.hasPrefix(#"{"seq": 16, "type": "vote_cast""#))
         #expect(events.text.split(separator: "\n").count == 1)
@@ -354,6 +360,8 @@ struct ServeTests {
         let commits = metrics.text.split(separator: "\n").first { $0.hasPrefix("orders_commits_total ") }.flatMap { Int($0.split(separator: " ")[1]) }
         #expect(commits.map { $0 >= 1 && $0 < count } == true, "\(String(describing: commits)) commits for \(count) appends")
         #expect(metrics.text.contains("orders_fsyncs_total "))
+        #expect(metrics.text.contains("orders_append_seconds_count \(count)\n"))
+        #expect(metrics.text.contains("orders_append_seconds_bucket{le=\"+Inf\"} \(count)\n"))
         #expect(server.stop() == 0)
         #expect(try CLI.run(["verify", server.log]).status == 0)
     }
