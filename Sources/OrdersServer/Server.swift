@@ -140,6 +140,9 @@ public enum Server {
                     try await writer.finish(nil)
                 })
         }
+        router.get("/") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: Page.html)))
+        }
         router.get("health") { _, _ in
             json(Array(#"{"status": "ok"}"#.utf8) + [0x0A])
         }

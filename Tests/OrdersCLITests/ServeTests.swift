@@ -275,6 +275,28 @@ struct ServeTests {
         print("serve kill harness: \(kills) SIGKILLs under load from \(clients) retrying clients; \(acknowledged.count) events acknowledged, all in the log once; \(ids.count) events in all")
     }
 
+    /// The page at `GET /` in a real browser (`Tests/Browser/page_test.py`,
+    /// headless Chromium from Debian's packages, which `.ci/run` installs):
+    /// it shows the log's numbers, and new ones after an append, with no reload.
+    @Test(.enabled(if: ServeTests.hasChromium, "needs chromium (apt-get install chromium)"))
+    func thePageUpdatesLiveInARealBrowser() throws {
+        let shots = CLI.temporaryDirectory()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "Tests/Browser/page_test.py", CLI.binary.path, shots]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(text.contains("page: 1 passed, 0 failed"), "\(text)")
+        #expect(FileManager.default.fileExists(atPath: shots + "/page-after.png"))
+    }
+
+    static let hasChromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].contains { FileManager.default.isExecutableFile(atPath: $0) }
+
     @Test func anImportIntoAServedLogFailsAtOnceSayingSo() async throws {
         let server = try Running()
         let started = Date()
