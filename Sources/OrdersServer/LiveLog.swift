@@ -53,15 +53,14 @@ actor LiveLog {
         let (stream, continuation) = AsyncStream.makeStream(of: Published.self, bufferingPolicy: .bufferingOldest(Self.subscriberBuffer))
         lastSubscriber += 1
         subscribers[lastSubscriber] = continuation
+        metrics.subscribers.set(to: Double(subscribers.count))
         return (nextSeq - 1, stream, continuation, lastSubscriber)
     }
 
     func unsubscribe(_ id: Int) {
         subscribers.removeValue(forKey: id)?.finish()
+        metrics.subscribers.set(to: Double(subscribers.count))
     }
-
-    /// How many subscribers there are, for `/metrics`.
-    var subscriberCount: Int { subscribers.count }
 
     /// Sends `events` (their records in `records`), the first at `first`, to every subscriber.
     private func publish(_ events: [Event], records: EventRecords, first: Int64) {
@@ -109,8 +108,10 @@ actor LiveLog {
     private let commits = DispatchQueue(label: "orders.serve.commit")
     private var queue: [Pending] = []
     private var committing = false
-    /// Counters for `/metrics`.
-    private(set) var counters = Counters()
+    /// What `/metrics` says.
+    let metrics = ServerMetrics()
+    /// The writer's fsyncs that `metrics` has counted.
+    private var fsyncsCounted = 0
     /// The folds that count dates in zones other than UTC, by zone name:
     /// each folded from the log at its first request, then kept up to date.
     private var zoned: [String: ZonedFold] = [:]
@@ -121,13 +122,6 @@ actor LiveLog {
         init(_ projector: consuming Projector) { self.projector = projector }
     }
 
-    struct Counters: Sendable {
-        var appends = 0
-        var events = 0
-        var commits = 0
-        var fsyncs = 0
-        var latency = LatencyHistogram()
-    }
 
     /// Opens the log (creating it if missing) as its writer, and folds every event in it.
     init(path: String, logger: Logger) throws {
@@ -247,8 +241,9 @@ actor LiveLog {
                 for (request, _, _, _) in accepted { request.reply.resume(throwing: Refusal(status: 500, message: "the append could not be made durable: \(error)")) }
                 continue
             }
-            counters.commits += 1
-            counters.fsyncs = writer.fsyncs
+            metrics.commits.increment()
+            metrics.fsyncs.increment(by: Int64(writer.fsyncs - fsyncsCounted))
+            fsyncsCounted = writer.fsyncs
             for (request, events, records, duplicates) in accepted {
                 let first = nextSeq
                 for event in events {
@@ -256,11 +251,10 @@ actor LiveLog {
                     for fold in zoned.values { fold.projector.fold(event) }
                     nextSeq += 1
                 }
-                counters.appends += 1
-                counters.events += events.count
+                metrics.appends.increment()
+                metrics.events.increment(by: Int64(events.count))
                 publish(events, records: records, first: first)
-                let waited = ContinuousClock.now - request.arrived
-                counters.latency.record(seconds: Double(waited.components.seconds) + Double(waited.components.attoseconds) / 1e18)
+                metrics.appendDuration.record(ContinuousClock.now - request.arrived)
                 request.reply.resume(returning: Outcome(appended: events.count, duplicates: duplicates, seqs: first..<nextSeq))
             }
         }

@@ -147,27 +147,8 @@ public enum Server {
             json(Array(#"{"status": "ok"}"#.utf8) + [0x0A])
         }
         router.get("metrics") { _, _ in
-            let counters = await live.counters
-            let text = """
-                # HELP orders_appends_total Appends answered 2xx.
-                # TYPE orders_appends_total counter
-                orders_appends_total \(counters.appends)
-                # HELP orders_events_total Events appended.
-                # TYPE orders_events_total counter
-                orders_events_total \(counters.events)
-                # HELP orders_commits_total Commits, each one group of appends made durable together.
-                # TYPE orders_commits_total counter
-                orders_commits_total \(counters.commits)
-                # HELP orders_fsyncs_total fsync calls on the log and its checkpoint.
-                # TYPE orders_fsyncs_total counter
-                orders_fsyncs_total \(counters.fsyncs)
-                \(counters.latency.exposition("orders_append_seconds", help: "Appends answered 2xx, from arrival to answer."))# HELP orders_subscribers Clients of /events/stream now.
-                # TYPE orders_subscribers gauge
-                orders_subscribers \(await live.subscriberCount)
-
-                """
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                            body: .init(byteBuffer: ByteBuffer(string: text)))
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                     body: .init(byteBuffer: ByteBuffer(bytes: live.metrics.registry.emitToBuffer())))
         }
     }
 

@@ -382,8 +382,9 @@ struct ServeTests {
         let commits = metrics.text.split(separator: "\n").first { $0.hasPrefix("orders_commits_total ") }.flatMap { Int($0.split(separator: " ")[1]) }
         #expect(commits.map { $0 >= 1 && $0 < count } == true, "\(String(describing: commits)) commits for \(count) appends")
         #expect(metrics.text.contains("orders_fsyncs_total "))
-        #expect(metrics.text.contains("orders_append_seconds_count \(count)\n"))
-        #expect(metrics.text.contains("orders_append_seconds_bucket{le=\"+Inf\"} \(count)\n"))
+        #expect(metrics.text.contains("orders_append_duration_seconds_count \(count)\n"))
+        #expect(metrics.text.contains("orders_append_duration_seconds_bucket{le=\"+Inf\"} \(count)\n"))
+        #expect(metrics.text.contains("orders_subscribers 0"))
         #expect(server.stop() == 0)
         #expect(try CLI.run(["verify", server.log]).status == 0)
     }
