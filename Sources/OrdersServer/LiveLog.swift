@@ -86,7 +86,7 @@ actor LiveLog {
 
     /// One request's append, as it waits in the queue.
     private struct Pending {
-        var body: [UInt8]
+        var body: ParsedBody
         /// When it arrived, for the latency histogram.
         var arrived: ContinuousClock.Instant
         /// The cart every event must be of (`POST /carts/{cart}/events`).
@@ -199,12 +199,12 @@ actor LiveLog {
         return text
     }
 
-    /// Appends the NDJSON `body`, all or nothing, once its group is on disk.
+    /// Appends the events of an NDJSON body, all or nothing, once its group is on disk.
     /// - Parameters:
     ///   - cart: the cart every event must be of.
     ///   - ifMatch: the version that cart must be at.
     /// - Throws: ``Refusal``: 400 for a malformed line or another cart, 409 for an id conflict, 412 for a version.
-    func append(_ body: [UInt8], cart: [UInt8]? = nil, ifMatch: Int64? = nil) async throws -> Outcome {
+    func append(_ body: ParsedBody, cart: [UInt8]? = nil, ifMatch: Int64? = nil) async throws -> Outcome {
         try await withCheckedThrowingContinuation { reply in
             queue.append(Pending(body: body, arrived: .now, cart: cart, ifMatch: ifMatch, reply: reply))
             if !committing {
@@ -264,13 +264,8 @@ actor LiveLog {
     /// Parses and checks one request, and hands its events to the writer,
     /// their first taking `seq`; nothing of it if it fails.
     private func take(_ request: Pending, at seq: Int64, versions: inout [Symbol: Int64]) throws -> ([Event], EventRecords, Int) {
-        var events: [Event] = []
-        var records = EventRecords()
-        do {
-            try NDJSONBody.parse(request.body, name: "body", ids: &ids, into: &events, records: &records)
-        } catch {
-            throw Refusal(status: 400, message: error.message, line: error.line, field: error.field)
-        }
+        let events = request.body.events(renumberedInto: &ids)
+        let records = request.body.records
         if let wanted = request.cart {
             let symbol = ids.carts.lookup(wanted)
             if let other = events.firstIndex(where: { $0.cart == nil || $0.cart != symbol }) {

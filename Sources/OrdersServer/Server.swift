@@ -164,7 +164,7 @@ public enum Server {
             throw JSONError(.contentTooLarge, "the body is over \(options.maxBody) bytes (--max-body)")
         }
         do {
-            let outcome = try await live.append(Array(buffer: body), cart: cart, ifMatch: ifMatch)
+            let outcome = try await live.append(try ParsedBody(Array(buffer: body)), cart: cart, ifMatch: ifMatch)
             var object = JSONObject()
             object.integer("appended", outcome.appended)
             object.integer("duplicates", outcome.duplicates)
