@@ -158,13 +158,15 @@ actor LiveLog {
     func reports(in zone: ZoneRules) throws -> Reports {
         if zone.name == "UTC" { return projector.reports }
         if let fold = zoned[zone.name] { return fold.projector.reports }
-        // The log's events renumbered into this server's ids, which the other folds use.
+        // The log's events renumbered into this server's ids, which the other folds use; only
+        // those folded already: a group committing now is folded into this fold with the others.
+        let upTo = nextSeq
         let reader = try LogReader(path: path)
         var readerIDs = Identifiers()
         var events: [Event] = []
         var projector = Projector(zone: zone)
-        while try reader.next(ids: &readerIDs, into: &events) != nil {
-            for event in events {
+        while let first = try reader.next(ids: &readerIDs, into: &events), first < upTo {
+            for event in events.prefix(Int(upTo - first)) {
                 projector.fold(event.renumbered { role, symbol in
                     readerIDs[role].withBytes(of: symbol) { ids[role].lookup($0)! }
                 })
@@ -223,17 +225,27 @@ actor LiveLog {
             /// Versions the group's earlier requests give their carts, for `If-Match`.
             var versions: [Symbol: Int64] = [:]
             var seq = nextSeq
+            var failure: (any Error)?
             for request in group {
+                guard failure == nil else {
+                    request.reply.resume(throwing: Refusal(status: 500, message: "the append could not be written: \(failure!)"))
+                    continue
+                }
                 do {
                     let (events, records, duplicates) = try take(request, at: seq, versions: &versions)
                     accepted.append((request, events, records, duplicates))
                     seq += Int64(events.count)
+                } catch let refusal as Refusal {
+                    request.reply.resume(throwing: refusal)
                 } catch {
-                    request.reply.resume(throwing: error)
+                    // The writer failed part-way: nothing of this group is appended.
+                    failure = error
+                    request.reply.resume(throwing: Refusal(status: 500, message: "the append could not be written: \(error)"))
                 }
             }
             guard !accepted.isEmpty else { continue }
             do {
+                if let failure { throw failure }
                 try await commit()
             } catch {
                 writer.rollback()
