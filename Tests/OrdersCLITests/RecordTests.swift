@@ -41,6 +41,13 @@ struct RecordTests {
         #expect(replay.text.hasPrefix(#"{"events": 5, "applied": 4, "ignored": 1, "#))
         // The same NDJSON read directly is read as an import into an empty log would be.
         #expect(try CLI.run(["replay", "Fixtures/record-day.ndjson", "--json", "--keep-unknown"]).stdout == replay.stdout)
+        // Every fold and export, on any number of threads, in small batches: the same bytes.
+        let small = CLI.temporaryDirectory() + "/small.log"
+        #expect(try CLI.run(["import", small, "Fixtures/record-day.ndjson", "--keep-unknown", "--batch-events", "2"]).status == 0)
+        for threads in ["1", "2", "3", "4"] {
+            #expect(try CLI.run(["replay", small, "--json", "--threads", threads]).stdout == replay.stdout, "\(threads) threads")
+            #expect(try CLI.run(["export", small, "--threads", threads]).stdout == CLI.fixture("Fixtures/expected/record-day.export.ndjson"))
+        }
         // Without --keep-unknown the unknown type is refused, naming its line and field.
         let refused = try CLI.run(["replay", "Fixtures/record-day.ndjson", "--json"])
         #expect(refused.status == 65)
