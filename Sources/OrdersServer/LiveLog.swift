@@ -312,10 +312,8 @@ actor LiveLog {
             keptRecords.append(entry?.record)
         }
         var takenRecords = EventRecords()
-        for (i, (event, record)) in zip(kept, keptRecords).enumerated() {
-            try writer.append(event, record: record, ids: ids)
-            if let record { takenRecords.append(record, index: i) }
-        }
+        for (i, record) in keptRecords.enumerated() { if let record { takenRecords.append(record, index: i) } }
+        try writer.append(kept, records: takenRecords, ids: ids)
         for (i, event) in kept.enumerated() { if let cart = event.cart { versions[cart] = seq + Int64(i) } }
         return (kept, takenRecords, events.count - kept.count)
     }

@@ -202,6 +202,10 @@ struct ServeTests {
         #expect(exported.count == Int(total))
         // Without Last-Event-ID a client starts at the head.
         let head = try StreamClient(server, lastEventID: nil)
+        // It starts at the head when the server takes its request: wait for that before appending.
+        for _ in 0..<100 where !(try await server.request("GET", "/metrics").text.contains("orders_subscribers 3")) {
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
         _ = try await server.request("POST", "/events", body: #"{"type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "new", "candidate": "c"}"#)
         #expect(head.seqs(1) == [total + 1])
         // SIGTERM with streams open: they end (the one still open has the last event, then nothing), and the server exits 0.

@@ -404,6 +404,17 @@ public final class LogWriter {
         try take(event, ids: ids)
     }
 
+    /// Adds `events`, whose ids are in `ids`, with their `records` (by
+    /// index in `events`) to the transaction: `append(_:record:ids:)` for
+    /// many at once, with one look at the writer's state rather than one
+    /// an event.
+    public func append(_ events: [Event], records: EventRecords, ids: Identifiers) throws {
+        try knowAll()
+        try writeHeld()
+        keep(records, first: nextSeq)
+        try add(events, ids: ids, through: nil)
+    }
+
     /// The records of the events a stream's `next` just handed out, by index
     /// among `events`. NDJSON's reader passed over the events whose ids are
     /// taken already itself (``NDJSONReader/checkIDs(against:seqBase:)``);
