@@ -62,9 +62,12 @@ public enum Server {
             }
         }
         router.get("events") { request, _ in
-            let after = try request.uri.queryParameters.get("after", as: Int64.self) ?? 0
-            let limit = try request.uri.queryParameters.get("limit", as: Int.self) ?? 10_000
-            guard after >= 0, limit >= 1 else { throw JSONError(.badRequest, "after must be at least 0 and limit at least 1") }
+            let query = request.uri.queryParameters
+            let after = query.get("after").map { Int64(String($0)) } ?? 0
+            let limit = query.get("limit").map { Int(String($0)) } ?? 10_000
+            guard let after, let limit, after >= 0, limit >= 1 else {
+                throw JSONError(.badRequest, "after must be a seq, at least 0, and limit a count, at least 1")
+            }
             var text: [UInt8] = []
             try exportedLines(of: live.path, after: after, limit: limit, into: &text)
             return Response(status: .ok, headers: [.contentType: "application/x-ndjson"], body: .init(byteBuffer: ByteBuffer(bytes: text)))

@@ -13,15 +13,18 @@ final class ServerMetrics: Sendable {
     let subscribers: Gauge
 
     init() {
-        appends = registry.makeCounter(name: "orders_appends_total", help: "Appends answered 2xx.")
-        events = registry.makeCounter(name: "orders_events_total", help: "Events appended.")
-        commits = registry.makeCounter(name: "orders_commits_total", help: "Commits: each a group of appends made durable together.")
-        fsyncs = registry.makeCounter(name: "orders_fsyncs_total", help: "fsync calls on the log and its writer checkpoint.")
+        func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
+            MetricNameDescriptor(namespace: "orders", metricName: metric, unitName: unit, helpText: help)
+        }
+        appends = registry.makeCounter(descriptor: name("appends", "total", "Appends answered 2xx."))
+        events = registry.makeCounter(descriptor: name("events", "total", "Events appended."))
+        commits = registry.makeCounter(descriptor: name("commits", "total", "Commits: each a group of appends made durable together."))
+        fsyncs = registry.makeCounter(descriptor: name("fsyncs", "total", "fsync calls on the log and its writer checkpoint."))
         appendDuration = registry.makeDurationHistogram(
-            name: "orders_append_duration_seconds",
+            descriptor: name("append_duration", "seconds", "Appends answered 2xx, from arrival to answer."),
             buckets: [.microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(20),
-                      .milliseconds(50), .milliseconds(100), .milliseconds(200), .milliseconds(500), .seconds(1), .seconds(2), .seconds(5)],
-            help: "Appends answered 2xx, from arrival to answer.")
-        subscribers = registry.makeGauge(name: "orders_subscribers", help: "Clients of /events/stream now.")
+                      .milliseconds(50), .milliseconds(100), .milliseconds(200), .milliseconds(500), .seconds(1), .seconds(2), .seconds(5)])
+        subscribers = registry.makeGauge(descriptor: MetricNameDescriptor(
+            namespace: "orders", metricName: "subscribers", unitName: "", helpText: "Clients of /events/stream now."))
     }
 }

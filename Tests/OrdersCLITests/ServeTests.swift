@@ -145,6 +145,8 @@ struct ServeTests {
         #expect(try await server.request("GET", "/audit?cart=k%201%2F%C3%A9").text.contains(#""cart": "k 1/é""#))
         let nowhere = try await server.request("GET", "/nowhere")
         #expect(nowhere.status == 404 && nowhere.text.hasPrefix(#"{"error": "#))
+        #expect(try await server.request("GET", "/events?after=abc").status == 400)
+        #expect(try await server.request("GET", "/events?limit=0").status == 400)
         let events = try await server.request("GET", "/events?after=15&limit=1")
         #expect(events.text.hasPrefix(#"{"seq": 16, "type": "vote_cast""#))
         #expect(events.text.split(separator: "\n").count == 1)
