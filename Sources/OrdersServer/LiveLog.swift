@@ -294,7 +294,7 @@ actor LiveLog {
         // Ids: a duplicate is passed over, a conflict refuses the request.
         let mark = seq
         var kept: [Event] = []
-        var keptRecords: [EventRecord?] = []
+        var keptRecords = EventRecords()
         var cursor = EventRecords.Cursor()
         for (i, event) in events.enumerated() {
             let entry = cursor.entry(at: i, in: records)
@@ -308,14 +308,12 @@ actor LiveLog {
                                   line: entry?.line, field: "id", seq: held)
                 }
             }
+            if let record = entry?.record { keptRecords.append(record, index: kept.count) }
             kept.append(event)
-            keptRecords.append(entry?.record)
         }
-        var takenRecords = EventRecords()
-        for (i, record) in keptRecords.enumerated() { if let record { takenRecords.append(record, index: i) } }
-        try writer.append(kept, records: takenRecords, ids: ids)
+        try writer.append(kept, records: keptRecords, ids: ids)
         for (i, event) in kept.enumerated() { if let cart = event.cart { versions[cart] = seq + Int64(i) } }
-        return (kept, takenRecords, events.count - kept.count)
+        return (kept, keptRecords, events.count - kept.count)
     }
 
     /// Commits what the writer holds, on the commit queue.

@@ -49,11 +49,6 @@ public final class EventIDIndex {
     }
 
     /// Records that the event at `seq` has `id`, which it did not hold.
-    public func insert(id: [UInt8], seq: Int64, fingerprint: UInt64) {
-        id.withUnsafeBytes { insert(id: $0, seq: seq, fingerprint: fingerprint) }
-    }
-
-    /// Records that the event at `seq` has `id`, which it did not hold.
     public func insert(id: UnsafeRawBufferPointer, seq: Int64, fingerprint: UInt64) {
         let symbol = ids.intern(id)
         precondition(symbol.index == seqs.count, "an id is recorded once")
