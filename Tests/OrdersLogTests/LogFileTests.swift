@@ -238,6 +238,48 @@ struct LogFileTests {
         #expect(try LogReader(path: path).eventCount == 0)
     }
 
+    @Test func deferredCommitsCostOneSyncEachAndLeaveTheSameFile() throws {
+        let dir = temporaryDirectory()
+        var ids = Identifiers()
+        let events = sampleEvents(300, ids: &ids)
+        let synced = try LogWriter(path: dir + "/synced.log", batchEvents: 100)
+        let deferred = try LogWriter(path: dir + "/deferred.log", batchEvents: 100)
+        for chunk in stride(from: 0, to: 300, by: 100) {
+            try synced.append(Array(events[chunk..<chunk + 100]), records: EventRecords(), ids: ids)
+            try synced.commit(ids: ids)
+            try deferred.append(Array(events[chunk..<chunk + 100]), records: EventRecords(), ids: ids)
+            try deferred.commit(ids: ids, durability: .deferred)
+            #expect(deferred.commitUnsynced)
+        }
+        // Three syncs: each makes a commit's batches and the commit record before them durable; the last record waits for one more.
+        #expect(deferred.fsyncs == 3)
+        #expect(synced.fsyncs == 9)
+        // The checkpoint says the second commit, the last one a sync made durable.
+        #expect(try WriterCheckpoint.read(log: dir + "/deferred.log")?.endSeq == 201)
+        try deferred.syncCommitted()
+        #expect(!deferred.commitUnsynced && deferred.fsyncs == 4)
+        try deferred.syncCommitted()
+        #expect(deferred.fsyncs == 4)
+        #expect(try WriterCheckpoint.read(log: dir + "/deferred.log")?.endSeq == 301)
+        #expect(contents(dir + "/deferred.log") == contents(dir + "/synced.log"))
+        #expect(try exported(dir + "/deferred.log") == exported(dir + "/synced.log"))
+    }
+
+    @Test func aRollbackAfterADeferredCommitKeepsIt() throws {
+        let dir = temporaryDirectory(), path = dir + "/log"
+        var ids = Identifiers()
+        let events = sampleEvents(200, ids: &ids)
+        let writer = try LogWriter(path: path, batchEvents: 100)
+        try writer.append(Array(events[..<100]), records: EventRecords(), ids: ids)
+        try writer.commit(ids: ids, durability: .deferred)
+        let committed = contents(path)
+        try writer.append(Array(events[100...]), records: EventRecords(), ids: ids)
+        writer.rollback()
+        #expect(contents(path) == committed)
+        try writer.syncCommitted()
+        #expect(try LogReader(path: path).eventCount == 100)
+    }
+
     @Test func aLogCutShortOfWhatWasAcknowledgedIsCorruptAtEveryLength() throws {
         let dir = temporaryDirectory()
         let (path, bytes, ends) = try threeCommits(dir)

@@ -719,11 +719,34 @@ public final class LogWriter {
         }
     }
 
+    /// How a commit reaches the disk.
+    public enum Durability: Sendable {
+        /// Before `commit` returns: its batches are synced, then its commit
+        /// record, then the writer checkpoint (three syncs).
+        case synced
+        /// Its batches are synced (with the commit record of the commit
+        /// before, if that was deferred too), and its commit record is
+        /// written; the next commit's first sync, or ``syncCommitted()``,
+        /// makes that record durable. So under a steady stream of commits
+        /// each costs one sync, with the order on disk unchanged: a commit
+        /// record never reaches the disk before its batches. The writer
+        /// checkpoint is synced at most a second after it changed.
+        case deferred
+    }
+
+    /// Whether the last commit was deferred and its commit record is not yet synced.
+    public var commitUnsynced: Bool { unsyncedCommit != nil }
+    /// The checkpoint of the last commit, if it was deferred and its commit record is not yet synced.
+    private var unsyncedCommit: WriterCheckpoint?
+
     /// Makes the transaction durable: once this returns, every appended event
-    /// is on disk and visible to readers; before, none is.
+    /// is on disk and visible to readers; before, none is. With
+    /// `.deferred`, that holds only once the next commit or
+    /// ``syncCommitted()`` returns; until then, a crash may cut it off as a
+    /// tail, never leave part of it.
     /// - Returns: the seqs of the events this transaction appended.
     @discardableResult
-    public func commit(ids: Identifiers) throws -> Range<UInt64> {
+    public func commit(ids: Identifiers, durability: Durability = .synced) throws -> Range<UInt64> {
         try writeHeld()
         try writeBatch(ids: ids)
         let notes = importNotes[committedImportNotes...]
@@ -731,14 +754,24 @@ public final class LogWriter {
             try upgradeToRecords()
             for note in notes { try write(sealed: note.encoded()) }
         }
-        if nextSeq > firstSeq || created || !notes.isEmpty {
+        let writes = nextSeq > firstSeq || created || !notes.isEmpty
+        if writes || commitUnsynced {
             try sync()
+            try checkpointUnsynced()
+        }
+        if writes {
             let record = CommitRecord(endSeq: nextSeq, offset: UInt64(offset))
             try file.writeAll(at: offset, record.encoded(), path: path)
             offset += Int64(CommitRecord.size)
-            try sync()
-            try checkpointFile.write(WriterCheckpoint(endSeq: nextSeq, committedEnd: offset, firstBatch: firstBatch ?? 0))
             if created { try syncDirectory() }
+            let checkpoint = WriterCheckpoint(endSeq: nextSeq, committedEnd: offset, firstBatch: firstBatch ?? 0)
+            switch durability {
+            case .synced:
+                try sync()
+                try checkpointFile.write(checkpoint)
+            case .deferred:
+                unsyncedCommit = checkpoint
+            }
         }
         committedEnd = offset
         committed = defined
@@ -747,6 +780,20 @@ public final class LogWriter {
         recordsTaken = 0
         defer { firstSeq = nextSeq }
         return firstSeq..<nextSeq
+    }
+
+    /// Makes the last commit durable, if it was deferred and no commit since synced it.
+    public func syncCommitted() throws {
+        guard commitUnsynced else { return }
+        try sync()
+        try checkpointUnsynced()
+    }
+
+    /// Once a sync made a deferred commit durable: writes its checkpoint, synced within a second.
+    private func checkpointUnsynced() throws {
+        guard let checkpoint = unsyncedCommit else { return }
+        try checkpointFile.write(checkpoint, syncing: false)
+        unsyncedCommit = nil
     }
 
     /// Forgets the transaction: cuts the file back to its committed end, or

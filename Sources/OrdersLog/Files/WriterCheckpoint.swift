@@ -9,10 +9,12 @@ import SystemPackage
 /// acknowledged; a log that ends before its checkpoint lost events that
 /// were, and is corrupt, never a torn tail for the next writer to cut.
 ///
-/// Written only after the log's commit is on disk, and synced before the
-/// import is acknowledged, so the pair is consistent after a crash at any
-/// moment: the checkpoint is never ahead of the log, at most behind it by
-/// the one commit in flight. Two slots, written in turn, each with a
+/// Written only after the log's commit is on disk, so the pair is
+/// consistent after a crash at any moment: the checkpoint is never ahead of
+/// the log. `orders import` syncs it before it exits, so that it is behind
+/// by at most the one commit in flight; `orders serve` syncs it at most a
+/// second after it changed (and when it stops), so that a power loss may
+/// leave it that far behind, never ahead. Two slots, written in turn, each with a
 /// counter and a CRC, so that a write torn by a crash leaves the other.
 /// `firstBatch` (the CRC-32C of the log's first batch header) ties it to
 /// its log: a checkpoint left beside another file of the same name is not taken for its own.
@@ -121,16 +123,33 @@ final class CheckpointFile {
         self.last = last
     }
 
-    deinit { try? file.close() }
+    deinit {
+        try? sync()
+        try? file.close()
+    }
 
-    /// Writes `checkpoint` into the slot the last one did not use, and syncs it.
-    func write(_ checkpoint: WriterCheckpoint) throws {
+    /// Writes `checkpoint` into the slot the last one did not use, and syncs
+    /// it if `syncing`, or if what is on disk is older than ``syncedWithin``.
+    func write(_ checkpoint: WriterCheckpoint, syncing: Bool = true) throws {
         var next = checkpoint
         next.counter = (last?.counter ?? 0) &+ 1
         try file.writeAll(at: Int64(next.counter % 2) * Int64(WriterCheckpoint.slotSize), next.encoded(), path: path)
+        last = next
+        if unsyncedSince == nil { unsyncedSince = .now }
+        if syncing || unsyncedSince!.duration(to: .now) > Self.syncedWithin { try sync() }
+    }
+
+    /// How long a checkpoint written without a sync may wait for one.
+    static let syncedWithin = Duration.seconds(1)
+    /// When the first checkpoint not yet synced was written.
+    private var unsyncedSince: ContinuousClock.Instant?
+
+    /// Syncs the checkpoint written last, if it is not yet.
+    func sync() throws {
+        guard unsyncedSince != nil else { return }
         guard fsync(file.rawValue) == 0 else { throw FileError(path: path, operation: "syncing", errno: Errno(rawValue: errno)) }
         syncs += 1
-        last = next
+        unsyncedSince = nil
     }
 
     /// Starts the file over, for a log created anew: a checkpoint left by an earlier file of the same name goes.
