@@ -37,38 +37,51 @@ struct CartViews {
         var total: WideInteger
     }
 
-    private(set) var carts: [Symbol: Cart] = [:]
-    private(set) var orders: [Symbol: Order] = [:]
+    /// Indexed by the cart's symbol (the server's ids are dense); a cart
+    /// at version 0 has no event.
+    private var carts: [Cart] = []
+    /// Indexed by the order's symbol.
+    private var orders: [Order?] = []
+
+    /// The cart `symbol`, if it has an event.
+    func cart(_ symbol: Symbol) -> Cart? {
+        symbol.index < carts.count && carts[symbol.index].version > 0 ? carts[symbol.index] : nil
+    }
+
+    /// The order `symbol`, if an applied checkout placed it.
+    func order(_ symbol: Symbol) -> Order? {
+        symbol.index < orders.count ? orders[symbol.index] : nil
+    }
 
     /// Follows `event`, at `seq`, which the fold decided was `status`.
     mutating func follow(_ event: Event, seq: Int64, status: Status) {
         guard let symbol = event.cart else { return }
-        var cart = carts[symbol] ?? Cart()
-        cart.version = seq
-        if status == .applied {
-            switch event.kind {
-            case let .itemAdded(_, product, qty, price, currency):
-                cart.currency = currency
-                if let i = cart.lines.firstIndex(where: { $0.product == product }) {
-                    cart.lines[i].qty += qty
-                    cart.lines[i].price = price
-                } else {
-                    cart.lines.append((product, qty, price))
-                }
-            case let .quantityChanged(_, product, qty):
-                if let i = cart.lines.firstIndex(where: { $0.product == product }) { cart.lines[i].qty = qty }
-            case let .itemRemoved(_, product):
-                cart.lines.removeAll { $0.product == product }
-                if cart.lines.isEmpty { cart.currency = nil }
-            case let .checkedOut(_, order):
-                cart.closed = true
-                cart.order = order
-                let (units, total) = cart.sums
-                orders[order] = Order(cart: symbol, seq: seq, at: event.at, currency: cart.currency!, units: units, total: total)
-            case .voteCast, .ignored:
-                break
+        let i = symbol.index
+        if i >= carts.count { carts.append(contentsOf: repeatElement(Cart(), count: i + 1 - carts.count)) }
+        carts[i].version = seq
+        guard status == .applied else { return }
+        switch event.kind {
+        case let .itemAdded(_, product, qty, price, currency):
+            carts[i].currency = currency
+            if let line = carts[i].lines.firstIndex(where: { $0.product == product }) {
+                carts[i].lines[line].qty += qty
+                carts[i].lines[line].price = price
+            } else {
+                carts[i].lines.append((product, qty, price))
             }
+        case let .quantityChanged(_, product, qty):
+            if let line = carts[i].lines.firstIndex(where: { $0.product == product }) { carts[i].lines[line].qty = qty }
+        case let .itemRemoved(_, product):
+            carts[i].lines.removeAll { $0.product == product }
+            if carts[i].lines.isEmpty { carts[i].currency = nil }
+        case let .checkedOut(_, order):
+            carts[i].closed = true
+            carts[i].order = order
+            let (units, total) = carts[i].sums
+            if order.index >= orders.count { orders.append(contentsOf: repeatElement(nil, count: order.index + 1 - orders.count)) }
+            orders[order.index] = Order(cart: symbol, seq: seq, at: event.at, currency: carts[i].currency!, units: units, total: total)
+        case .voteCast, .ignored:
+            break
         }
-        carts[symbol] = cart
     }
 }

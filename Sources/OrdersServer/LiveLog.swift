@@ -184,7 +184,7 @@ actor LiveLog {
     func audit(cart: [UInt8]?, order: [UInt8]?) throws -> [UInt8]? {
         var cartBytes = cart ?? []
         if let order {
-            guard let symbol = ids.orders.lookup(order), let placed = views.orders[symbol] else { return nil }
+            guard let symbol = ids.orders.lookup(order), let placed = views.order(symbol) else { return nil }
             cartBytes = Array(ids.carts[placed.cart])
         }
         var audit = CartAudit(cart: cartBytes)
@@ -192,7 +192,10 @@ actor LiveLog {
         let reader = try LogReader(path: path)
         var readerIDs = Identifiers()
         var events: [Event] = []
-        while let first = try reader.next(ids: &readerIDs, into: &events) {
+        // Only acknowledged events: a group's commit may be on disk before its sync, and so before its answer.
+        let upTo = nextSeq
+        while let first = try reader.next(ids: &readerIDs, into: &events), first < upTo {
+            if first + Int64(events.count) > upTo { events.removeLast(Int(first + Int64(events.count) - upTo)) }
             audit.take(first: first, events, records: reader.records, ids: readerIDs) { entry, record, _ in
                 text += AuditReport.line(entry, record: record, ids: readerIDs)
             }
@@ -207,7 +210,8 @@ actor LiveLog {
     ///   - ifMatch: the version that cart must be at.
     /// - Throws: ``Refusal``: 400 for a malformed line or another cart, 409 for an id conflict, 412 for a version.
     func append(_ body: ParsedBody, cart: [UInt8]? = nil, ifMatch: Int64? = nil) async throws -> Outcome {
-        try await withCheckedThrowingContinuation { reply in
+        if let broken { throw Refusal(status: 503, message: "the log could not be written (\(broken)); restart orders serve") }
+        return try await withCheckedThrowingContinuation { reply in
             queue.append(Pending(body: body, arrived: .now, cart: cart, ifMatch: ifMatch, reply: reply))
             if !committing {
                 committing = true
@@ -216,66 +220,114 @@ actor LiveLog {
         }
     }
 
+    /// A request taken into a group, its body parsed and checked, as it waits for its answer.
+    private struct Taken {
+        /// Its events, duplicates left out, and their records.
+        var events: [Event]
+        var records: EventRecords
+        /// How many of its events were already recorded.
+        var duplicates: Int
+        var arrived: ContinuousClock.Instant
+        var reply: CheckedContinuation<Outcome, any Error>
+    }
+
     /// Takes the queued appends a group at a time until none is left.
+    ///
+    /// A group's commit is deferred (``LogWriter/Durability/deferred``):
+    /// the sync that makes its batches durable also makes the commit record
+    /// of the group before durable, and that group is answered then. So under
+    /// load each group costs one sync; the last group before a lull costs
+    /// one more (``LogWriter/syncCommitted()``).
     private func commitQueued() async {
-        while !queue.isEmpty {
-            let group = queue
-            queue = []
-            var accepted: [(Pending, [Event], EventRecords, Int)] = []
-            /// Versions the group's earlier requests give their carts, for `If-Match`.
-            var versions: [Symbol: Int64] = [:]
-            var seq = nextSeq
-            var failure: (any Error)?
-            for request in group {
-                guard failure == nil else {
-                    request.reply.resume(throwing: Refusal(status: 500, message: "the append could not be written: \(failure!)"))
-                    continue
-                }
+        /// The group whose commit record is written but not yet synced.
+        var unsynced: [Taken] = []
+        while broken == nil {
+            if queue.isEmpty {
+                guard !unsynced.isEmpty else { break }
                 do {
-                    let (events, records, duplicates) = try take(request, at: seq, versions: &versions)
-                    accepted.append((request, events, records, duplicates))
-                    seq += Int64(events.count)
-                } catch let refusal as Refusal {
-                    request.reply.resume(throwing: refusal)
+                    try await onCommitQueue { writer, _ in try writer.syncCommitted() }
                 } catch {
-                    // The writer failed part-way: nothing of this group is appended.
-                    failure = error
-                    request.reply.resume(throwing: Refusal(status: 500, message: "the append could not be written: \(error)"))
+                    breakDown(error, failing: unsynced.map(\.reply))
+                    break
                 }
-            }
-            guard !accepted.isEmpty else { continue }
-            do {
-                if let failure { throw failure }
-                try await commit()
-            } catch {
-                writer.rollback()
-                writer.arrivingIDs.forget(fromSeq: nextSeq)
-                for (request, _, _, _) in accepted { request.reply.resume(throwing: Refusal(status: 500, message: "the append could not be made durable: \(error)")) }
+                answer(unsynced)
+                unsynced = []
                 continue
             }
-            metrics.commits.increment()
-            metrics.fsyncs.increment(by: Int64(writer.fsyncs - fsyncsCounted))
-            fsyncsCounted = writer.fsyncs
-            for (request, events, records, duplicates) in accepted {
-                let first = nextSeq
-                for event in events {
-                    views.follow(event, seq: nextSeq, status: projector.fold(event))
-                    for fold in zoned.values { fold.projector.fold(event) }
-                    nextSeq += 1
+            let group = queue
+            queue = []
+            var taken: [Taken] = []
+            var seq = nextSeq + unsynced.reduce(0) { $0 + Int64($1.events.count) }
+            var waiting = group[...]
+            do {
+                while let request = waiting.popFirst() {
+                    do {
+                        taken.append(try take(request, at: seq, after: unsynced, taken))
+                        seq += Int64(taken.last!.events.count)
+                    } catch let refusal as Refusal {
+                        request.reply.resume(throwing: refusal)
+                    }
                 }
-                metrics.appends.increment()
-                metrics.events.increment(by: Int64(events.count))
-                publish(events, records: records, first: first)
-                metrics.appendDuration.record(ContinuousClock.now - request.arrived)
-                request.reply.resume(returning: Outcome(appended: events.count, duplicates: duplicates, seqs: first..<nextSeq))
+                if !taken.isEmpty { try await onCommitQueue { writer, ids in try writer.commit(ids: ids, durability: .deferred) } }
+            } catch {
+                // What the file holds past the last sync is no longer known: nothing more is appended.
+                breakDown(error, failing: (unsynced + taken).map(\.reply) + waiting.map(\.reply))
+                break
             }
+            answer(unsynced)
+            unsynced = taken
         }
         committing = false
     }
 
+    /// Folds the events of a group whose commit is on disk, and answers its requests, in order.
+    private func answer(_ group: [Taken]) {
+        guard !group.isEmpty else { return }
+        metrics.commits.increment()
+        metrics.fsyncs.increment(by: Int64(writer.fsyncs - fsyncsCounted))
+        fsyncsCounted = writer.fsyncs
+        for request in group {
+            let first = nextSeq
+            for event in request.events {
+                views.follow(event, seq: nextSeq, status: projector.fold(event))
+                for fold in zoned.values { fold.projector.fold(event) }
+                nextSeq += 1
+            }
+            metrics.appends.increment()
+            metrics.events.increment(by: Int64(request.events.count))
+            publish(request.events, records: request.records, first: first)
+            metrics.appendDuration.record(ContinuousClock.now - request.arrived)
+            request.reply.resume(returning: Outcome(appended: request.events.count, duplicates: request.duplicates, seqs: first..<nextSeq))
+        }
+    }
+
+    /// After a write or a sync failed: every request in flight or queued is
+    /// answered 500, and every later one 503. What the disk holds past the
+    /// last sync that succeeded is no longer known (the lesson of
+    /// PostgreSQL's fsync errors: a failed sync is not retried), so the
+    /// server stops appending; a restart reads the log anew and cuts any
+    /// tail. Reads go on answering from the events acknowledged.
+    private func breakDown(_ error: any Error, failing replies: [CheckedContinuation<Outcome, any Error>]) {
+        broken = "\(error)"
+        logger.error("the log could not be written or synced; appends are refused until the server is restarted", metadata: ["error": "\(error)"])
+        for reply in replies {
+            reply.resume(throwing: Refusal(status: 500, message: "the append could not be made durable: \(error); restart orders serve"))
+        }
+        for request in queue {
+            request.reply.resume(throwing: Refusal(status: 503, message: "the log could not be written (\(error)); restart orders serve"))
+        }
+        queue = []
+    }
+
+    /// Why appends are refused, once a write or a sync failed.
+    private var broken: String?
+
     /// Parses and checks one request, and hands its events to the writer,
     /// their first taking `seq`; nothing of it if it fails.
-    private func take(_ request: Pending, at seq: Int64, versions: inout [Symbol: Int64]) throws -> ([Event], EventRecords, Int) {
+    /// - Parameters:
+    ///   - unsynced: the group waiting for its commit record's sync, folded once it is.
+    ///   - taken: the requests of this group taken before it.
+    private func take(_ request: Pending, at seq: Int64, after unsynced: [Taken], _ taken: [Taken]) throws -> Taken {
         let events = request.body.events(renumberedInto: &ids)
         let records = request.body.records
         if let wanted = request.cart {
@@ -285,7 +337,7 @@ actor LiveLog {
                               line: other + 1, field: "cart")
             }
             if let ifMatch = request.ifMatch {
-                let version = symbol.flatMap { versions[$0] ?? views.carts[$0]?.version } ?? 0
+                let version = symbol.map { self.version(of: $0, at: seq, after: [unsynced, taken]) } ?? 0
                 guard version == ifMatch else {
                     throw Refusal(status: 412, message: "the cart is at version \(version), not \(ifMatch)", version: version)
                 }
@@ -312,17 +364,27 @@ actor LiveLog {
             kept.append(event)
         }
         try writer.append(kept, records: keptRecords, ids: ids)
-        for (i, event) in kept.enumerated() { if let cart = event.cart { versions[cart] = seq + Int64(i) } }
-        return (kept, keptRecords, events.count - kept.count)
+        return Taken(events: kept, records: keptRecords, duplicates: events.count - kept.count, arrived: request.arrived, reply: request.reply)
     }
 
-    /// Commits what the writer holds, on the commit queue.
-    private func commit() async throws {
-        let writer = Unchecked(writer), ids = Unchecked(ids)
+    /// The version of `cart` once the groups `earlier` (whose events end
+    /// before `seq`) are folded: the seq of its last event.
+    private func version(of cart: Symbol, at seq: Int64, after earlier: [[Taken]]) -> Int64 {
+        var end = seq
+        for taken in earlier.joined().reversed() {
+            end -= Int64(taken.events.count)
+            if let last = taken.events.lastIndex(where: { $0.cart == cart }) { return end + Int64(last) }
+        }
+        return views.cart(cart)?.version ?? 0
+    }
+
+    /// Runs `work` on the writer on the commit queue, so that its syncs do not hold the actor.
+    private func onCommitQueue(_ work: @escaping (LogWriter, Identifiers) throws -> Void) async throws {
+        let writer = Unchecked(writer), ids = Unchecked(ids), work = Unchecked(work)
         try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
             commits.async {
                 do {
-                    try writer.value.commit(ids: ids.value)
+                    try work.value(writer.value, ids.value)
                     done.resume()
                 } catch {
                     done.resume(throwing: error)
@@ -341,7 +403,7 @@ private struct Unchecked<Value>: @unchecked Sendable {
 extension LiveLog {
     /// `GET /carts/{cart}`: the cart as the spec's object, and its version.
     func cartJSON(_ cart: [UInt8]) -> ([UInt8], Int64) {
-        let view = ids.carts.lookup(cart).flatMap { views.carts[$0] }
+        let view = ids.carts.lookup(cart).flatMap { views.cart($0) }
         var object = JSONObject()
         object.string("cart", bytes: cart)
         object.string("status", view == nil ? "none" : view!.closed ? "closed" : "open")
@@ -363,7 +425,7 @@ extension LiveLog {
 
     /// `GET /orders/{order}`: the placed order as the spec's object, or nil if no applied checkout placed it.
     func orderJSON(_ order: [UInt8]) -> [UInt8]? {
-        guard let symbol = ids.orders.lookup(order), let view = views.orders[symbol] else { return nil }
+        guard let symbol = ids.orders.lookup(order), let view = views.order(symbol) else { return nil }
         var object = JSONObject()
         object.string("order", bytes: order)
         object.string("cart", bytes: Array(ids.carts[view.cart]))
