@@ -26,7 +26,9 @@ public struct SymbolTable: Sendable {
     @usableFromInline var spans = GrowableArray<UInt64>()
     /// Open addressing, linear probing: `0` is empty, otherwise `hash32 << 32 | (symbol + 1)`,
     /// where the low 32 bits of the hash both place the entry and filter probes.
-    @usableFromInline var slots: [UInt64] = Array(repeating: 0, count: 1024)
+    @usableFromInline var slots: [UInt64] = Array(repeating: 0, count: initialSlots)
+    /// Small, so that a table made for a few ids (a server parses each request into tables of its own) costs little.
+    @usableFromInline static let initialSlots = 64
     /// Symbols `0 ..< indexed` are in `slots` (placeholders excepted).
     @usableFromInline var indexed = 0
     /// This table's hash seed.
@@ -256,7 +258,7 @@ public struct SymbolTable: Sendable {
         guard count < spans.count else { return }
         spans.removeLast(from: count)
         storage.removeLast(from: spans.map { Int($0 >> 16) + Int($0 & 0xFFFF) }.max() ?? 0)
-        slots = Array(repeating: 0, count: 1024)
+        slots = Array(repeating: 0, count: Self.initialSlots)
         indexed = 0
         occupied = 0
     }

@@ -63,6 +63,7 @@ extension Orders {
             try reportingFailures {
                 let token = try tokenFile.map(ServerToken.read)
                 let (host, port) = address!
+                LoggingSystem.bootstrap(LogfmtHandler.init)
                 var logger = Logger(label: "orders.serve")
                 logger.logLevel = .info
                 let options = ServerOptions(log: log, host: host, port: port, token: token, isPrivate: `private`, maxBody: maxBody,
