@@ -1,7 +1,8 @@
 -- wrk script for `Benchmarks/Serve/load`: POST /events with EVENTS events a
--- request (env, default 1), each with an id of its own, and a summary line
--- with events/s and latency percentiles to p99.9 at the end.
+-- request (env, default 1), each with an id of its own (IDS=0: none), and a
+-- summary line with events/s and latency percentiles to p99.9 at the end.
 local events = tonumber(os.getenv("EVENTS") or "1")
+local ids = os.getenv("IDS") ~= "0"
 local counter = 0
 thread_id = 0
 local threads = {}
@@ -20,9 +21,10 @@ function request()
   local lines = {}
   for i = 1, events do
     local n = (counter - 1) * events + i
+    local id = ids and string.format('"id": "t%d-%d", ', thread_id, n) or ""
     lines[i] = string.format(
-      '{"id": "t%d-%d", "type": "item_added", "at": "2025-09-16T09:00:00Z", "cart": "load-%d-%d", "product": "p-%d", "qty": 1, "price": 1000, "currency": "USD"}',
-      thread_id, n, thread_id, n % 5000, n % 300)
+      '{%s"type": "item_added", "at": "2025-09-16T09:00:00Z", "cart": "load-%d-%d", "product": "p-%d", "qty": 1, "price": 1000, "currency": "USD"}',
+      id, thread_id, n % 5000, n % 300)
   end
   return wrk.format("POST", "/events", nil, table.concat(lines, "\n") .. "\n")
 end

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import OrdersWorkload
 import Testing
 
 /// `orders serve`, run as a user runs it: the built binary on port 0 of
@@ -336,6 +337,76 @@ struct ServeTests {
         server.stop()
     }
 
+    /// Bad bodies, made at random (seeded) by mutating the fixtures' lines,
+    /// each POSTed to the server and imported by `orders import` into a
+    /// log of its own: a body the importer refuses as malformed gets a 400
+    /// naming the same line and field; one it takes is not refused as
+    /// malformed; nothing gets a 5xx or takes the server down; and a
+    /// refused body appends nothing.
+    @Test func fuzzedBodiesAreRefusedAsTheImporterRefusesThem() async throws {
+        let server = try Running()
+        let dir = CLI.temporaryDirectory()
+        let lines = (CLI.fixture("Fixtures/record-day.ndjson") + CLI.fixture("Fixtures/kiosk-day.ndjson") + CLI.fixture("Fixtures/tricky-ids.ndjson"))
+            .split(separator: 0x0A).map(Array.init)
+        let hostile: [[UInt8]] = [
+            "\u{0}", "1e309", "-0", "99999999999999999999999", "{", "]", "\"qty\": -1, ", "\"at\": \"2025-13-01T00:00:00Z\", ",
+            String(repeating: "[", count: 300), "\"id\": \"\", ", "\"\\ud800\"", "\"type\": \"vote_cast\", ", "\t", "\r\n", ",", "null", "\"cart\": 7, ",
+        ].map { Array($0.utf8) } + [[0xFF, 0xFE], [0xC3], [0xED, 0xA0, 0x80]]
+        var random = SplitMix64(seed: 0x5EED_B0D1)
+        var events = 0
+        var (taken, refused) = (0, 0)
+        for round in 0..<160 {
+            let first = Int(random.next() % UInt64(lines.count))
+            var body = lines[first..<min(lines.count, first + 1 + Int(random.next() % 4))].joined(separator: [0x0A]).map { $0 }
+            // None a third of the time, so that bodies are taken as well as refused.
+            for _ in 0..<Int(random.next() % 3) {
+                let at = body.isEmpty ? 0 : Int(random.next() % UInt64(body.count))
+                switch random.next() % 5 {
+                case 0: if !body.isEmpty { body[at] = UInt8(truncatingIfNeeded: random.next()) }
+                case 1: body.removeSubrange(at..<min(body.count, at + 1 + Int(random.next() % 12)))
+                case 2: body.insert(contentsOf: hostile[Int(random.next() % UInt64(hostile.count))], at: at)
+                case 3: body = Array(body[..<at])
+                default: body.insert(contentsOf: body[at..<min(body.count, at + 8)], at: at)
+                }
+            }
+            let file = dir + "/body-\(round).ndjson"
+            _ = FileManager.default.createFile(atPath: file, contents: Data(body))
+            let imported = try CLI.run(["import", dir + "/alone-\(round).log", file])
+            var request = URLRequest(url: URL(string: server.base + "/events")!)
+            request.httpMethod = "POST"
+            request.httpBody = Data(body)
+            let (data, response) = try await URLSession.shared.data(for: request)
+            let status = (response as! HTTPURLResponse).statusCode
+            let text = String(decoding: data, as: UTF8.self)
+            let context = "round \(round), body \(String(decoding: body, as: UTF8.self).debugDescription): \(status) \(text) / import: \(imported.stderr)"
+            #expect([200, 400, 409].contains(status), "\(context)")
+            if imported.status == 65 {
+                #expect(status == 400, "\(context)")
+                // The importer says `FILE:LINE: field "F": …` or `FILE:LINE: …`.
+                let said = imported.stderr.split(separator: "\n").first.map(String.init) ?? ""
+                let line = said.split(separator: ":").dropFirst(2).first.flatMap { Int($0) }
+                #expect(line.map { text.contains("\"line\": \($0)") } ?? true, "\(context)")
+                if let field = said.firstRange(of: "field \"").map({ said[$0.upperBound...].prefix { $0 != "\"" } }) {
+                    #expect(text.contains("\"field\": \"\(field)\""), "\(context)")
+                }
+            } else {
+                #expect(status != 400, "\(context)")
+            }
+            if status == 200, let appended = text.firstRange(of: "\"appended\": ").map({ text[$0.upperBound...].prefix { $0.isNumber } }) {
+                events += Int(appended)!
+                taken += 1
+            } else {
+                refused += 1
+            }
+            let replay = try await server.request("GET", "/replay")
+            #expect(replay.text.hasPrefix("{\"events\": \(events),"), "\(context)")
+        }
+        #expect(refused > 40 && taken > 40, "\(refused) refused, \(taken) taken with \(events) events")
+        #expect(try await server.request("GET", "/health").status == 200)
+        #expect(server.stop() == 0)
+        #expect(try CLI.run(["verify", server.log]).status == 0)
+    }
+
     @Test func ifMatchAppendsOnlyAtTheCartsVersion() async throws {
         let server = try Running()
         func add(_ product: String) -> String {
@@ -395,3 +466,4 @@ struct ServeTests {
         #expect(try CLI.run(["verify", server.log]).status == 0)
     }
 }
+
