@@ -1,3 +1,4 @@
+import Dispatch
 @testable import OrdersLog
 import Testing
 
@@ -10,7 +11,7 @@ struct OrderedWorkersTests {
     func outputsInOrder() {
         let workers = OrderedWorkers<Int, Int>(count: 3) { { job in job * 2 } }
         for job in 0..<100 { workers.submit(job) }
-        #expect((0..<100).map { _ in workers.take() } == (0..<100).map { $0 * 2 })
+        #expect((0..<100).map { _ in workers.take() } == (0..<100).map { Optional($0 * 2) })
     }
 
     @Test("dropping the workers stops their threads and lets go of what they hold")
@@ -28,5 +29,23 @@ struct OrderedWorkersTests {
         // Its threads have been joined, and their work functions released.
         #expect(dropped == nil)
         #expect(held == nil)
+    }
+
+    @Test("a take after the workers were stopped returns nil rather than wait for an output that never comes")
+    func takeAfterStop() {
+        let workers = OrderedWorkers<Int, Int>(count: 1) { { job in job } }
+        workers.submit(1)
+        #expect(workers.take() == 1)
+        workers.stop()
+        workers.submit(2)
+        // Waited forever before: so on a thread of its own, for at most 10 s.
+        let taken = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var output: Int?? = .none
+        DispatchQueue.global().async {
+            output = .some(workers.take())
+            taken.signal()
+        }
+        #expect(taken.wait(timeout: .now() + 10) == .success)
+        #expect(output == .some(nil))
     }
 }

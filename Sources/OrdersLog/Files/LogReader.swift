@@ -293,7 +293,7 @@ public final class LogReader: EventStream {
         for fold in folds {
             fold.submit(nil)
             var last: Reports?
-            while fold.pending > 0 { last = fold.take() }
+            while fold.pending > 0 { if let output = fold.take() { last = output } }
             reports.merge(last!)
         }
         return reports
@@ -407,7 +407,7 @@ public final class LogReader: EventStream {
             parallel.submit((batches[submitted], spare.popLast() ?? LoadedBatch(), work))
             submitted += 1
         }
-        current = try parallel.take().get()
+        current = try parallel.takeResult().get()
     }
 
     /// Decompresses every committed batch and nothing more: all of each, or

@@ -696,12 +696,12 @@ public final class LogWriter {
     private func emit(_ batch: UnsealedBatch, through pool: CompressorPool?) throws {
         guard let pool else { return try write(sealed: batch.sealed(with: &compressor)) }
         pool.submit(batch)
-        while pool.pending > 2 * pool.count { try write(sealed: pool.take().get()) }
+        while pool.pending > 2 * pool.count { try write(sealed: pool.takeResult().get()) }
     }
 
     /// Writes every batch `pool` still has.
     private func drain(_ pool: CompressorPool?) throws {
-        while let pool, pool.pending > 0 { try write(sealed: pool.take().get()) }
+        while let pool, pool.pending > 0 { try write(sealed: pool.takeResult().get()) }
     }
 
     /// Encodes `events`, whose ids are in `table` (nil: the log's own), a

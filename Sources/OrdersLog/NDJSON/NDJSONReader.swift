@@ -171,7 +171,7 @@ public final class NDJSONReader: EventStream {
     /// The next chunk a worker parsed.
     private func takeParsed() -> ParsedChunk {
         if !producing { startProducing() }
-        return pool.take()
+        return pool.take() ?? ParsedChunk(.failure(Stopped()), parser: &parser, ids: Identifiers())
     }
 
     /// Starts the thread that cuts the input into chunks and queues them for

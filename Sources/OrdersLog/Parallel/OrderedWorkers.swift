@@ -48,12 +48,26 @@ final class OrderedWorkers<Job: Sendable, Output: Sendable>: Sendable {
     }
 
     /// The output of the earliest job not yet taken, waiting for it (and, if
-    /// another thread submits, for it to be submitted).
-    func take() -> Output { queue.take() }
+    /// another thread submits, for it to be submitted); nil once the workers
+    /// are stopped and it has not come, which it then never will.
+    func take() -> Output? { queue.take() }
 
     /// Stops the workers and wakes a thread waiting to submit; jobs not yet
     /// started are dropped.
     func stop() { queue.stop() }
+}
+
+extension OrderedWorkers {
+    /// ``take()``, for workers whose outputs are results: a failure once
+    /// they are stopped and the output has not come.
+    func takeResult<Success>() -> Output where Output == Result<Success, any Error> {
+        take() ?? .failure(Stopped())
+    }
+}
+
+/// Why a result was not taken: the workers that were to give it were stopped.
+struct Stopped: Error, CustomStringConvertible {
+    var description: String { "the workers were stopped" }
 }
 
 /// The jobs of ``OrderedWorkers`` and their outputs, shared by its threads.
@@ -99,11 +113,12 @@ private final class JobQueue<Job: Sendable, Output: Sendable>: @unchecked Sendab
         return queued
     }
 
-    func take() -> Output {
-        let output = locked {
-            while done[taken] == nil { condition.wait() }
-            defer { taken += 1 }
-            return done.removeValue(forKey: taken)!
+    func take() -> Output? {
+        let output: Output? = locked {
+            while !stopping && done[taken] == nil { condition.wait() }
+            guard let output = done.removeValue(forKey: taken) else { return nil }
+            taken += 1
+            return output
         }
         condition.broadcast()
         return output
