@@ -1,9 +1,58 @@
+import Dispatch
+import Foundation
 import OrdersCore
 @testable import OrdersLog
+import Synchronization
+import SystemPackage
 import Testing
 
 @Suite("Reading a log on several threads")
 struct ParallelReadTests {
+    /// A worker loading a batch ahead when its reader goes: the file must
+    /// still be open when it reads (the reader closed it before joining
+    /// its workers, which could then read a closed or reused descriptor).
+    @Test func aReaderJoinsItsWorkersBeforeItClosesTheFile() throws {
+        let path = temporaryDirectory() + "/log"
+        var ids = Identifiers()
+        _ = try writeLog(path, sampleEvents(2_000, ids: &ids), ids: ids, batchEvents: 100)
+        var status = stat()
+        #expect(stat(path, &status) == 0)
+        let inode = status.st_ino
+        // The second batch a worker loads of this file waits until released, then notes whether its file is open.
+        let inside = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let loads = Atomic<Int>(0), openWhenReleased = Mutex<Bool?>(nil)
+        willLoad.withLock {
+            $0 = { file in
+                var status = stat()
+                guard fstat(file.rawValue, &status) == 0, status.st_ino == inode,
+                      loads.add(1, ordering: .relaxed).newValue == 2 else { return }
+                inside.signal()
+                release.wait()
+                openWhenReleased.withLock { $0 = fcntl(file.rawValue, F_GETFD) != -1 }
+            }
+        }
+        defer { willLoad.withLock { $0 = nil } }
+        let dropped = DispatchSemaphore(value: 0)
+        final class Holder: @unchecked Sendable {  // Handed to one thread, which alone touches it after.
+            var reader: LogReader?
+        }
+        let holder = Holder()
+        holder.reader = try LogReader(path: path, threads: 2)
+        var readerIDs = Identifiers()
+        var events: [Event] = []
+        #expect(try holder.reader!.next(ids: &readerIDs, into: &events) == 1)
+        #expect(inside.wait(timeout: .now() + 10) == .success)
+        // The reader goes on another thread, since its deinit waits for the worker.
+        DispatchQueue.global().async {
+            holder.reader = nil
+            dropped.signal()
+        }
+        Thread.sleep(forTimeInterval: 0.2)
+        release.signal()
+        #expect(dropped.wait(timeout: .now() + 10) == .success)
+        #expect(openWhenReleased.withLock { $0 } == true)
+    }
+
     /// A log written in a few appends of random sizes, in batches of a random size.
     private func randomLog(seed: UInt64, in directory: String) throws -> (path: String, events: Int) {
         var state = seed

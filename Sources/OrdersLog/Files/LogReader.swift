@@ -1,5 +1,6 @@
 import Glibc
 import OrdersCore
+import Synchronization
 import SystemPackage
 
 /// Reads the committed events of a log, batch by batch, verifying each
@@ -43,8 +44,14 @@ public final class LogReader: EventStream {
     private var loader: BatchLoader
     private var current = LoadedBatch()
     /// Jobs: a batch, buffers to load it into, and how much of it to load.
-    private lazy var parallel = OrderedWorkers<(LogLayout.Batch, LoadedBatch, LoadWork), Result<LoadedBatch, any Error>>(count: workers) {
-        [file, name] in LoaderBox.worker(file: file, name: name)
+    private typealias Loaders = OrderedWorkers<(LogLayout.Batch, LoadedBatch, LoadWork), Result<LoadedBatch, any Error>>
+    /// Started at the first batch loaded ahead; they read `file`, so `deinit` joins them before it closes it.
+    private var loaders: Loaders?
+    private var parallel: Loaders {
+        if let loaders { return loaders }
+        let started = Loaders(count: workers) { [file, name] in LoaderBox.worker(file: file, name: name) }
+        loaders = started
+        return started
     }
     /// Batches handed to the workers so far.
     private var submitted = 0
@@ -100,7 +107,11 @@ public final class LogReader: EventStream {
         }
     }
 
-    deinit { try? file.close() }
+    deinit {
+        // The workers may be reading the file: they are stopped and joined first (the last reference goes).
+        loaders = nil
+        try? file.close()
+    }
 
     public var progress: (done: Int64, total: Int64)? {
         guard let last = batches.last else { return nil }
@@ -454,6 +465,10 @@ public final class LogReader: EventStream {
 }
 
 /// One worker's batch loader, made on its own thread.
+/// Called by a worker with the file before it loads a batch: for a test to
+/// hold a worker while its reader goes.
+let willLoad = Mutex<(@Sendable (FileDescriptor) -> Void)?>(nil)
+
 private final class LoaderBox: @unchecked Sendable {  // Used by the one thread that made it.
     private var loader: BatchLoader
 
@@ -472,6 +487,7 @@ private final class LoaderBox: @unchecked Sendable {  // Used by the one thread 
         return { job in
             var loaded = LoadedBatch()
             swap(&loaded, &job.1)
+            willLoad.withLock { $0 }?(file)
             do {
                 try own.loader.load(job.0, into: &loaded, doing: job.2)
                 return .success(loaded)
