@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import OrdersCore
 import Testing
@@ -5,6 +6,50 @@ import Testing
 
 @Suite("Reading NDJSON files")
 struct NDJSONReaderTests {
+    /// A reader of a pipe whose writer is still there but silent: when the
+    /// reader goes, its reading thread, blocked in a read, must end too and
+    /// close the pipe (it used to stay blocked for as long as the writer lived).
+    @Test func aReaderOfASilentPipeLeavesNoThreadBehind() throws {
+        let fifo = temporaryDirectory() + "/fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // More than two chunks of lines, and the writer then waits, its end open.
+        let line = Array(#"{"type":"vote_cast","at":"2025-09-16T09:00:00Z","poll":"p","voter":"a","candidate":"x"}"#.utf8) + [0x0A]
+        let text = [UInt8]((0..<(5 << 20) / line.count).map { _ in line }.joined())
+        let written = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var writeEnd: Int32 = -1
+        DispatchQueue.global().async {
+            writeEnd = open(fifo, O_WRONLY)
+            _ = text.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset < bytes.count {
+                    let n = write(writeEnd, bytes.baseAddress! + offset, bytes.count - offset)
+                    if n <= 0 { break }
+                    offset += n
+                }
+            }
+            written.signal()
+            done.wait()
+            close(writeEnd)
+        }
+        defer { done.signal() }
+        do {
+            let stream = try openEvents(fifo, threads: 3)
+            var ids = Identifiers()
+            var events: [Event] = []
+            #expect(try stream.next(ids: &ids, into: &events) == 1)
+            // Every line read, so that the reading thread now waits in a read.
+            #expect(written.wait(timeout: .now() + 10) == .success)
+        }
+        // The reader is gone: once its thread is, the pipe's read end is closed, and the writer's end says so.
+        var closed = false
+        for _ in 0..<100 where !closed {
+            var end = pollfd(fd: writeEnd, events: Int16(POLLOUT), revents: 0)
+            closed = poll(&end, 1, 0) == 1 && end.revents & Int16(POLLERR) != 0
+            if !closed { usleep(50_000) }
+        }
+        #expect(closed, "the reading thread still holds the pipe")
+    }
+
     static let two = """
     {"type":"vote_cast","at":"2025-09-16T09:00:00Z","poll":"p","voter":"a","candidate":"x"}
     {"type":"vote_cast","at":"2025-09-16T09:00:01Z","poll":"p","voter":"b","candidate":"y"}

@@ -51,6 +51,14 @@ final class LineChunker {
         self.name = name
         self.file = file
         self.closes = closes
+        var status = stat()
+        if fstat(file.rawValue, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG {
+            wake = nil
+        } else {
+            var ends: [Int32] = [-1, -1]
+            guard pipe(&ends) == 0 else { throw FileError(path: name, operation: "opening", errno: Errno(rawValue: errno)) }
+            wake = (ends[0], ends[1])
+        }
         bytesRead.store(Int64(prefix.count), ordering: .relaxed)
         text = [UInt8](repeating: 0, count: Self.readSize * 2)
         if compressed {
@@ -62,7 +70,38 @@ final class LineChunker {
         }
     }
 
-    deinit { if closes { try? file.close() } }
+    deinit {
+        if closes { try? file.close() }
+        if let wake {
+            close(wake.read)
+            close(wake.write)
+        }
+    }
+
+    /// For an input whose reads can wait without end (a pipe, a FIFO, a
+    /// terminal): a pipe of its own, polled with the input, that
+    /// ``cancel()`` writes to. A regular file's reads always return.
+    private let wake: (read: Int32, write: Int32)?
+
+    /// What a read throws once ``cancel()`` was called.
+    struct Cancelled: Error {}
+
+    /// Wakes a read waiting for input, from any thread: it throws ``Cancelled``, as does every read after.
+    func cancel() {
+        guard let wake else { return }
+        var byte: UInt8 = 1
+        _ = write(wake.write, &byte, 1)
+    }
+
+    /// Waits until the input can be read (or has ended or failed, which the read then says), or throws ``Cancelled``.
+    private func waitForInput() throws {
+        guard let wake else { return }
+        var fds = [pollfd(fd: file.rawValue, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
+        while poll(&fds, 2, -1) < 0 {
+            guard errno == EINTR else { throw FileError(path: name, operation: "waiting for input", errno: Errno(rawValue: errno)) }
+        }
+        if fds[1].revents != 0 { throw Cancelled() }
+    }
 
     /// The next stretch of whole lines (the last one may lack its newline), or nil at the end.
     /// - Throws: ``LineTooLong``, ``InputError`` for a damaged zstd stream, ``FileError``.
@@ -176,6 +215,7 @@ final class LineChunker {
 
     /// Reads from the file into the free end of `text`, or into `compressed`.
     private func readInput(intoText: Bool) throws -> Int {
+        try waitForInput()
         do {
             if intoText {
                 let n = try text.withUnsafeMutableBytes { try file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[textEnd...])) }

@@ -48,7 +48,8 @@ public final class NDJSONReader: EventStream {
         var parser = NDJSONParser(keepsUnknownTypes: keepsUnknownTypes)
         return { input in ParsedChunk(input, parser: &parser, ids: Identifiers()) }
     }
-    private var producing = false
+    /// The thread that reads the input and cuts it into chunks, once started.
+    private var producer: pthread_t?
     private var ended = false
 
     public var progress: (done: Int64, total: Int64)? {
@@ -74,8 +75,11 @@ public final class NDJSONReader: EventStream {
     }
 
     deinit {
-        // Lets the reading thread, if it waits to hand over a chunk, end.
-        if producing { pool.stop() }
+        // The reading thread ends, whether it waits for input (a pipe's read) or to hand over a chunk, and is joined.
+        guard let producer else { return }
+        chunker.cancel()
+        pool.stop()
+        pthread_join(producer, nil)
     }
 
     /// Checks this input's event ids against `index` (an append's, after
@@ -170,7 +174,7 @@ public final class NDJSONReader: EventStream {
 
     /// The next chunk a worker parsed.
     private func takeParsed() -> ParsedChunk {
-        if !producing { startProducing() }
+        if producer == nil { startProducing() }
         return pool.take() ?? ParsedChunk(.failure(Stopped()), parser: &parser, ids: Identifiers())
     }
 
@@ -178,14 +182,13 @@ public final class NDJSONReader: EventStream {
     /// the workers, a few ahead of the caller; it ends with the input, at
     /// the first error, or when this reader goes.
     private func startProducing() {
-        producing = true
         let chunker = Transfer(chunker), pool = self.pool, ahead = 2 * workers + 2
-        pthread_detach(startThread {
+        producer = startThread {
             while true {
                 let input = Input(from: chunker.value)
                 guard pool.submit(input, whenFewerPendingThan: ahead), case .text = input else { return }
             }
-        })
+        }
     }
 
     /// Counts `count` events out, returning the seq of the first.
