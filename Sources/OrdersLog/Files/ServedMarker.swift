@@ -1,4 +1,8 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The file `LOG.serving` that `orders serve` keeps beside the log it
 /// holds: its process id and where it listens. A writer that finds the log

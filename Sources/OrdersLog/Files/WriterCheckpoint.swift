@@ -1,4 +1,8 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import SystemPackage
 
 /// How much of a log its writers have acknowledged, kept beside it in

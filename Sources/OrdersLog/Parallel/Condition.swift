@@ -1,4 +1,8 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A mutex and a condition variable on it: how the threads of a read wait
 /// for one another.

@@ -1,4 +1,8 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `body(0)`, …, `body(count - 1)` at once, each on a thread of its own,
 /// `body(0)` on the caller's; their results in that order, once all end.

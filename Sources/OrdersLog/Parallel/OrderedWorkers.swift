@@ -1,4 +1,8 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Runs jobs on worker threads and hands their results back in the order
 /// the jobs were submitted: the shape of every parallel read here, where

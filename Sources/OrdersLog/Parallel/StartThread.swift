@@ -1,4 +1,8 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Runs `body` on a new thread, to be joined or detached by the caller.
 func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t {

@@ -1,4 +1,8 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import OrdersLog
 
 /// A file being written that is worth nothing unfinished: removed if the

@@ -1,4 +1,8 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A progress line on standard error, drawn only when it is a terminal and
 /// at most ten times a second; silent otherwise, so logs and pipes stay clean.

@@ -1,4 +1,8 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import OrdersLog
 
 /// The bearer token in a `--token-file`: its first line, trimmed.
