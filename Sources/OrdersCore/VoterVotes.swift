@@ -10,11 +10,9 @@ import CPrefetch
 /// behind hold at most as many votes as those in use). A vote then reads
 /// the voter's entry and, from the second on, its block: places that follow
 /// from the voter alone, which a fold that knows the voters of the votes
-/// ahead has fetched meanwhile (``prefetch(voter:near:)``). A hash map of
-/// every (poll, voter, candidate), which this replaced for the second vote
-/// on, read a slot and a key wherever the hash put them, and took more
-/// room: at 100M events, where most voters vote more than once, replay
-/// peaked at 459 MB with it and 422 MB without.
+/// ahead has fetched meanwhile (``prefetch(voter:near:)``), where a hash
+/// map of every (poll, voter, candidate) reads a slot and a key wherever
+/// the hash puts them, and takes more room (Benchmarks/FINDINGS.md, "Votes").
 ///
 /// A voter's votes past the 16th go to such a map, so no vote scans more
 /// than 16 others, whatever a log holds.

@@ -41,11 +41,11 @@ final class PartShares: @unchecked Sendable {  // Filled by the worker that deco
     }
 
     /// How many events `part` has.
-    func count(of part: Int) -> Int { columns[part].count }
+    func count(of part: Int) -> Int { (columns + part).pointee.count }
 
     /// Hands `part`'s events to `sink`, in order.
     func handOver<Sink: EventSink & ~Copyable>(part: Int, to sink: inout Sink) {
-        columns[part].handOver(to: &sink)
+        (columns + part).pointee.handOver(to: &sink)
     }
 
     /// Deals the `count` events `deal` hands to the sink it is given among
@@ -71,11 +71,11 @@ final class PartShares: @unchecked Sendable {  // Filled by the worker that deco
 
     /// The sink that deals the events it takes, in log order.
     ///
-    /// It reaches a part's columns as `(columns + part).pointee`, not
-    /// `columns[part]`: built with `-sanitize=thread`, Swift 6.3 fails to
-    /// compile the subscript's access on this noncopyable struct's member
-    /// ("Invalid bitcast"), which broke `swift test --sanitize=thread`.
-    struct Dealer: EventSink, ~Copyable {
+    /// Copyable, though it is only ever passed `inout`: built with
+    /// `-sanitize=thread`, Swift 6.3.1 crashes compiling this file when it
+    /// is `~Copyable` ("Invalid bitcast"), which broke CI's thread-sanitizer
+    /// run. A copy would only share the columns, which `PartShares` owns.
+    struct Dealer: EventSink {
         private let partitioning: Partitioning
         private let columns: UnsafeMutablePointer<PartColumns>
         fileprivate var checkouts: [Checkout] = []

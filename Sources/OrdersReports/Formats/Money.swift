@@ -27,7 +27,7 @@ public enum Money {
         let magnitude = amount.magnitude
         var divisor: UInt64 = 1
         for _ in 0..<digits { divisor *= 10 }
-        var text = grouped(magnitude / divisor)
+        var text = Thousands.grouped(magnitude / divisor)
         if digits > 0 {
             let fraction = String(magnitude % divisor)
             text += "." + String(repeating: "0", count: digits - fraction.count) + fraction
@@ -48,15 +48,5 @@ public enum Money {
         let sign = scaled < 0 ? "-" : ""
         let fraction = String(abs(scaled) % scale)
         return "\(sign)\(abs(scaled) / scale).\(String(repeating: "0", count: digits - fraction.count))\(fraction)"
-    }
-
-    public static func grouped<T: BinaryInteger>(_ value: T) -> String {
-        let digits = Array(String(value.magnitude))
-        var out = ""
-        for (i, digit) in digits.enumerated() {
-            if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
-            out.append(digit)
-        }
-        return (value < 0 ? "-" : "") + out
     }
 }

@@ -33,9 +33,9 @@ public enum AuditReport {
         var type = entry.event.kind.typeName.description
         switch entry.event.kind {
         case let .itemAdded(_, product, q, p, c):
-            subject = String(identifier: ids.products[product]); qty = Money.grouped(q); price = Money.format(p, c)
+            subject = String(identifier: ids.products[product]); qty = Thousands.grouped(q); price = Money.format(p, c)
         case let .quantityChanged(_, product, q):
-            subject = String(identifier: ids.products[product]); qty = Money.grouped(q)
+            subject = String(identifier: ids.products[product]); qty = Thousands.grouped(q)
         case let .itemRemoved(_, product):
             subject = String(identifier: ids.products[product])
         case let .checkedOut(_, order):
@@ -45,8 +45,8 @@ public enum AuditReport {
         case .ignored:
             type = record?.type.map { String(identifier: $0) } ?? type
         }
-        let units = Int64(exactly: entry.cartUnits).map(Money.grouped) ?? entry.cartUnits.description
-        let total = entry.cartTotal.int64.map { total in currency.map { Money.format(total, $0) } ?? Money.grouped(total) }
+        let units = Int64(exactly: entry.cartUnits).map(Thousands.grouped) ?? entry.cartUnits.description
+        let total = entry.cartTotal.int64.map { total in currency.map { Money.format(total, $0) } ?? Thousands.grouped(total) }
             ?? entry.cartTotal.description
         table.row([String(entry.seq), RFC3339.format(entry.event.at), type, subject, qty, price,
                    entry.status.description, units, total])

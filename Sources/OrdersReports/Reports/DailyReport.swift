@@ -91,14 +91,14 @@ public struct DailyReport {
         var table = TextTable([.init("date"), .init("currency"), .init("orders", .right), .init("units", .right),
                                .init("revenue", .right), .init("avg order", .right)])
         for row in rows {
-            table.row([row.date.description, row.currency.description, Money.grouped(row.orders), Money.grouped(row.units),
+            table.row([row.date.description, row.currency.description, Thousands.grouped(row.orders), Thousands.grouped(row.units),
                        Money.format(row.revenue, row.currency), Money.format(row.revenue / max(row.orders, 1), row.currency)])
         }
         let totals = try totals()
         if !totals.isEmpty {
             table.rule()
             for total in totals {
-                table.row(["total", total.currency.description, Money.grouped(total.orders), Money.grouped(total.units),
+                table.row(["total", total.currency.description, Thousands.grouped(total.orders), Thousands.grouped(total.units),
                            Money.format(total.revenue, total.currency), Money.format(total.revenue / max(total.orders, 1), total.currency)])
             }
         }

@@ -79,7 +79,7 @@ public struct ProductReport {
         for row in rows {
             var cells = [row.date.description, String(identifier: row.key)]
             if named { cells.append(catalog.products[row.key]?.name ?? "") }
-            cells += [row.currency.description, Money.grouped(row.units), Money.format(row.revenue, row.currency)]
+            cells += [row.currency.description, Thousands.grouped(row.units), Money.format(row.revenue, row.currency)]
             table.row(cells)
         }
         return "sales per \(keyName) in \(zone)\n" + table.rendered

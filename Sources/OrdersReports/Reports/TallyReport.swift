@@ -51,11 +51,11 @@ public struct TallyReport {
     public func table() -> String {
         var out = ""
         for poll in polls {
-            out += "poll \(String(identifier: poll.poll)): \(Money.grouped(poll.total)) \(poll.total == 1 ? "vote" : "votes")\n"
+            out += "poll \(String(identifier: poll.poll)): \(Thousands.grouped(poll.total)) \(poll.total == 1 ? "vote" : "votes")\n"
             var table = TextTable([.init("rank", .right), .init("candidate"), .init("votes", .right), .init("share", .right)])
             for (i, row) in poll.rows.enumerated() {
                 let share = Double(row.votes) / Double(poll.total) * 100
-                table.row(["\(i + 1)", String(identifier: row.candidate), Money.grouped(row.votes), percent(share)])
+                table.row(["\(i + 1)", String(identifier: row.candidate), Thousands.grouped(row.votes), percent(share)])
             }
             out += table.rendered + "\n"
         }

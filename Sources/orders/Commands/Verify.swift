@@ -81,7 +81,7 @@ extension Orders {
             } else {
                 var text = "verify \(stream.name): OK\n"
                 text += "  format     NDJSON, every line well-formed\n"
-                text += "  events     \(Money.grouped(count))\n"
+                text += "  events     \(Thousands.grouped(count))\n"
                 if strict { text += anomalyLine(anomalies) }
                 Console.write(text)
             }
@@ -139,13 +139,13 @@ extension Orders {
                 var text = "verify \(log): \(sound ? "OK" : "CORRUPT")\n"
                 text += "  format     version \(survey.version.map(String.init) ?? "unreadable")\n"
                 text += "  commits    \(survey.commits)\n"
-                text += "  batches    \(Money.grouped(reader.batchCount)) readable\n"
+                text += "  batches    \(Thousands.grouped(reader.batchCount)) readable\n"
                 let lost = reader.eventCount - readable
-                text += "  events     \(Money.grouped(reader.eventCount)) committed" + (lost == 0 ? ", all readable\n" : ", \(Money.grouped(lost)) unreadable\n")
+                text += "  events     \(Thousands.grouped(reader.eventCount)) committed" + (lost == 0 ? ", all readable\n" : ", \(Thousands.grouped(lost)) unreadable\n")
                 for skip in damage { text += "  damage     \(skip)\n" }
                 if let twice { text += "  damage     \(twice)\n" }
                 if let cutShort { text += "  damage     \(cutShort)\n" }
-                if let checkpoint { text += "  acked      \(Money.grouped(Int64(checkpoint.endSeq) - 1)) events (\(WriterCheckpoint.path(of: log)))\n" }
+                if let checkpoint { text += "  acked      \(Thousands.grouped(Int64(checkpoint.endSeq) - 1)) events (\(WriterCheckpoint.path(of: log)))\n" }
                 if let tail = reader.tail {
                     let next = cutShort == nil ? "the next import removes them" : "acknowledged, so no import removes them"
                     text += "  tail       \(tail.length) bytes after byte \(tail.offset) that no commit covers (\(tail.reason)); \(next)\n"

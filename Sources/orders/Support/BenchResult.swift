@@ -40,13 +40,13 @@ struct BenchResult {
         for row in rows {
             table.row([
                 row.name, seconds(row.seconds), row.phaseSeconds.map(phase) ?? "",
-                Money.grouped(rate(row)),
+                Thousands.grouped(rate(row)),
                 fixed(Double(payloadBytes) / 1e6 / row.seconds, 0), fixed(row.seconds / floorSeconds, 2) + "×",
             ])
         }
         let perEvent = events > 0 ? fixed(Double(logBytes) / Double(events), 2) : "-"
-        return "bench \(file): \(Money.grouped(events)) events, \(Money.grouped(logBytes)) bytes of log (\(perEvent) bytes/event), "
-            + "\(Money.grouped(payloadBytes)) bytes of payload; best of \(runs)\n" + table.rendered
+        return "bench \(file): \(Thousands.grouped(events)) events, \(Thousands.grouped(logBytes)) bytes of log (\(perEvent) bytes/event), "
+            + "\(Thousands.grouped(payloadBytes)) bytes of payload; best of \(runs)\n" + table.rendered
     }
 
     var json: [UInt8] {
