@@ -29,9 +29,15 @@ struct ReliabilityTests {
         #expect(try CLI.run(["generate", "--events", "\(batch)", "--format", "ndjson", "-o", input]).status == 0)
         var acknowledged: Int64 = 0
         var random = UInt64(7)
-        var killed = 0, completed = 0, partial = 0, lost = 0, tailsReported = 0
-        for _ in 0..<trials {
+        var killed = 0, completed = 0, partial = 0, lost = 0, tailsReported = 0, midWrite = 0
+        // How long an import runs here, from one left alone: the kills fall within half as long again, so that some complete.
+        let started = Date()
+        #expect(try CLI.run(["import", log, input, "--batch-events", "2000", "--again"]).status == 0)
+        let span = max(0.05, 1.5 * Date().timeIntervalSince(started))
+        acknowledged = try committed(log).count
+        for trial in 0..<trials {
             let before = try committed(log)
+            let sizeBefore = (try? FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? 0
             let process = Process()
             process.executableURL = CLI.binary
             // The same file each time, on purpose: --again, since its events have no ids.
@@ -42,7 +48,16 @@ struct ReliabilityTests {
             process.standardOutput = FileHandle.nullDevice
             try process.run()
             random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            usleep(UInt32(random >> 33) % 1_400_000)
+            if trial % 2 == 0 {
+                // At a random moment.
+                usleep(UInt32((random >> 33) % UInt64(span * 1_000_000)))
+            } else {
+                // As soon as the log grows: mid-write, unless the commit comes first.
+                let deadline = Date().addingTimeInterval(span)
+                while Date() < deadline, ((try? FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? 0) <= sizeBefore {
+                    usleep(200)
+                }
+            }
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             let wasKilled = process.terminationReason == .uncaughtSignal
@@ -51,6 +66,8 @@ struct ReliabilityTests {
             if after.count < acknowledged { lost += 1 }
             if wasKilled {
                 killed += 1
+                // Killed with batches written and no commit after them: the kill landed mid-write.
+                if after.tail != nil { midWrite += 1 }
             } else {
                 completed += 1
                 #expect(process.terminationStatus == 0)
@@ -67,7 +84,10 @@ struct ReliabilityTests {
         }
         #expect(partial == 0)
         #expect(lost == 0)
-        print("crash harness: \(trials) trials, \(killed) imports killed, \(completed) completed, \(tailsReported) torn tails removed and reported, \(partial) partial imports, \(lost) acknowledged events lost")
+        // Kills that land before the first batch or after the commit prove little: a third must land mid-write
+        // (half the kills wait for the log to grow).
+        #expect(midWrite * 3 >= trials, "\(midWrite) of \(trials) kills landed mid-write")
+        print("crash harness: \(trials) trials, \(killed) imports killed (\(midWrite) mid-write), \(completed) completed, \(tailsReported) torn tails removed and reported, \(partial) partial imports, \(lost) acknowledged events lost")
     }
 
     /// A producer that retries after every crash, with event ids: each

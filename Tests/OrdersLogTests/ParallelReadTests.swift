@@ -284,13 +284,18 @@ struct ParallelReadTests {
         let victim = try #require(reader.batchOffsets.dropFirst().first)
         bytes[Int(victim) + 5] ^= 0x5A
         write(bytes, to: path)
+        // The same error on every thread count, found at the damaged batch, and the same batch skipped.
+        var errors: [InputError] = []
         for threads in [1, 3] {
-            #expect(throws: InputError.self, "threads: \(threads)") { _ = try replay(path, threads: threads) }
+            let error = #expect(throws: InputError.self, "threads: \(threads)") { _ = try replay(path, threads: threads) }
+            if let error { errors.append(error) }
+            #expect(error?.location == .offset(victim), "threads: \(threads): \(String(describing: error))")
             let skipping = try LogReader(path: path, skippingCorrupt: true, threads: threads)
             var ids = Identifiers()
             var events: [Event] = []
             while try skipping.next(ids: &ids, into: &events) != nil {}
-            #expect(skipping.skipped.count == 1, "threads: \(threads)")
+            #expect(skipping.skipped.map(\.offset) == [victim], "threads: \(threads)")
         }
+        #expect(errors.count == 2 && errors[0] == errors[1])
     }
 }
