@@ -68,6 +68,7 @@ let package = Package(
         .testTarget(name: "OrdersCoreTests", dependencies: ["OrdersCore"]),
         .testTarget(name: "OrdersLogTests", dependencies: ["OrdersLog", "OrdersCore"]),
         .testTarget(name: "OrdersReportsTests", dependencies: ["OrdersReports", "OrdersCore", "OrdersLog"]),
+        .testTarget(name: "OrdersWorkloadTests", dependencies: ["OrdersWorkload", "OrdersCore"]),
         .testTarget(
             name: "OrdersCLITests",
             dependencies: ["OrdersLog", "OrdersCore", "OrdersWorkload"]

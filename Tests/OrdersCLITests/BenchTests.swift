@@ -11,10 +11,25 @@ struct BenchTests {
         let phases = try #require(object["phases"] as? [[String: Any]])
         let names = phases.compactMap { $0["name"] as? String }
         #expect(names.suffix(5) == ["decompress (libzstd)", "+ decode", "+ fold", "+ reports: replay, 1 thread", "replay, 2 threads"])
+        // The figures agree with one another: each rate is its count over its time, each ratio its time over the floor's.
+        let payload = try #require(object["payload_bytes"] as? Int), logBytes = try #require(object["log_bytes"] as? Int)
+        #expect(logBytes > 0 && payload > logBytes, "the payload is what the log's zstd frames hold, and they compress it")
+        let floor = try #require(phases.first?["seconds"] as? Double)
+        func close(_ a: Double, _ b: Double, within share: Double) -> Bool { abs(a - b) <= share * max(abs(a), abs(b)) }
+        var previous: Double?
         for phase in phases {
-            #expect((phase["seconds"] as? Double ?? 0) > 0)
-            #expect((phase["events_per_second"] as? Int ?? 0) > 0)
-            #expect((phase["floor_ratio"] as? Double ?? 0) > 0)
+            let name = phase["name"] as? String ?? "?"
+            let seconds = try #require(phase["seconds"] as? Double, "\(name)")
+            #expect(seconds > 0, "\(name)")
+            // Times are printed to 0.1 ms, so rates and ratios computed from the exact times agree within that.
+            let slack = 0.0001 / seconds + 0.01
+            #expect(close(Double(phase["events_per_second"] as? Int ?? 0), 30_000 / seconds, within: slack), "\(name): \(phase)")
+            #expect(close(phase["mb_per_second"] as? Double ?? 0, Double(payload) / seconds / 1e6, within: slack + 0.01), "\(name): \(phase)")
+            #expect(close(phase["floor_ratio"] as? Double ?? 0, seconds / floor, within: slack + 0.0001 / floor), "\(name): \(phase)")
+            if let phaseSeconds = phase["phase_seconds"] as? Double, let previous {
+                #expect(abs(phaseSeconds - (seconds - previous)) <= 0.00015, "\(name): \(phase)")
+            }
+            if name.hasPrefix("+") || name.hasPrefix("decompress") { previous = seconds }
         }
     }
 
