@@ -36,9 +36,10 @@ public struct ExactSum: Hashable, Sendable, BitwiseCopyable {
 }
 
 /// A report's sum did not fit a signed 64-bit integer.
-public struct SumOverflow: Error, Hashable, Sendable, CustomStringConvertible {
+public struct SumOverflow: OrdersError, Hashable, Sendable, CustomStringConvertible {
     /// What was being summed, e.g. `revenue of 2025-09-16 in KRW`.
     public var name: String
+    public var code: ErrorCode { .sumOverflow }
 
     public init(name: String) { self.name = name }
 

@@ -1,7 +1,9 @@
+import OrdersCore
+
 /// Input that `orders` cannot read: malformed NDJSON, or a log that is
 /// corrupt or not a log. It says where (file, then line or byte offset) and,
 /// for an event, which field.
-public struct InputError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct InputError: OrdersError, Hashable, Sendable, CustomStringConvertible {
     public enum Location: Hashable, Sendable {
         /// A 1-based line of an NDJSON file.
         case line(Int)
@@ -14,13 +16,16 @@ public struct InputError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The event field at fault, e.g. `qty`.
     public var field: String?
     public var message: String
+    /// ``ErrorCode/malformedInput``, ``ErrorCode/corruptLog`` or ``ErrorCode/idConflict``.
+    public var code: ErrorCode
 
     /// The line, if it is one of NDJSON.
     public var line: Int? {
         if case .line(let line) = location { line } else { nil }
     }
 
-    public init(file: String, location: Location? = nil, field: String? = nil, message: String) {
+    public init(file: String, location: Location? = nil, field: String? = nil, message: String, code: ErrorCode = .malformedInput) {
+        self.code = code
         self.file = file
         self.location = location
         self.field = field

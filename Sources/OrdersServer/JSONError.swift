@@ -1,5 +1,6 @@
 import Hummingbird
 import NIOCore
+import OrdersCore
 import OrdersReports
 
 /// An error answered as the spec's `{"error": "...", ...}` with its status:
@@ -14,6 +15,12 @@ struct JSONError: HTTPResponseError {
         var object = JSONObject()
         object.string("error", message)
         body = object.closed + [0x0A]
+    }
+
+    /// An error of the modules below, answered with the status its code says (a sum past 64 bits: 422).
+    init(_ error: any Error) {
+        let code = (error as? any OrdersError)?.code
+        self.init(HTTPResponse.Status(code: code?.httpStatus ?? 500), "\(error)")
     }
 
     /// A refused append, with what it names.

@@ -356,7 +356,7 @@ actor LiveLog {
                 case .duplicate: continue
                 case .conflict(let held):
                     writer.arrivingIDs.forget(fromSeq: mark)
-                    throw Refusal(status: 409, message: "\(String(decoding: id, as: UTF8.self)) is the id of another event",
+                    throw Refusal(status: ErrorCode.idConflict.httpStatus, message: "\(String(decoding: id, as: UTF8.self)) is the id of another event",
                                   line: entry?.line, field: "id", seq: held)
                 }
             }

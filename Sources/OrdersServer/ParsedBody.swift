@@ -15,7 +15,7 @@ struct ParsedBody: Sendable {
         do {
             try NDJSONBody.parse(body, name: "body", ids: &ids, into: &events, records: &records)
         } catch {
-            throw LiveLog.Refusal(status: 400, message: error.message, line: error.line, field: error.field)
+            throw LiveLog.Refusal(status: error.code.httpStatus, message: error.message, line: error.line, field: error.field)
         }
     }
 

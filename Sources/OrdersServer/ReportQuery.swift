@@ -17,7 +17,7 @@ struct ReportQuery {
         do throws(TimeZones.Unknown) {
             zone = try TimeZones.rules(named: query.get("tz").map { String($0) } ?? "UTC")
         } catch {
-            throw JSONError(.badRequest, error.description)
+            throw JSONError(error)
         }
         func date(_ name: String) throws -> CivilDate? {
             guard let text = query.get(name) else { return nil }

@@ -58,7 +58,7 @@ public enum Server {
             do {
                 return json(try SummaryReport.json(await live.reports.summary))
             } catch {
-                throw JSONError(.unprocessableContent, "\(error)")
+                throw JSONError(error)
             }
         }
         router.get("events") { request, _ in
@@ -196,7 +196,7 @@ public enum Server {
                 return Self.json(try json())
             }
         } catch {
-            throw JSONError(.unprocessableContent, "\(error)")
+            throw JSONError(error)
         }
     }
 

@@ -286,7 +286,8 @@ struct LogFileTests {
         let checkpoint = contents(WriterCheckpoint.path(of: path))
         for length in FileHeader.size..<bytes.count {
             write(Array(bytes[..<length]), to: path)
-            #expect(throws: InputError.self, "cut at \(length)") { _ = try LogWriter(path: path) }
+            let error = #expect(throws: InputError.self, "cut at \(length)") { _ = try LogWriter(path: path) }
+            #expect(error?.code == .corruptLog, "cut at \(length)")
             // Nothing was cut, and the checkpoint still says what is missing.
             #expect(contents(path).count == length, "cut at \(length)")
             #expect(contents(WriterCheckpoint.path(of: path)) == checkpoint)
@@ -422,7 +423,8 @@ struct LogFileTests {
     @Test func aFileThatIsNotALogIsRefusedForAppending() throws {
         let dir = temporaryDirectory(), path = dir + "/events.ndjson"
         write(Array("{\"type\":\"vote_cast\"}\n".utf8), to: path)
-        #expect(throws: InputError.self) { try LogWriter(path: path) }
+        let error = #expect(throws: InputError.self) { try LogWriter(path: path) }
+        #expect(error?.code == .malformedInput)
         #expect(contents(path) == Array("{\"type\":\"vote_cast\"}\n".utf8))
     }
 }
@@ -787,7 +789,8 @@ struct VerifyTests {
         }.first!
         bytes[secondHeader + 20] ^= 0xFF
         write(bytes, to: path)
-        #expect(throws: InputError.self) { try exported(path) }
+        let error = #expect(throws: InputError.self) { try exported(path) }
+        #expect(error?.code == .corruptLog)
         let (damaged, readable) = try verify(path)
         #expect(readable == 200)
         #expect(damaged.skipped.map(\.seqs) == [101..<201])

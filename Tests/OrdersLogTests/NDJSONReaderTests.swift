@@ -6,6 +6,21 @@ import Testing
 
 @Suite("Reading NDJSON files")
 struct NDJSONReaderTests {
+    /// Errors carry the code that says what they mean, for the exit status and the HTTP status.
+    @Test func errorsCarryTheirCodes() throws {
+        let dir = temporaryDirectory()
+        let missing = #expect(throws: FileError.self) { _ = try openEvents(dir + "/missing.ndjson") }
+        #expect(missing?.code == .cannotOpen && missing?.code.exitStatus == 66 && missing?.code.httpStatus == 404)
+        write(Array((Self.two + "\n" + #"{"type":"vote_cast","qty":0}"#).utf8), to: dir + "/bad.ndjson")
+        let malformed = #expect(throws: InputError.self) { _ = try count(contents(dir + "/bad.ndjson")) }
+        #expect(malformed?.code == .malformedInput && malformed?.line == 3 && malformed?.code.exitStatus == 65 && malformed?.code.httpStatus == 400)
+        let conflicting = #"{"id":"e","type":"vote_cast","at":"2025-09-16T09:00:00Z","poll":"p","voter":"a","candidate":"x"}"# + "\n"
+            + #"{"id":"e","type":"vote_cast","at":"2025-09-16T09:00:00Z","poll":"p","voter":"a","candidate":"y"}"#
+        let conflict = #expect(throws: InputError.self) { _ = try count(Array(conflicting.utf8)) }
+        #expect(conflict?.code == .idConflict && conflict?.field == "id" && conflict?.code.httpStatus == 409)
+        #expect(SumOverflow(name: "revenue").code.exitStatus == 1 && SumOverflow(name: "revenue").code.httpStatus == 422)
+    }
+
     /// A reader of a pipe whose writer is still there but silent: when the
     /// reader goes, its reading thread, blocked in a read, must end too and
     /// close the pipe (it used to stay blocked for as long as the writer lived).
@@ -140,7 +155,8 @@ struct NDJSONReaderTests {
         var compressor = try ZstdCompressor(level: 3)
         let text = Array(String(repeating: Self.two + "\n", count: 50).utf8)
         _ = try text.withUnsafeBytes { try compressor.compressFrame($0, appendingTo: &compressed) }
-        #expect(throws: InputError.self) { try count(Array(compressed.dropLast(7))) }
+        let error = #expect(throws: InputError.self) { try count(Array(compressed.dropLast(7))) }
+        #expect(error?.code == .malformedInput)
     }
 
     /// The fast path reads a chunk's lines with no search for their ends

@@ -20,18 +20,17 @@ struct ParallelReadTests {
         let inode = status.st_ino
         // The second batch a worker loads of this file waits until released, then notes whether its file is open.
         let inside = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
-        let loads = Atomic<Int>(0), openWhenReleased = Mutex<Bool?>(nil)
-        willLoad.withLock {
-            $0 = { file in
-                var status = stat()
-                guard fstat(file.rawValue, &status) == 0, status.st_ino == inode,
-                      loads.add(1, ordering: .relaxed).newValue == 2 else { return }
-                inside.signal()
-                release.wait()
-                openWhenReleased.withLock { $0 = fcntl(file.rawValue, F_GETFD) != -1 }
-            }
+        // 0 until released, then 1 if the file was open, 2 if not.
+        let loads = Atomic<Int>(0), openWhenReleased = Atomic<Int>(0)
+        WillLoad.set { file in
+            var status = stat()
+            guard fstat(file.rawValue, &status) == 0, status.st_ino == inode,
+                  loads.add(1, ordering: .relaxed).newValue == 2 else { return }
+            inside.signal()
+            release.wait()
+            openWhenReleased.store(fcntl(file.rawValue, F_GETFD) != -1 ? 1 : 2, ordering: .sequentiallyConsistent)
         }
-        defer { willLoad.withLock { $0 = nil } }
+        defer { WillLoad.set(nil) }
         let dropped = DispatchSemaphore(value: 0)
         final class Holder: @unchecked Sendable {  // Handed to one thread, which alone touches it after.
             var reader: LogReader?
@@ -50,7 +49,7 @@ struct ParallelReadTests {
         Thread.sleep(forTimeInterval: 0.2)
         release.signal()
         #expect(dropped.wait(timeout: .now() + 10) == .success)
-        #expect(openWhenReleased.withLock { $0 } == true)
+        #expect(openWhenReleased.load(ordering: .sequentiallyConsistent) == 1)
     }
 
     /// A log written in a few appends of random sizes, in batches of a random size.

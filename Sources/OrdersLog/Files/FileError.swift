@@ -3,27 +3,39 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import OrdersCore
 import SystemPackage
 
 /// A file could not be opened, read, written or locked.
-public struct FileError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct FileError: OrdersError, Hashable, Sendable, CustomStringConvertible {
     public var path: String
     /// What was being done, e.g. `opening`, `syncing`.
     public var operation: String
     public var reason: String
+    /// ``ErrorCode/cannotOpen`` for an input or a log that could not be opened, else ``ErrorCode/io``.
+    public var code: ErrorCode
 
-    public init(path: String, operation: String, reason: String) {
+    public init(path: String, operation: String, reason: String, code: ErrorCode = .io) {
         self.path = path
         self.operation = operation
         self.reason = reason
+        self.code = code
     }
 
-    init(path: String, operation: String, errno: Errno) {
-        self.init(path: path, operation: operation, reason: errno.description)
+    init(path: String, operation: String, errno: Errno, code: ErrorCode = .io) {
+        self.init(path: path, operation: operation, reason: errno.description, code: code)
+    }
+
+    /// The file at `path` could not be opened, for `reason`.
+    public static func opening(_ path: String, reason: String) -> FileError {
+        FileError(path: path, operation: "opening", reason: reason, code: .cannotOpen)
     }
 
     public var description: String { "\(path): \(operation) failed: \(reason)" }
 }
+
+/// The C `stat` structure, by a name that a `FileDescriptor` member does not hide.
+private typealias FileStatus = stat
 
 extension FileDescriptor {
     /// Opens `path` to read it as an input. A directory opens, then fails
@@ -34,12 +46,12 @@ extension FileDescriptor {
         do {
             file = try FileDescriptor.open(FilePath(path), .readOnly)
         } catch {
-            throw FileError(path: path, operation: "opening", reason: "\(error)")
+            throw .opening(path, reason: "\(error)")
         }
-        var status = Glibc.stat()
+        var status = FileStatus()
         if fstat(file.rawValue, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
             try? file.close()
-            throw FileError(path: path, operation: "opening", errno: .isDirectory)
+            throw FileError(path: path, operation: "opening", errno: .isDirectory, code: .cannotOpen)
         }
         return file
     }

@@ -78,7 +78,7 @@ public struct LogLayout: Sendable {
         try header.withUnsafeMutableBytes { try file.readAll(at: 0, into: $0, path: path) }
         let decoded = header.withUnsafeBytes { bytes in Result { () throws(ByteReader.Malformed) in try FileHeader.decode(bytes) } }
         switch decoded {
-        case .failure(let error): throw InputError(file: path, location: .offset(Int64(error.position)), message: error.reason)
+        case .failure(let error): throw InputError(file: path, location: .offset(Int64(error.position)), message: error.reason, code: .corruptLog)
         case .success(let header): layout.version = header.version
         }
 
@@ -169,7 +169,8 @@ public struct LogLayout: Sendable {
         }
         if let stop, stop.damaged {
             throw InputError(file: path, location: .offset(stop.offset),
-                             message: "the log is corrupt: \(stop.reason) (events from seq \(seq) on cannot be read); run `orders verify`")
+                             message: "the log is corrupt: \(stop.reason) (events from seq \(seq) on cannot be read); run `orders verify`",
+                             code: .corruptLog)
         }
         if layout.committedEnd < size {
             layout.tail = Tail(offset: layout.committedEnd, length: size - layout.committedEnd,

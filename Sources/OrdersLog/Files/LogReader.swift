@@ -4,7 +4,6 @@ import Glibc
 import Darwin
 #endif
 import OrdersCore
-import Synchronization
 import SystemPackage
 
 /// Reads the committed events of a log, batch by batch, verifying each
@@ -405,7 +404,7 @@ public final class LogReader: EventStream {
     /// A corrupt batch as the error a strict reader fails with.
     private func corrupt(_ batch: LogLayout.Batch, _ failure: BatchFailure) -> InputError {
         InputError(file: name, location: .offset(failure.offset),
-                   message: "corrupt batch (seq \(batch.header.firstSeq)–\(batch.header.endSeq - 1)): \(failure.reason)")
+                   message: "corrupt batch (seq \(batch.header.firstSeq)–\(batch.header.endSeq - 1)): \(failure.reason)", code: .corruptLog)
     }
 
     /// Loads `batch` into `current`, on this thread or from the workers,
@@ -469,9 +468,20 @@ public final class LogReader: EventStream {
 }
 
 /// One worker's batch loader, made on its own thread.
-/// Called by a worker with the file before it loads a batch: for a test to
+/// What a worker calls with the file before it loads a batch: for a test to
 /// hold a worker while its reader goes.
-let willLoad = Mutex<(@Sendable (FileDescriptor) -> Void)?>(nil)
+///
+/// Guarded by a pthread mutex (``Condition``) rather than `Mutex`, whose
+/// futex the thread sanitizer does not follow: it took the hook's
+/// reads and writes for a race.
+enum WillLoad {
+    private static let lock = Condition()
+    nonisolated(unsafe) private static var hook: (@Sendable (FileDescriptor) -> Void)?
+
+    static func set(_ hook: (@Sendable (FileDescriptor) -> Void)?) { lock.locked { Self.hook = hook } }
+
+    static func call(_ file: FileDescriptor) { lock.locked { hook }?(file) }
+}
 
 private final class LoaderBox: @unchecked Sendable {  // Used by the one thread that made it.
     private var loader: BatchLoader
@@ -491,7 +501,7 @@ private final class LoaderBox: @unchecked Sendable {  // Used by the one thread 
         return { job in
             var loaded = LoadedBatch()
             swap(&loaded, &job.1)
-            willLoad.withLock { $0 }?(file)
+            WillLoad.call(file)
             do {
                 try own.loader.load(job.0, into: &loaded, doing: job.2)
                 return .success(loaded)

@@ -173,7 +173,7 @@ public final class LogWriter {
                 throw FileError(path: path, operation: "creating", reason: "\(error)")
             }
         } catch {
-            throw FileError(path: path, operation: "opening", reason: "\(error)")
+            throw FileError.opening(path, reason: "\(error)")
         }
         file = opened
         self.created = created
@@ -202,7 +202,7 @@ public final class LogWriter {
             }
             if let missing = checkpoint?.missing(endSeq: layout.endSeq, committedEnd: layout.committedEnd) {
                 throw InputError(file: path, location: .offset(layout.committedEnd),
-                                 message: "the log is corrupt: \(missing); nothing was cut; run `orders verify`")
+                                 message: "the log is corrupt: \(missing); nothing was cut; run `orders verify`", code: .corruptLog)
             }
             checkpointFile = try CheckpointFile(log: path, last: checkpoint)
             if created || checkpoint == nil { try checkpointFile.reset() }
@@ -367,7 +367,7 @@ public final class LogWriter {
                 var quoted: [UInt8] = []
                 JSONText.appendString(id, to: &quoted)
                 throw InputError(file: name, location: entry.line > 0 ? .line(entry.line) : nil, field: "id",
-                                 message: "\(String(decoding: quoted, as: UTF8.self)) is the id of another event, at seq \(seq)")
+                                 message: "\(String(decoding: quoted, as: UTF8.self)) is the id of another event, at seq \(seq)", code: .idConflict)
             }
         }
         guard !dropped.isEmpty else { return }
@@ -393,7 +393,7 @@ public final class LogWriter {
         do {
             return try FileDescriptor.open(FilePath(path), .readWrite)
         } catch {
-            throw FileError(path: path, operation: "opening", reason: "\(error)")
+            throw FileError.opening(path, reason: "\(error)")
         }
     }
 
@@ -443,7 +443,7 @@ public final class LogWriter {
                     case .new: break
                     case .duplicate: duplicatesPassedOver += 1; continue
                     case .conflict(let held):
-                        throw InputError(file: stream.name, message: "the event with id \(String(decoding: id, as: UTF8.self)) is another event than the one at seq \(held)")
+                        throw InputError(file: stream.name, message: "the event with id \(String(decoding: id, as: UTF8.self)) is another event than the one at seq \(held)", code: .idConflict)
                     }
                 }
                 records.append(record, index: kept.count)

@@ -81,6 +81,6 @@ final class RecordLoader {
 
     private func corrupt(_ batch: LogLayout.Batch, at offset: Int64, _ reason: String) -> InputError {
         InputError(file: name, location: .offset(offset),
-                   message: "corrupt batch (seq \(batch.header.firstSeq)–\(batch.header.endSeq - 1)): \(reason)")
+                   message: "corrupt batch (seq \(batch.header.firstSeq)–\(batch.header.endSeq - 1)): \(reason)", code: .corruptLog)
     }
 }

@@ -76,7 +76,7 @@ public struct WriterCheckpoint: Hashable, Sendable {
         } catch Errno.noSuchFileOrDirectory {
             return nil
         } catch {
-            throw FileError(path: path, operation: "opening", reason: "\(error)")
+            throw FileError.opening(path, reason: "\(error)")
         }
         defer { try? file.close() }
         var bytes = [UInt8](repeating: 0, count: 2 * slotSize)
@@ -122,7 +122,7 @@ final class CheckpointFile {
         do {
             file = try FileDescriptor.open(FilePath(path), .readWrite, options: [.create], permissions: [.ownerReadWrite, .groupRead, .otherRead])
         } catch {
-            throw FileError(path: path, operation: "opening", reason: "\(error)")
+            throw FileError.opening(path, reason: "\(error)")
         }
         self.last = last
     }

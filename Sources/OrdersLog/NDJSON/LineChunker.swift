@@ -60,7 +60,7 @@ final class LineChunker {
             wake = nil
         } else {
             var ends: [Int32] = [-1, -1]
-            guard pipe(&ends) == 0 else { throw FileError(path: name, operation: "opening", errno: Errno(rawValue: errno)) }
+            guard pipe(&ends) == 0 else { throw FileError(path: name, operation: "making a pipe to wake its reads", errno: Errno(rawValue: errno)) }
             wake = (ends[0], ends[1])
         }
         bytesRead.store(Int64(prefix.count), ordering: .relaxed)

@@ -160,7 +160,7 @@ public final class NDJSONReader: EventStream {
                     var quoted: [UInt8] = []
                     JSONText.appendString(id, to: &quoted)
                     throw InputError(file: name, location: .line(line + entry.line), field: "id",
-                                     message: "\(String(decoding: quoted, as: UTF8.self)) is the id of another event, at seq \(held)")
+                                     message: "\(String(decoding: quoted, as: UTF8.self)) is the id of another event, at seq \(held)", code: .idConflict)
                 }
             }
             records.append(entry.record, index: index, line: line + entry.line)

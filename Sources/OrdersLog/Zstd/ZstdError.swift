@@ -1,7 +1,10 @@
 import CZstd
+import OrdersCore
 
 /// An error from libzstd, with zstd's own name for it.
-public struct ZstdError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct ZstdError: OrdersError, Hashable, Sendable, CustomStringConvertible {
+    /// What zstd refuses is damaged input: a compressed file or a log's frame.
+    public var code: ErrorCode { .malformedInput }
     /// zstd's error name, e.g. `Data corruption detected`.
     public var name: String
     /// What `orders` was doing, e.g. `decompressing a frame`.

@@ -86,9 +86,10 @@ extension KeyedDecodingContainer {
 }
 
 /// A catalog file that cannot be read or does not have the API's shape.
-public struct CatalogError: Error, Equatable, CustomStringConvertible {
+public struct CatalogError: OrdersError, Equatable, CustomStringConvertible {
     public var path: String
     public var reason: String
+    public var code: ErrorCode { .badCatalog }
 
     public init(path: String, reason: String) {
         self.path = path

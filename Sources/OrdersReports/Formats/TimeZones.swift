@@ -5,8 +5,9 @@ import OrdersCore
 /// once, before a replay. Foundation stays here, at the edge.
 public enum TimeZones {
     /// A zone name that is not in the database, and what to give instead.
-    public struct Unknown: Error, CustomStringConvertible {
+    public struct Unknown: OrdersError, CustomStringConvertible {
         public var description: String
+        public var code: ErrorCode { .unknownZone }
     }
 
     /// The span the transition table covers; outside it the nearest offset holds.

@@ -109,7 +109,7 @@ extension Orders {
             let compressed = output.hasSuffix(".zst")
             var compressor = try ZstdCompressor(level: 3, checksum: true)
             let file: Int32 = output == "-" ? 1 : open(output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-            guard file >= 0 else { throw FileError(path: output, operation: "opening", reason: String(cString: strerror(errno))) }
+            guard file >= 0 else { throw FileError.opening(output, reason: String(cString: strerror(errno))) }
             defer { if file != 1 { close(file) } }
             var remaining = events
             var batch: [Event] = []

@@ -26,15 +26,8 @@ func reportingFailures(consequence: String? = nil, _ body: () throws -> Void) th
         throw error
     } catch {
         Console.flush()
-        let status: Int32
-        switch error {
-        case is InputError, is CatalogError: status = ExitStatus.dataError
-        case is SumOverflow: status = ExitStatus.sumOverflow
-        case let error as FileError where error.operation == "opening": status = ExitStatus.noInput
-        case is FileError: status = ExitStatus.ioError
-        case is ZstdError: status = ExitStatus.dataError
-        default: status = 1
-        }
+        // Each module's errors carry their code (ErrorCode), which says the exit status.
+        let status = (error as? any OrdersError)?.code.exitStatus ?? 1
         Console.note("orders: error: \(error)")
         if let consequence { Console.note("orders: \(consequence)") }
         throw ExitCode(status)
