@@ -1,7 +1,7 @@
 import Foundation
 import OrdersCore
 import Testing
-@testable import OrdersLog
+@_spi(Bench) @testable import OrdersLog
 
 @Suite("The log file: round trips, appends, crashes and corruption")
 struct LogFileTests {
@@ -54,10 +54,10 @@ struct LogFileTests {
                 #expect(eventsRead == 2000 * writer.idReads)
                 #expect(position.map { $0.done == $0.total } == true)
             }
-            try writer.append(contentsOf: openEvents(dir + "/b.log", threads: threads), compressors: threads)
+            try writer.append(contentsOf: openEvents(dir + "/b.log", options: ReadOptions(threads: threads)), compressors: threads)
             writer.rollback()
             for stream in ["b.log", "a.ndjson", "c.ndjson"] {
-                try writer.append(contentsOf: openEvents(dir + "/" + stream, threads: threads), compressors: threads)
+                try writer.append(contentsOf: openEvents(dir + "/" + stream, options: ReadOptions(threads: threads)), compressors: threads)
             }
             try writer.commit(ids: Identifiers())
             return (path, writer.idReads)
@@ -173,7 +173,7 @@ struct LogFileTests {
         plain.noteImport(digest, seqs: 701..<1601)
         try plain.commit(ids: second)
         let direct = try LogWriter(path: dir + "/direct.log", batchEvents: 64, threads: threads)
-        try direct.append(contentsOf: openEvents(dir + "/added.ndjson", threads: threads), compressors: threads)
+        try direct.append(contentsOf: openEvents(dir + "/added.ndjson", options: ReadOptions(threads: threads)), compressors: threads)
         try direct.commit(ids: Identifiers())
 
         #expect(contents(dir + "/direct.log") == contents(dir + "/plain.log"))
@@ -363,7 +363,7 @@ struct LogFileTests {
         #expect { try LogReader(path: path) } throws: { ($0 as? InputError)?.message.contains("the log is corrupt") == true }
         #expect { try LogWriter(path: path) } throws: { ($0 as? InputError)?.message.contains("runs past the frame at byte") == true }
         #expect(contents(path) == bytes)
-        let reader = try LogReader(path: path, skippingCorrupt: true)
+        let reader = try LogReader(path: path, options: ReadOptions(skippingCorrupt: true))
         var ids = Identifiers()
         var events: [Event] = []
         while try reader.next(ids: &ids, into: &events) != nil {}
@@ -487,7 +487,7 @@ struct FoldedPartTests {
 
     /// Whether reading every frame as `orders verify` does finds no damage.
     private func verifies(_ path: String) throws -> Bool {
-        let reader = try LogReader(path: path, skippingCorrupt: true, checkingSpellings: true)
+        let reader = try LogReader(path: path, options: ReadOptions(skippingCorrupt: true, checkingSpellings: true))
         var ids = Identifiers()
         var events: [Event] = []
         while try reader.next(ids: &ids, into: &events) != nil { events.removeAll() }
@@ -532,7 +532,7 @@ struct VerifyTests {
 
     /// What a reading that checks spellings, as verify's, passes over in `path`, on `threads`.
     private func passedOverCheckingSpellings(_ path: String, threads: Int) throws -> (skips: [LogReader.Skip], readable: Int) {
-        let reader = try LogReader(path: path, skippingCorrupt: true, threads: threads, checkingSpellings: true)
+        let reader = try LogReader(path: path, options: ReadOptions(skippingCorrupt: true, threads: threads, checkingSpellings: true))
         var read = Identifiers()
         var events: [Event] = []
         while try reader.next(ids: &read, into: &events) != nil {}
@@ -628,7 +628,7 @@ struct VerifyTests {
             },
         ])
         for threads in 1...3 {
-            let reader = try LogReader(path: path, skippingCorrupt: true, threads: threads, checkingSpellings: true)
+            let reader = try LogReader(path: path, options: ReadOptions(skippingCorrupt: true, threads: threads, checkingSpellings: true))
             var read = Identifiers()
             var events: [Event] = []
             while try reader.next(ids: &read, into: &events) != nil {}
@@ -655,7 +655,7 @@ struct VerifyTests {
     /// What `nextText` writes for `path` on `threads`, or the error it throws.
     private func text(_ path: String, threads: Int, skippingCorrupt: Bool = false) -> Result<[UInt8], any Error> {
         Result {
-            let reader = try LogReader(path: path, skippingCorrupt: skippingCorrupt, threads: threads, callerMostlyWaits: true)
+            let reader = try LogReader(path: path, options: ReadOptions(skippingCorrupt: skippingCorrupt, threads: threads, callerMostlyWaits: true))
             var ids = Identifiers()
             var text: [UInt8] = []
             while try reader.nextText(ids: &ids, into: &text) != nil {}
@@ -696,7 +696,7 @@ struct VerifyTests {
 
     /// Reads the whole log the way `orders verify` does.
     private func verify(_ path: String) throws -> (reader: LogReader, readable: Int) {
-        let reader = try LogReader(path: path, skippingCorrupt: true)
+        let reader = try LogReader(path: path, options: ReadOptions(skippingCorrupt: true))
         var ids = Identifiers()
         var events: [Event] = []
         while try reader.next(ids: &ids, into: &events) != nil {}

@@ -48,7 +48,7 @@ struct NDJSONReaderTests {
         }
         defer { done.signal() }
         do {
-            let stream = try openEvents(fifo, threads: 3)
+            let stream = try openEvents(fifo, options: ReadOptions(threads: 3))
             var ids = Identifiers()
             var events: [Event] = []
             #expect(try stream.next(ids: &ids, into: &events) == 1)
@@ -219,7 +219,7 @@ struct NDJSONReaderTests {
                 bytes = frames
             }
             write(bytes, to: dir + "/in")
-            let stream = try openEvents(dir + "/in", threads: threads)
+            let stream = try openEvents(dir + "/in", options: ReadOptions(threads: threads))
             var ids = Identifiers()
             var events: [Event] = []
             while try stream.next(ids: &ids, into: &events) != nil {}
@@ -247,7 +247,7 @@ struct NDJSONReaderTests {
         bytes += [UInt8](repeating: 0x20, count: NDJSONReader.maxLineLength + 1) + [0x0A]
         let dir = temporaryDirectory()
         write(bytes, to: dir + "/in")
-        let stream = try openEvents(dir + "/in", threads: threads)
+        let stream = try openEvents(dir + "/in", options: ReadOptions(threads: threads))
         var ids = Identifiers()
         var events: [Event] = []
         #expect {

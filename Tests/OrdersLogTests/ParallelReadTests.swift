@@ -36,7 +36,7 @@ struct ParallelReadTests {
             var reader: LogReader?
         }
         let holder = Holder()
-        holder.reader = try LogReader(path: path, threads: 2)
+        holder.reader = try LogReader(path: path, options: ReadOptions(threads: 2))
         var readerIDs = Identifiers()
         var events: [Event] = []
         #expect(try holder.reader!.next(ids: &readerIDs, into: &events) == 1)
@@ -72,7 +72,7 @@ struct ParallelReadTests {
 
     /// The events of `path` as NDJSON, and the fold's reports, read with `threads`.
     private func replay(_ path: String, threads: Int) throws -> ([UInt8], Reports) {
-        let reader = try LogReader(path: path, threads: threads)
+        let reader = try LogReader(path: path, options: ReadOptions(threads: threads))
         var ids = Identifiers()
         var events: [Event] = []
         var projector = Projector()
@@ -103,7 +103,7 @@ struct ParallelReadTests {
     /// What `LogReader.nextText` writes for `path` on `threads`, other threads
     /// writing each batch's lines with its own spellings.
     private func text(_ path: String, threads: Int, callerMostlyWaits: Bool = true) throws -> [UInt8] {
-        let reader = try LogReader(path: path, threads: threads, callerMostlyWaits: callerMostlyWaits)
+        let reader = try LogReader(path: path, options: ReadOptions(threads: threads, callerMostlyWaits: callerMostlyWaits))
         var ids = Identifiers()
         var text: [UInt8] = []
         var events = 0
@@ -149,7 +149,7 @@ struct ParallelReadTests {
         do {
             var projector = Projector()
             var ids = Identifiers()
-            try fold(try LogReader(path: path, threads: threads), &projector, &ids)
+            try fold(try LogReader(path: path, options: ReadOptions(threads: threads)), &projector, &ids)
             let named = spellings(ids)
             return .success((projector.reports, LogReader.reportedRoles.map { named[$0.rawValue] }))
         } catch let error as InputError {
@@ -246,7 +246,7 @@ struct ParallelReadTests {
         let directory = temporaryDirectory()
         let (path, _) = try randomLog(seed: seed, in: directory)
         var batches: [[Event]] = []
-        let reader = try LogReader(path: path, threads: 2)
+        let reader = try LogReader(path: path, options: ReadOptions(threads: 2))
         var ids = Identifiers()
         var events: [Event] = []
         while try reader.next(ids: &ids, into: &events) != nil {
@@ -289,7 +289,7 @@ struct ParallelReadTests {
             let error = #expect(throws: InputError.self, "threads: \(threads)") { _ = try replay(path, threads: threads) }
             if let error { errors.append(error) }
             #expect(error?.location == .offset(victim), "threads: \(threads): \(String(describing: error))")
-            let skipping = try LogReader(path: path, skippingCorrupt: true, threads: threads)
+            let skipping = try LogReader(path: path, options: ReadOptions(skippingCorrupt: true, threads: threads))
             var ids = Identifiers()
             var events: [Event] = []
             while try skipping.next(ids: &ids, into: &events) != nil {}

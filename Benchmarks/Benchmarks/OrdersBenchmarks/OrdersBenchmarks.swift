@@ -58,7 +58,7 @@ private let largeLog = generatedLog(2_000_000, seed: 11)
 /// one thread, or on two with a worker decompressing and decoding ahead
 /// and folding the votes.
 private func replay(_ path: String, threads: Int) throws -> Int64 {
-    let reader = try LogReader(path: path, threads: threads)
+    let reader = try LogReader(path: path, options: ReadOptions(threads: threads))
     var ids = Identifiers()
     var projector = Projector()
     try reader.fold(into: &projector, ids: &ids)
@@ -157,7 +157,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("replay-2M-event-log-3-parts") { benchmark in
         for _ in benchmark.scaledIterations {
             var ids = Identifiers()
-            blackHole(try LogReader(path: largeLog, threads: 3).foldPartitioned(parts: 3, zone: .utc, ids: &ids).summary.events)
+            blackHole(try LogReader(path: largeLog, options: ReadOptions(threads: 3)).foldPartitioned(parts: 3, zone: .utc, ids: &ids).summary.events)
         }
     }
 }

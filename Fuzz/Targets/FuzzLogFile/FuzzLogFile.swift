@@ -46,7 +46,7 @@ public func fuzzLogFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         if !failed { fatalError("the direct fold failed where next did not: \(error)") }
     }
     // On two threads a worker decodes the columns while this thread folds: the same reports, or the same error.
-    if let paired = try? LogReader(path: path, threads: 2) {
+    if let paired = try? LogReader(path: path, options: ReadOptions(threads: 2)) {
         var twoThreads = Projector()
         var twoThreadsIDs = Identifiers()
         do {
@@ -86,7 +86,7 @@ public func fuzzLogFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 private func exported(_ path: String, threads: Int, skipping: Bool) -> (text: [UInt8], error: String?) {
     var text: [UInt8] = []
     do {
-        let reader = try LogReader(path: path, skippingCorrupt: skipping, threads: threads, callerMostlyWaits: true)
+        let reader = try LogReader(path: path, options: ReadOptions(skippingCorrupt: skipping, threads: threads, callerMostlyWaits: true))
         var ids = Identifiers()
         while try reader.nextText(ids: &ids, into: &text) != nil {}
         return (text, nil)
@@ -105,7 +105,7 @@ private struct Findings: Equatable {
 
 /// What `orders verify` finds in the log at `path`, on `threads`.
 private func verified(_ path: String, threads: Int) -> Findings? {
-    guard let reader = try? LogReader(path: path, skippingCorrupt: true, threads: threads, checkingSpellings: true, callerMostlyWaits: true) else {
+    guard let reader = try? LogReader(path: path, options: ReadOptions(skippingCorrupt: true, threads: threads, checkingSpellings: true, callerMostlyWaits: true)) else {
         return nil
     }
     var ids = Identifiers()

@@ -74,19 +74,9 @@ public enum InputFormat: Hashable, Sendable {
     }
 }
 
-/// Opens events from a file (or `-`, standard input), whatever its format.
-/// - Parameters:
-///   - skippingCorrupt: for a log, go on past damaged frames (see ``LogReader``).
-///   - checkingSpellings: for a log, check each batch's ids spelled again, as `orders verify` does.
-///   - threads: with more than one, the threads to read with: for NDJSON,
-///     that many parse chunks while the caller's thread takes the events;
-///     for a log, all but the caller's read and decode batches ahead.
-///   - callerMostlyWaits: for a log, read on `threads` others, as for NDJSON (see ``LogReader``).
-///   - keepingUnknownTypes: for NDJSON, keep events of types the fold does not know (`--keep-unknown`).
-public func openEvents(
-    _ path: String, skippingCorrupt: Bool = false, checkingSpellings: Bool = false, threads: Int = 1, callerMostlyWaits: Bool = false,
-    keepingUnknownTypes: Bool = false
-) throws -> any EventStream {
+/// Opens events from a file (or `-`, standard input), whatever its format, to read them as `options` say.
+public func openEvents(_ path: String, options: ReadOptions = ReadOptions()) throws -> any EventStream {
+    let threads = options.threads, keepingUnknownTypes = options.keepingUnknownTypes
     let name = path == "-" ? "standard input" : path
     let file: FileDescriptor
     if path == "-" {
@@ -114,8 +104,7 @@ public func openEvents(
             throw InputError(file: name, message: "a binary log must be read from a file, not a pipe")
         }
         try? file.close()
-        return try LogReader(path: path, skippingCorrupt: skippingCorrupt, threads: threads, checkingSpellings: checkingSpellings,
-                             callerMostlyWaits: callerMostlyWaits)
+        return try LogReader(path: path, options: options)
     case .zstdNDJSON:
         return try NDJSONReader(name: name, file: file, closes: path != "-", compressed: true, prefix: prefix, threads: threads,
                                 keepingUnknownTypes: keepingUnknownTypes)

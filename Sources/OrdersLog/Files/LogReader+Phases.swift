@@ -3,7 +3,7 @@ import OrdersCore
 extension LogReader {
     /// How far a pass over a log goes: for measuring each phase of a fold
     /// on its own (`orders bench`).
-    public enum Phase: Sendable {
+    @_spi(Bench) public enum Phase: Sendable {
         /// Every event read from the columns and handed to a sink that drops it.
         case read
         /// The ledger's rules too, with no reports.
@@ -15,7 +15,7 @@ extension LogReader {
     /// Reads every remaining batch as `fold(into:)` does, going only as far
     /// as `phase`. For readers that ``foldsDirectly``.
     /// - Throws: like `fold(into:)`.
-    public func pass(_ phase: Phase, ids: inout Identifiers) throws {
+    @_spi(Bench) public func pass(_ phase: Phase, ids: inout Identifiers) throws {
         switch phase {
         case .read:
             var sink = DiscardingSink()

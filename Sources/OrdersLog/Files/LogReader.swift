@@ -64,27 +64,15 @@ public final class LogReader: EventStream {
     private let recordLoader: RecordLoader
     public private(set) var records = EventRecords()
 
-    /// Opens the log at `path` and reads its headers.
-    /// - Parameters:
-    ///   - skippingCorrupt: go on past damaged frames, recording in `skipped`
-    ///     which seqs could not be read, instead of failing.
-    ///   - threads: the threads to read with, the caller's included: with
-    ///     more than one, batches are read, decompressed and (for `next`)
-    ///     decoded on the others, ahead of the caller.
-    ///   - checkingSpellings: have `next` also check, as `orders verify` does,
-    ///     that each batch spells again exactly the earlier ids it uses.
-    ///   - callerMostlyWaits: with more than one thread, load batches on
-    ///     `threads` others rather than `threads - 1`, for a caller that
-    ///     does little with each but wait for it (export's `nextText`,
-    ///     verify's `next`, which only defines ids), as NDJSON is parsed
-    ///     on `threads` while the caller takes the events.
+    /// Opens the log at `path` and reads its headers, to read it as `options` say.
     /// - Throws: ``FileError``, or ``InputError`` if it is not a log or (unless
     ///   skipping) is corrupt before its last commit.
-    public init(path: String, skippingCorrupt: Bool = false, threads: Int = 1, checkingSpellings: Bool = false, callerMostlyWaits: Bool = false) throws {
+    public init(path: String, options: ReadOptions = ReadOptions()) throws {
         name = path
+        let skippingCorrupt = options.skippingCorrupt, threads = options.threads
         self.skippingCorrupt = skippingCorrupt
-        self.checkingSpellings = checkingSpellings
-        workers = threads > 1 && callerMostlyWaits ? threads : max(0, threads - 1)
+        checkingSpellings = options.checkingSpellings
+        workers = threads > 1 && options.callerMostlyWaits ? threads : max(0, threads - 1)
         file = try FileDescriptor.openInput(path)
         do {
             if skippingCorrupt {
@@ -427,7 +415,7 @@ public final class LogReader: EventStream {
     /// Decompresses every committed batch and nothing more: all of each, or
     /// with `foldOnly` the part a fold reads. For measuring zstd's share.
     /// - Returns: the bytes decompressed in all.
-    public func decompressAll(foldOnly: Bool = false) throws -> Int64 {
+    @_spi(Bench) public func decompressAll(foldOnly: Bool = false) throws -> Int64 {
         var total: Int64 = 0
         for batch in batches { total += Int64(try loader.decompressOnly(batch, into: &current.payload, foldOnly: foldOnly)) }
         return total

@@ -511,7 +511,7 @@ public final class LogWriter {
     /// `idReads`, telling `readingIDs` of each batch.
     private func readLog<T>(_ read: (LogReader, (Int) -> Void) throws -> T) throws -> T {
         idReads += 1
-        let reader = try LogReader(path: path, threads: threads)
+        let reader = try LogReader(path: path, options: ReadOptions(threads: threads))
         return try read(reader) { [readingIDs] in readingIDs($0, reader.progress) }
     }
 

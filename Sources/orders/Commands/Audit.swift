@@ -62,8 +62,7 @@ extension Orders {
             let name = String(decoding: cartID, as: UTF8.self)
             var audit = CartAudit(cart: cartID)
             var table = AuditReport.table()
-            let stream = try openStream(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads,
-                                        keepingUnknownTypes: input.keepUnknown)
+            let stream = try openStream(input.log, options: input.readOptions)
             try readEvents(stream, progress: "auditing") { first, events, ids in
                 try audit.take(first: first, events, records: stream.records, ids: ids) { entry, record, currency in
                     switch format {
@@ -92,8 +91,7 @@ extension Orders {
             var cart: [UInt8]?
             /// Order numbers below this were compared with `order` and are not it.
             var searched = 0
-            try readEvents(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads, keepingUnknownTypes: input.keepUnknown,
-                           progress: "finding order") { _, events, ids in
+            try readEvents(input.log, options: input.readOptions, progress: "finding order") { _, events, ids in
                 guard locator.cart == nil else { return }
                 if locator.order == nil {
                     locator.order = ids.orders.firstSymbol(spelled: order, from: searched)

@@ -24,8 +24,9 @@ extension Orders {
         func run() throws {
             try reportingFailures {
                 // With `--threads` above 1, this thread only checks a log's ids and writes out the text the others write.
-                let stream = try openStream(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads, callerMostlyWaits: true,
-                                            keepingUnknownTypes: input.keepUnknown)
+                var options = input.readOptions
+                options.callerMostlyWaits = true
+                let stream = try openStream(input.log, options: options)
                 var text: [UInt8] = []
                 guard let log = stream as? LogReader else {
                     try readEvents(stream, progress: "exporting") { first, events, ids in

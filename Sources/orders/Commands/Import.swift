@@ -84,7 +84,7 @@ extension Orders {
                     var duplicates = 0
                     var warnings: [String] = []
                     for file in files {
-                        let stream = try openEvents(file, threads: threads, keepingUnknownTypes: keepUnknown)
+                        let stream = try openEvents(file, options: ReadOptions(threads: threads, keepingUnknownTypes: keepUnknown))
                         for notice in stream.notices { Console.note("orders: warning: \(notice)") }
                         let reader = stream as? NDJSONReader
                         let first = writer.nextStreamSeq

@@ -38,7 +38,7 @@ extension Orders {
 
         func run() throws {
             try reportingFailures {
-                let reader = try LogReader(path: log, skippingCorrupt: true, threads: threads)
+                let reader = try LogReader(path: log, options: ReadOptions(skippingCorrupt: true, threads: threads))
                 for notice in reader.notices { Console.note("orders: warning: \(notice)") }
                 let writer = try LogWriter(path: output)
                 do {

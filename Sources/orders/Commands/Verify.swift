@@ -45,7 +45,8 @@ extension Orders {
         func run() throws {
             try reportingFailures {
                 // The thread that gives the ids their bytes does less than half a worker's work: beside one worker, it mostly waited.
-                let stream = try openEvents(log, skippingCorrupt: true, checkingSpellings: true, threads: threads, callerMostlyWaits: true)
+                let stream = try openEvents(log, options: ReadOptions(skippingCorrupt: true, threads: threads, checkingSpellings: true,
+                                                                      callerMostlyWaits: true))
                 if let reader = stream as? LogReader {
                     try verify(reader)
                 } else {

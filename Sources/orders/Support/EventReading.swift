@@ -7,18 +7,15 @@ import OrdersLog
 /// - Returns: the ids of every identifier of the input, role by role.
 @discardableResult
 func readEvents(
-    _ path: String, skippingCorrupt: Bool = false, threads: Int = 1, keepingUnknownTypes: Bool = false, progress label: String,
+    _ path: String, options: ReadOptions = ReadOptions(), progress label: String,
     _ body: (_ firstSeq: Int64, _ events: [Event], _ ids: Identifiers) throws -> Void
 ) throws -> Identifiers {
-    try readEvents(openStream(path, skippingCorrupt: skippingCorrupt, threads: threads, keepingUnknownTypes: keepingUnknownTypes),
-                   progress: label, body)
+    try readEvents(openStream(path, options: options), progress: label, body)
 }
 
 /// Opens `path` as `openEvents` does, telling standard error its notices.
-func openStream(_ path: String, skippingCorrupt: Bool, threads: Int, callerMostlyWaits: Bool = false,
-                keepingUnknownTypes: Bool = false) throws -> any EventStream {
-    let stream = try openEvents(path, skippingCorrupt: skippingCorrupt, threads: threads, callerMostlyWaits: callerMostlyWaits,
-                                keepingUnknownTypes: keepingUnknownTypes)
+func openStream(_ path: String, options: ReadOptions) throws -> any EventStream {
+    let stream = try openEvents(path, options: options)
     for notice in stream.notices { Console.note("orders: warning: \(notice)") }
     return stream
 }
@@ -54,7 +51,7 @@ func noteSkips(_ log: LogReader) {
 /// Folds every event of `path` and gathers every report. A log is folded
 /// straight from its columns, unless damaged batches are to be skipped.
 func replay(_ input: InputArgument, zone: ZoneRules) throws -> (reports: Reports, ids: Identifiers) {
-    let stream = try openStream(input.log, skippingCorrupt: input.skipCorrupt, threads: input.threads, keepingUnknownTypes: input.keepUnknown)
+    let stream = try openStream(input.log, options: input.readOptions)
     if let log = stream as? LogReader, log.foldsDirectly {
         let progress = Progress("replaying")
         defer { progress.finish() }

@@ -35,6 +35,11 @@ struct InputArgument: ParsableArguments {
         }
     }
 
+    /// How to read the input, as these flags ask.
+    var readOptions: ReadOptions {
+        ReadOptions(skippingCorrupt: skipCorrupt, threads: threads, keepingUnknownTypes: keepUnknown)
+    }
+
     func validate() throws {
         try Self.check(threads: threads)
     }
