@@ -36,6 +36,7 @@ struct GrowableArrayTests {
                 array.append(contentsOf: [UInt64(step), 1, 2])
             }
         }
+        growable._checkInvariants()
         #expect(growable.count == array.count)
         #expect(growable.elementsEqual(array))
         #expect(growable.withUnsafeBufferPointer { Array($0) } == array)

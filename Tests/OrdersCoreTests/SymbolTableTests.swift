@@ -17,7 +17,11 @@ struct SymbolTableTests {
         var table = SymbolTable()
         let symbols = (0..<50_000).map { table.intern(Array("id-\($0)".utf8)) }
         #expect(Set(symbols).count == 50_000)
-        for (i, symbol) in symbols.enumerated() where i % 997 == 0 {
+        table._checkInvariants()
+        table.removeSymbols(from: 20_000)
+        table._checkInvariants()
+        #expect(table.lookup(Array("id-19999".utf8)) == symbols[19_999] && table.lookup(Array("id-20000".utf8)) == nil)
+        for (i, symbol) in symbols.enumerated() where i % 997 == 0 && i < 20_000 {
             #expect(table.lookup(Array("id-\(i)".utf8)) == symbol)
             #expect(Array(table[symbol]) == Array("id-\(i)".utf8))
         }
@@ -121,6 +125,9 @@ struct SymbolTableTests {
         #expect(renumber.count == expected.count)
         #expect(renumber.indices.first { renumber[$0] != expected[$0] } == nil, "the first id numbered differently")
         #expect(joined.count == oneByOne.count)
+        joined._checkInvariants()
+        oneByOne._checkInvariants()
+        apart._checkInvariants()
         for number in 0..<joined.count {
             let symbol = Symbol(rawValue: UInt32(number))
             #expect(joined[symbol] == oneByOne[symbol])

@@ -440,3 +440,27 @@ package func memoryEquals(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count:
     return SymbolTable.lastWord(UnsafeRawBufferPointer(start: a, count: count))
         == SymbolTable.lastWord(UnsafeRawBufferPointer(start: b, count: count))
 }
+
+extension SymbolTable {
+    /// Traps if the table is not what its operations keep it: every span
+    /// inside `storage`, the index a power of two at most half full, its
+    /// entry count `occupied`, and every symbol below `indexed` (but a
+    /// placeholder) found by its own bytes. O(count): for tests, and for
+    /// debug builds after bulk work, as swift-collections' `_checkInvariants`.
+    package func _checkInvariants() {
+        precondition(indexed <= spans.count, "indexed past the symbols")
+        for symbol in 0..<spans.count {
+            let range = range(of: symbol)
+            precondition(range.upperBound <= storage.count, "symbol \(symbol)'s bytes run past the storage")
+        }
+        precondition(slots.count.nonzeroBitCount == 1 && slots.count >= Self.initialSlots, "the index is not a power of two")
+        precondition(occupied == slots.reduce(0) { $0 + ($1 == 0 ? 0 : 1) }, "occupied does not count the index's entries")
+        precondition(occupied * 2 <= slots.count, "the index is more than half full")
+        storage.withUnsafeBytes { bytes in
+            for symbol in 0..<indexed where spans[symbol] & 0xFFFF != 0 {
+                let spelled = UnsafeRawBufferPointer(rebasing: bytes[range(of: symbol)])
+                precondition(find(spelled, hash: hash32(spelled)) == symbol, "symbol \(symbol) is not found by its bytes")
+            }
+        }
+    }
+}

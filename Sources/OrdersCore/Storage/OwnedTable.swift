@@ -98,3 +98,10 @@ package struct OwnedTable<Element: BitwiseCopyable>: ~Copyable {
         return raw.bindMemory(to: Element.self, capacity: capacity)
     }
 }
+
+extension OwnedTable {
+    /// Traps if the count is not within the capacity. For tests, as swift-collections' `_checkInvariants`.
+    package func _checkInvariants() {
+        precondition(count >= 0 && count <= capacity, "\(count) elements in room for \(capacity)")
+    }
+}

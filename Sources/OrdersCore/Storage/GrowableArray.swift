@@ -177,3 +177,10 @@ extension GrowableArray where Element == UInt8 {
         try withUnsafeBufferPointer { (buffer) throws(E) -> R in try body(UnsafeRawBufferPointer(buffer)) }
     }
 }
+
+extension GrowableArray {
+    /// Traps if the count is not within the capacity. For tests, as swift-collections' `_checkInvariants`.
+    package func _checkInvariants() {
+        precondition(stored >= 0 && stored <= capacity, "\(stored) elements in room for \(capacity)")
+    }
+}
