@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Logging
+import Synchronization
 import OrdersLog
 import OrdersServer
 
@@ -76,19 +77,15 @@ extension Orders {
                 }
                 defer { ServedMarker.remove(log: log) }
                 let done = DispatchSemaphore(value: 0)
-                let failure = Failure()
+                // What the server's task threw, read after it ended.
+                let failure = Mutex<(any Error)?>(nil)
                 Task {
-                    do { try await app.runService() } catch { failure.error = error }
+                    do { try await app.runService() } catch { failure.withLock { $0 = error } }
                     done.signal()
                 }
                 done.wait()
-                if let error = failure.error { throw error }
+                if let error = failure.withLock({ $0 }) { throw error }
             }
         }
     }
-}
-
-/// What the server's task threw, read after it ended.
-private final class Failure: @unchecked Sendable {  // Written by the task before it signals, read after the wait.
-    var error: (any Error)?
 }
