@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "OrdersCore", targets: ["OrdersCore"]),
         .library(name: "OrdersLog", targets: ["OrdersLog"]),
         .library(name: "OrdersReports", targets: ["OrdersReports"]),
+        .library(name: "OrdersEngine", targets: ["OrdersEngine"]),
         .library(name: "OrdersWorkload", targets: ["OrdersWorkload"]),
         .library(name: "OrdersServer", targets: ["OrdersServer"]),
     ],
@@ -44,13 +45,16 @@ let package = Package(
         ),
         // Report values rendered for people and machines: tables, CSV, JSON, SVG.
         .target(name: "OrdersReports", dependencies: ["OrdersCore", "OrdersLog"]),
+        // The fold of a whole input by the strategy that fits it, a cart's audit, verify's checks:
+        // what the CLI and the server call alike.
+        .target(name: "OrdersEngine", dependencies: ["OrdersCore", "OrdersLog", "OrdersReports"]),
         // Realistic event streams, generated deterministically, for `orders generate`, benchmarks and tests.
         .target(name: "OrdersWorkload", dependencies: ["OrdersCore"]),
         // `orders serve`: HTTP over the same log and fold, with Hummingbird 2.
         .target(
             name: "OrdersServer",
             dependencies: [
-                "OrdersCore", "OrdersLog", "OrdersReports",
+                "OrdersCore", "OrdersLog", "OrdersReports", "OrdersEngine",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -61,7 +65,7 @@ let package = Package(
         .executableTarget(
             name: "orders",
             dependencies: [
-                "OrdersCore", "OrdersLog", "OrdersReports", "OrdersWorkload", "OrdersServer",
+                "OrdersCore", "OrdersLog", "OrdersReports", "OrdersEngine", "OrdersWorkload", "OrdersServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -69,6 +73,7 @@ let package = Package(
         .testTarget(name: "OrdersLogTests", dependencies: ["OrdersLog", "OrdersCore"]),
         .testTarget(name: "OrdersReportsTests", dependencies: ["OrdersReports", "OrdersCore", "OrdersLog"]),
         .testTarget(name: "OrdersWorkloadTests", dependencies: ["OrdersWorkload", "OrdersCore"]),
+        .testTarget(name: "OrdersEngineTests", dependencies: ["OrdersEngine", "OrdersLog", "OrdersCore", "OrdersWorkload"]),
         .testTarget(
             name: "OrdersCLITests",
             dependencies: ["OrdersLog", "OrdersCore", "OrdersWorkload"]

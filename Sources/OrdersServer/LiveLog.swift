@@ -1,6 +1,7 @@
 import Dispatch
 import Logging
 import OrdersCore
+import OrdersEngine
 import OrdersLog
 import OrdersReports
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import OrdersCore
+import OrdersEngine
 import OrdersReports
 
 extension Orders {

@@ -5,6 +5,7 @@ import Glibc
 import Darwin
 #endif
 import OrdersCore
+import OrdersEngine
 @_spi(Bench) import OrdersLog
 import OrdersReports
 import OrdersWorkload
@@ -118,7 +119,7 @@ extension Orders {
             func replay(threads: Int) throws -> Duration {
                 try time {
                     var ids = Identifiers()
-                    _ = try foldLog(LogReader(path: path, options: ReadOptions(threads: threads)), threads: threads, zone: .utc, ids: &ids)
+                    _ = try Engine.fold(LogReader(path: path, options: ReadOptions(threads: threads)), threads: threads, zone: .utc, ids: &ids)
                 }
             }
             let sequential = try best(label: "replaying", events: events) { try replay(threads: 1) }!

@@ -1,5 +1,6 @@
 import ArgumentParser
 import OrdersCore
+import OrdersEngine
 import OrdersLog
 import OrdersReports
 
@@ -163,33 +164,12 @@ extension Orders {
             try failIfStrict(anomalies)
         }
 
-        /// Reads every event of `stream`, folding them too with --strict.
-        /// - Returns: besides, the first event id that the log holds twice, said as damage.
+        /// Reads every event of `stream` (``LogCheck``), folding them too with --strict, with a progress line.
         private func readAll(_ stream: any EventStream) throws -> (events: Int64, ids: Identifiers, anomalies: AnomalyCounts, idTwice: String?) {
-            var ids = Identifiers()
-            var events: [Event] = []
-            var projector = Projector()
-            var count: Int64 = 0
-            let eventIDs = EventIDIndex()
-            var idTwice: String?
             let progress = Progress("verifying")
             defer { progress.finish() }
-            while let first = try stream.next(ids: &ids, into: &events) {
-                for entry in stream.records.entries {
-                    guard let id = entry.record.id else { continue }
-                    let seq = first + Int64(entry.index)
-                    switch eventIDs.record(id: id, seq: seq, fingerprint: entry.record.fingerprint) {
-                    case .new: break
-                    case .duplicate(let held), .conflict(let held):
-                        if idTwice == nil { idTwice = "seq \(held) and seq \(seq) have the same id \(String(identifier: id)): a log holds each id once" }
-                    }
-                }
-                count += Int64(events.count)
-                if strict { for event in events { projector.fold(event) } }
-                progress.advance(events.count, position: stream.progress)
-                events.removeAll(keepingCapacity: true)
-            }
-            return (count, ids, projector.reports.summary.anomalies, idTwice)
+            let check = try LogCheck.read(stream, folding: strict) { progress.advance($0, position: $1) }
+            return (check.events, check.ids, check.anomalies, check.idTwice)
         }
 
         private func anomalyCounts(_ anomalies: AnomalyCounts) -> JSONObject {

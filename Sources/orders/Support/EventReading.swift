@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersEngine
 import OrdersLog
 
 /// Reads every event of `path` in log order and hands them over a chunk at
@@ -48,45 +49,13 @@ func noteSkips(_ log: LogReader) {
     }
 }
 
-/// Folds every event of `path` and gathers every report. A log is folded
-/// straight from its columns, unless damaged batches are to be skipped.
+/// Folds every event of the input and gathers every report (``Engine``),
+/// with a progress line, and tells standard error what damage it passed over.
 func replay(_ input: InputArgument, zone: ZoneRules) throws -> (reports: Reports, ids: Identifiers) {
     let stream = try openStream(input.log, options: input.readOptions)
-    if let log = stream as? LogReader, log.foldsDirectly {
-        let progress = Progress("replaying")
-        defer { progress.finish() }
-        var ids = Identifiers()
-        let reports = try foldLog(log, threads: input.threads, zone: zone, ids: &ids) {
-            progress.advance($0, position: log.progress)
-        }
-        return (reports, ids)
-    }
-    var projector = Projector(zone: zone)
-    let ids = try readEvents(stream, progress: "replaying") { _, events, _ in
-        for event in events { projector.fold(event) }
-    }
-    return (projector.reports, ids)
-}
-
-/// Folds a log that reads strictly, as `replay` does: each event straight
-/// from the columns, with `log`'s other thread (if any) reading,
-/// decompressing and decoding ahead; from three threads on, in as many
-/// parts (see `Partitioning`).
-///
-/// On two threads one fold and a worker decoding ahead share the work about
-/// evenly, and parts would only add work: dealing each event out to its
-/// part costs about half as much again as the fold's CPU time (10M events
-/// on two cores: 0.20 s on two threads, 0.31 s in three parts, with 0.36 s
-/// and 0.55 s of CPU). Parts pay on more cores: each takes a share of the
-/// fold, and the workers share the decoding and dealing.
-func foldLog(
-    _ log: LogReader, threads: Int, zone: ZoneRules, ids: inout Identifiers, batchDone: (Int) -> Void = { _ in }
-) throws -> Reports {
-    if threads >= 3 {
-        // `--threads` is at most LogReader.maxParts (InputArgument.check).
-        return try log.foldPartitioned(parts: threads, zone: zone, ids: &ids, batchDone: batchDone)
-    }
-    var projector = Projector(zone: zone)
-    try log.fold(into: &projector, ids: &ids, batchDone: batchDone)
-    return projector.reports
+    let progress = Progress("replaying")
+    defer { progress.finish() }
+    let folded = try Engine.fold(stream, threads: input.threads, zone: zone) { progress.advance($0, position: $1) }
+    if let log = stream as? LogReader { noteSkips(log) }
+    return folded
 }

@@ -1,0 +1,52 @@
+import OrdersCore
+import OrdersLog
+
+/// The fold of a whole input, by the strategy that fits it: what `replay`,
+/// `report` and `tally` print and what `bench` times, for the CLI and the
+/// server alike.
+public enum Engine {
+    /// Folds every event of `stream` and gathers every report. A log that
+    /// reads strictly is folded straight from its columns (``fold(_:threads:zone:ids:batchDone:)``);
+    /// NDJSON, and a log read past damaged batches, event by event.
+    /// - Parameter advanced: told of each chunk folded, with its event count and the input's position.
+    public static func fold(
+        _ stream: any EventStream, threads: Int, zone: ZoneRules,
+        advanced: (Int, (done: Int64, total: Int64)?) -> Void = { _, _ in }
+    ) throws -> (reports: Reports, ids: Identifiers) {
+        var ids = Identifiers()
+        if let log = stream as? LogReader, log.foldsDirectly {
+            let reports = try fold(log, threads: threads, zone: zone, ids: &ids) { advanced($0, log.progress) }
+            return (reports, ids)
+        }
+        var projector = Projector(zone: zone)
+        var events: [Event] = []
+        while try stream.next(ids: &ids, into: &events) != nil {
+            for event in events { projector.fold(event) }
+            advanced(events.count, stream.progress)
+            events.removeAll(keepingCapacity: true)
+        }
+        return (projector.reports, ids)
+    }
+
+    /// Folds a log that reads strictly: each event straight from the
+    /// columns, with `log`'s other thread (if any) reading, decompressing
+    /// and decoding ahead; from three threads on, in as many parts (see
+    /// `Partitioning`).
+    ///
+    /// On two threads one fold and a worker decoding ahead share the work
+    /// about evenly, and parts would only add work: dealing each event out
+    /// to its part costs about half as much again as the fold's CPU time
+    /// (Benchmarks/FINDINGS.md). Parts pay on more cores: each takes a
+    /// share of the fold, and the workers share the decoding and dealing.
+    /// - Parameter threads: at most ``LogReader/maxParts``.
+    public static func fold(
+        _ log: LogReader, threads: Int, zone: ZoneRules, ids: inout Identifiers, batchDone: (Int) -> Void = { _ in }
+    ) throws -> Reports {
+        if threads >= 3 {
+            return try log.foldPartitioned(parts: threads, zone: zone, ids: &ids, batchDone: batchDone)
+        }
+        var projector = Projector(zone: zone)
+        try log.fold(into: &projector, ids: &ids, batchDone: batchDone)
+        return projector.reports
+    }
+}
