@@ -40,15 +40,7 @@ public struct Fingerprint {
     public mutating func add(_ value: Int64) { mixIn(UInt64(bitPattern: value)) }
 
     /// The fingerprint of what was added.
-    public var value: UInt64 {
-        var x = state
-        x ^= x >> 33
-        x &*= 0xFF51_AFD7_ED55_8CCD
-        x ^= x >> 33
-        x &*= 0xC4CE_B9FE_1A85_EC53
-        x ^= x >> 33
-        return x
-    }
+    public var value: UInt64 { murmurFinalized(state) }
 
     private mutating func mixIn(_ word: UInt64) {
         state = (state ^ word) &* 0x9E37_79B9_7F4A_7C15

@@ -15,6 +15,20 @@ func randomSeed() -> UInt64 {
     return z ^ (z >> 31)
 }
 
+/// MurmurHash3's 64-bit finalizer: every bit of `x` reaches every bit of
+/// the result. What ``SymbolTable``'s hash mixes each word with, and what
+/// ``Fingerprint`` ends with (so a log's fingerprints depend on it: never change it).
+@inlinable @inline(__always)
+func murmurFinalized(_ x: UInt64) -> UInt64 {
+    var x = x
+    x ^= x >> 33
+    x &*= 0xFF51_AFD7_ED55_8CCD
+    x ^= x >> 33
+    x &*= 0xC4CE_B9FE_1A85_EC53
+    x ^= x >> 33
+    return x
+}
+
 private let processSeed: UInt64 = {
     var random = SystemRandomNumberGenerator()
     return random.next()

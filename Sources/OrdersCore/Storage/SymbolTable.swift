@@ -412,16 +412,8 @@ public struct SymbolTable: Sendable {
         return UInt64(bytes[0]) | UInt64(bytes[count >> 1]) << 8 | UInt64(bytes[count - 1]) << 16
     }
 
-    @inlinable
-    static func mix(_ x: UInt64) -> UInt64 {
-        var x = x
-        x ^= x >> 33
-        x &*= 0xFF51_AFD7_ED55_8CCD
-        x ^= x >> 33
-        x &*= 0xC4CE_B9FE_1A85_EC53
-        x ^= x >> 33
-        return x
-    }
+    @inlinable @inline(__always)
+    static func mix(_ x: UInt64) -> UInt64 { murmurFinalized(x) }
 }
 
 /// Byte equality of two spans of `count` bytes: a word at a time, and the

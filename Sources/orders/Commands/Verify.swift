@@ -60,7 +60,8 @@ extension Orders {
         private func verifyEvents(_ stream: any EventStream) throws {
             let count: Int64, anomalies: AnomalyCounts
             do {
-                (count, _, anomalies, _) = try readAll(stream)
+                let check = try readAll(stream)
+                (count, anomalies) = (check.events, check.anomalies)
             } catch {
                 if json, error is InputError || error is ZstdError {
                     var out = JSONObject()
@@ -92,7 +93,8 @@ extension Orders {
 
         /// Checks every frame of a log and every id it spells, and says what it found.
         private func verify(_ reader: LogReader) throws {
-            let (readable, ids, anomalies, idTwice) = try readAll(reader)
+            let check = try readAll(reader)
+            let (readable, ids, anomalies, idTwice) = (check.events, check.ids, check.anomalies, check.idTwice)
             let survey = try LogSurvey(path: log)
             /// Every damaged stretch in file order: those that cost events, and those that cost none.
             let damage = reader.passedOver
@@ -159,17 +161,16 @@ extension Orders {
             if !sound {
                 let first = damage.first.map { "\($0)" } ?? twice ?? cutShort ?? ""
                 Console.note("orders: error: \(log) is corrupt: \(first); `orders repair` copies what can be read into a new log")
-                throw ExitCode(ExitStatus.dataError)
+                throw ExitCode(ErrorCode.corruptLog.exitStatus)
             }
             try failIfStrict(anomalies)
         }
 
         /// Reads every event of `stream` (``LogCheck``), folding them too with --strict, with a progress line.
-        private func readAll(_ stream: any EventStream) throws -> (events: Int64, ids: Identifiers, anomalies: AnomalyCounts, idTwice: String?) {
+        private func readAll(_ stream: any EventStream) throws -> LogCheck {
             let progress = Progress("verifying")
             defer { progress.finish() }
-            let check = try LogCheck.read(stream, folding: strict) { progress.advance($0, position: $1) }
-            return (check.events, check.ids, check.anomalies, check.idTwice)
+            return try LogCheck.read(stream, folding: strict) { progress.advance($0, position: $1) }
         }
 
         private func anomalyCounts(_ anomalies: AnomalyCounts) -> JSONObject {

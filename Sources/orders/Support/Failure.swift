@@ -3,14 +3,6 @@ import OrdersCore
 import OrdersLog
 import OrdersReports
 
-/// Exit statuses scripts can rely on (BSD sysexits where one fits).
-enum ExitStatus {
-    static let sumOverflow: Int32 = 1
-    static let dataError: Int32 = 65
-    static let noInput: Int32 = 66
-    static let ioError: Int32 = 74
-}
-
 /// Runs a command's body, turning the errors of the modules below into a
 /// message on standard error and an exit status.
 /// - Parameter consequence: a line to add after the error, e.g. what was not done.
