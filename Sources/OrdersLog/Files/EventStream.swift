@@ -20,11 +20,37 @@ public protocol EventStream: AnyObject {
     var records: EventRecords { get }
     /// Events with an id passed over as already recorded, so far.
     var duplicates: Int { get }
+    /// How its events' ids are named, which tells a writer how to append it.
+    var idNaming: IDNaming { get }
+    /// Once read to its end: the digest of its text, if it has events
+    /// without an id, which a second import of the same text would append
+    /// again (``LogWriter/importedBefore(_:)``).
+    var reimportDigest: TextDigest? { get }
+    /// Before it is appended: has a stream that names its ids ``IDNaming/byBytes``
+    /// check each arriving event's id against `index` (the writer's
+    /// ``LogWriter/arrivingIDs``), its first event taking seq `seqBase + 1`.
+    /// A stream of its own numbers is checked by the writer, and ignores this.
+    func checkIDs(against index: AppendIDs, seqBase: Int64)
 }
 
 extension EventStream {
     public var records: EventRecords { EventRecords() }
     public var duplicates: Int { 0 }
+    public var idNaming: IDNaming { .byOwnNumbers }
+    public var reimportDigest: TextDigest? { nil }
+    public func checkIDs(against index: AppendIDs, seqBase: Int64) {}
+}
+
+/// How a stream names its events' ids.
+public enum IDNaming: Sendable {
+    /// By the stream's own numbers, as a log does: its events are read into
+    /// tables of its own, whose numbers a writer renumbers, and a writer
+    /// checks their event ids.
+    case byOwnNumbers
+    /// By their bytes, as text does: its ids can be read straight into a
+    /// log's tables, and it checks arriving event ids itself
+    /// (``NDJSONReader/checkIDs(against:seqBase:)``).
+    case byBytes
 }
 
 /// What a file holds, told from its first bytes.

@@ -9,23 +9,22 @@ import SystemPackage
 /// Appends events to a log as one all-or-nothing transaction.
 ///
 /// Batches are written after the committed end of the log; `commit()` syncs
-/// them, writes a commit record and syncs again. Until that record is on
-/// disk no reader sees any of the events, and a crash leaves only a tail that
-/// the next writer removes. One writer at a time: the log is locked with
-/// `flock(2)` for as long as the writer lives.
+/// them, writes a commit record and syncs again (``AppendFile``). Until that
+/// record is on disk no reader sees any of the events, and a crash leaves
+/// only a tail that the next writer removes. One writer at a time: the log
+/// is locked with `flock(2)` for as long as the writer lives.
+///
+/// The writer numbers the ids of the events it appends as the log numbers
+/// them, and passes over events whose ids the log records already: it
+/// looks those ids up in the log, or reads them all (see ``LogNumbering/Known``).
 public final class LogWriter {
     /// Events per batch unless told otherwise: large enough for zstd to find
     /// the repetition in ids and prices, small enough to decode in cache.
     public static let defaultBatchEvents = 65_536
 
     public let path: String
-    private let file: FileDescriptor
-    /// Whether this writer created the file (then a rollback removes it).
-    private let created: Bool
-    /// Where the committed log ends; `rollback()` cuts back to here.
-    private var committedEnd: Int64
-    /// Where the next batch goes.
-    private var offset: Int64
+    /// The file: its lock, where it ends, its commits and syncs.
+    private let file: AppendFile
     /// The seq of the first event of this transaction.
     public private(set) var firstSeq: UInt64
     /// The seq the next appended event takes.
@@ -33,12 +32,8 @@ public final class LogWriter {
     private var pending: [Event] = []
     private let batchEvents: Int
     private var encoder = BatchEncoder()
-    /// The log's ids, numbered as the log numbers them, role by role; the
-    /// writer numbers new ids on from here, so that readers need no hashing.
-    /// How many of them it holds is `known`.
-    private var logIDs = Identifiers()
-    /// Which of the log's ids `logIDs` holds.
-    private var known: Known
+    /// The log's ids, as many as the writer holds, numbered as the log numbers them.
+    private var numbering: LogNumbering
     /// Streams read whole and held until their ids are looked up in the
     /// log, in one pass for all of them: at `commit`, when the next stream
     /// would make them too many to hold, or when a stream too long to hold
@@ -55,21 +50,14 @@ public final class LogWriter {
     /// How many times the log was read for ids, whole or for a lookup.
     private(set) var idReads = 0
     private let threads: Int
-    /// How many of each role's ids in `logIDs` the batches written so far
-    /// add; any after them were read ahead by `append(contentsOf:)`.
-    private var defined = [Int](repeating: 0, count: Role.allCases.count)
-    /// How many of each role's ids are committed; a rollback forgets the rest.
-    private var committed = [Int](repeating: 0, count: Role.allCases.count)
     private var compressor: ZstdCompressor
     private let level: Int32
     /// What opening had to repair, for the caller to report: a torn tail removed.
-    public private(set) var recovery: String?
+    public var recovery: String? { file.recovery }
     /// The records of the events taken but not yet written, by the seq
     /// each event takes, in order; `recordsTaken` of them are written.
     private var records: [(seq: UInt64, record: EventRecord)] = []
     private var recordsTaken = 0
-    /// The log's format version: 3 until it first holds a record frame.
-    private var version: UInt16 = LogFormat.version
     /// The ids this append checks arriving events against: give it to each
     /// ``NDJSONReader`` appended (``NDJSONReader/checkIDs(against:seqBase:)``).
     /// It holds the log's own ids once the writer has read them all (a
@@ -77,19 +65,6 @@ public final class LogWriter {
     /// held are looked up in the log's record frames, as every other id
     /// is looked up, and no other id of the log is kept.
     public let arrivingIDs = AppendIDs()
-
-    /// Which of the log's ids the writer holds. Reading every id of a large
-    /// log costs more than most imports (6 s and 1.1 GB for 100M events),
-    /// so appended streams are held, and only their ids looked up in the log.
-    private enum Known {
-        /// Every id: the log is new or empty, or they were read.
-        case all
-        /// None yet: the log has batches, and none of its ids was read or looked up.
-        case none
-        /// The ids of the streams appended so far, at the log's numbers; the
-        /// log's other numbers are placeholders.
-        case some
-    }
 
     /// A stream's events and the tables their ids are in: its own for a
     /// log, whose ids its own numbers name; nil for `heldIDs`.
@@ -159,90 +134,19 @@ public final class LogWriter {
         self.batchEvents = max(1, min(batchEvents, LogFormat.maxBatchEvents))
         compressor = try ZstdCompressor(level: level, checksum: true)
         self.level = level
-        var created = false
-        var opened: FileDescriptor
-        do {
-            opened = try FileDescriptor.open(FilePath(path), .readWrite)
-        } catch Errno.noSuchFileOrDirectory {
-            do {
-                opened = try FileDescriptor.open(FilePath(path), .readWrite, options: [.create, .exclusiveCreate], permissions: [.ownerReadWrite, .groupRead, .otherRead])
-                created = true
-            } catch Errno.fileExists {
-                opened = try Self.reopen(path)
-            } catch {
-                throw FileError(path: path, operation: "creating", reason: "\(error)")
-            }
-        } catch {
-            throw FileError.opening(path, reason: "\(error)")
-        }
-        file = opened
-        self.created = created
-        do {
-            if flock(opened.rawValue, LOCK_EX | LOCK_NB) != 0 {
-                waiting("\(path): another orders process is writing to this log; waiting for it to finish")
-                // Polled rather than blocked on, so that a server that takes the log meanwhile is noticed.
-                while flock(opened.rawValue, LOCK_EX | LOCK_NB) != 0 {
-                    guard errno == EWOULDBLOCK || errno == EINTR else {
-                        throw FileError(path: path, operation: "locking", errno: Errno(rawValue: errno))
-                    }
-                    if let server = ServedMarker.server(of: path) {
-                        throw FileError(path: path, operation: "locking", reason: "orders serve (pid \(server.pid)) holds this log and answers at \(server.address): append over HTTP (POST /events), or stop the server first")
-                    }
-                    usleep(50_000)
-                }
-            }
-            let layout = try LogLayout.scan(opened, path: path)
-            var end = layout.committedEnd
-            // What was acknowledged is checked before anything is cut: a log shorter than that lost events.
-            var checkpoint = created ? nil : try WriterCheckpoint.read(log: path)
-            let logFirstBatch = WriterCheckpoint.firstBatch(layout.batches.first?.header)
-            if let found = checkpoint, found.firstBatch != logFirstBatch, found.firstBatch != 0, logFirstBatch != 0 {
-                recovery = "\(WriterCheckpoint.path(of: path)): a writer checkpoint of another log; it is replaced"
-                checkpoint = nil
-            }
-            if let missing = checkpoint?.missing(endSeq: layout.endSeq, committedEnd: layout.committedEnd) {
-                throw InputError(file: path, location: .offset(layout.committedEnd),
-                                 message: "the log is corrupt: \(missing); nothing was cut; run `orders verify`", code: .corruptLog)
-            }
-            checkpointFile = try CheckpointFile(log: path, last: checkpoint)
-            if created || checkpoint == nil { try checkpointFile.reset() }
-            firstBatch = layout.batches.isEmpty ? nil : logFirstBatch
-            if let tail = layout.tail {
-                try Self.truncate(opened, to: end, path: path)
-                try Self.sync(opened, path: path)
-                recovery = "\(path): removed \(tail.length) bytes after byte \(tail.offset) that no commit covered (\(tail.reason)): an earlier append was cut short, and none of its events had been acknowledged"
-            }
-            if end == 0 {
-                try opened.writeAll(at: 0, FileHeader().encoded(), path: path)
-                end = Int64(FileHeader.size)
-            }
-            known = layout.batches.isEmpty ? .all : .none
-            if layout.batches.isEmpty { arrivingIDs.log = EventIDIndex() }
-            version = layout.version
-            layoutBatches = layout.batches
-            latestAt = layout.batches.map(\.header.maxAt).max()
-            importNotes = layout.imports
-            committedImportNotes = importNotes.count
-            committedEnd = end
-            offset = end
-            firstSeq = layout.endSeq
-            nextSeq = layout.endSeq
-            logEventsAtOpen = Int(layout.endSeq - 1)
-            self.holdAtMost = holdAtMost ?? Self.defaultHoldAtMost(logEvents: layout.endSeq - 1)
-        } catch {
-            if created {
-                _ = unlink(path)
-                _ = unlink(WriterCheckpoint.path(of: path))
-            }
-            try? opened.close()
-            throw error
-        }
+        file = try AppendFile(path: path, waiting: waiting)
+        let layout = file.layout
+        numbering = LogNumbering(logIsEmpty: layout.batches.isEmpty)
+        if layout.batches.isEmpty { arrivingIDs.log = EventIDIndex() }
+        layoutBatches = layout.batches
+        latestAt = layout.batches.map(\.header.maxAt).max()
+        importNotes = layout.imports
+        committedImportNotes = importNotes.count
+        firstSeq = layout.endSeq
+        nextSeq = layout.endSeq
+        logEventsAtOpen = Int(layout.endSeq - 1)
+        self.holdAtMost = holdAtMost ?? Self.defaultHoldAtMost(logEvents: layout.endSeq - 1)
     }
-
-    /// Where the writer checkpoint goes after each commit.
-    private var checkpointFile: CheckpointFile!
-    /// The CRC of the log's first batch header, once it has one, for the checkpoint.
-    private var firstBatch: UInt32?
 
     /// The committed batches when the writer opened the log, whose record frames hold its event ids.
     private var layoutBatches: [LogLayout.Batch] = []
@@ -290,7 +194,7 @@ public final class LogWriter {
     /// that has no id, whose text is what tells it imported again.
     /// - Throws: ``InputError`` if its content was imported before and `again` is false.
     private func noteToTake(for stream: any EventStream, again: Bool) throws -> TextDigest? {
-        guard let reader = stream as? NDJSONReader, reader.eventsWithoutID > 0, let digest = reader.digest else { return nil }
+        guard let digest = stream.reimportDigest else { return nil }
         if !again, let before = importedBefore(digest) {
             throw InputError(file: stream.name, message: "this content was imported into \(path) before, as \(before.isEmpty ? "no new events" : before.seqDescription), and its events without an id would be appended again; --again imports it anyway")
         }
@@ -303,7 +207,7 @@ public final class LogWriter {
     private func readLogEventIDs() throws {
         guard arrivingIDs.log == nil else { return }
         let index = EventIDIndex()
-        let loader = try RecordLoader(file: file, name: path)
+        let loader = try RecordLoader(file: file.descriptor, name: path)
         for batch in layoutBatches where batch.records != nil {
             try loader.forEachID(of: batch) { seq, id, fingerprint in index.insert(id: id, seq: Int64(seq), fingerprint: fingerprint) }
         }
@@ -338,7 +242,7 @@ public final class LogWriter {
         }
         guard !owners.isEmpty else { return }
         var found: [Int: (seq: Int64, fingerprint: UInt64)] = [:]
-        let loader = try RecordLoader(file: file, name: path)
+        let loader = try RecordLoader(file: file.descriptor, name: path)
         for batch in layoutBatches where batch.records != nil {
             try loader.forEachID(of: batch) { seq, id, fingerprint in
                 if let symbol = wanted.lookup(id) { found[symbol.index] = (Int64(seq), fingerprint) }
@@ -389,16 +293,6 @@ public final class LogWriter {
     /// The seq that the first event of the next stream appended takes.
     public var nextStreamSeq: UInt64 { nextSeq + UInt64(heldCount) }
 
-    private static func reopen(_ path: String) throws -> FileDescriptor {
-        do {
-            return try FileDescriptor.open(FilePath(path), .readWrite)
-        } catch {
-            throw FileError.opening(path, reason: "\(error)")
-        }
-    }
-
-    deinit { try? file.close() }
-
     /// Adds an event to the transaction. Its identifiers must be in `ids`.
     /// The first event appended this way reads every id of the log.
     public func append(_ event: Event, record: EventRecord? = nil, ids: Identifiers) throws {
@@ -431,7 +325,7 @@ public final class LogWriter {
         for event in events { latestAt = max(latestAt ?? .min, event.at.milliseconds) }
         if streamFirstAt == nil { streamFirstAt = events.first?.at.milliseconds }
         guard !stream.records.isEmpty else { return EventRecords() }
-        guard !(stream is NDJSONReader) else { return stream.records }
+        guard stream.idNaming == .byOwnNumbers else { return stream.records }
         var kept: [Event] = []
         var records = EventRecords()
         kept.reserveCapacity(events.count)
@@ -490,20 +384,8 @@ public final class LogWriter {
 
     /// Reads every id of the log, keeping those this transaction added.
     private func knowAll() throws {
-        guard known != .all else { return }
-        var all = try readLog { reader, batchDone in try reader.readIdentifiers(batchDone: batchDone) }
-        if known == .none {
-            committed = all.counts
-            defined = all.counts
-        } else {
-            for role in Role.allCases {
-                for number in committed[role.rawValue]..<logIDs[role].count {
-                    logIDs[role].withBytes(of: Symbol(rawValue: UInt32(number))) { _ = all[role].define(number, $0) }
-                }
-            }
-        }
-        logIDs = all
-        known = .all
+        guard numbering.known != .all else { return }
+        numbering.know(all: try readLog { reader, batchDone in try reader.readIdentifiers(batchDone: batchDone) })
         try readLogEventIDs()
     }
 
@@ -516,7 +398,7 @@ public final class LogWriter {
     }
 
     /// Looks the ids of the held streams up in the log, defining those it
-    /// holds in `logIDs` at the log's numbers: then their events can be
+    /// holds in `numbering` at the log's numbers: then their events can be
     /// written, and the ids the log lacks numbered on from its own.
     private func lookUpHeld() throws {
         var wanted = heldIDs
@@ -524,19 +406,15 @@ public final class LogWriter {
             for role in Role.allCases { _ = wanted[role].intern(contentsOf: ids[role]) }
         }
         for role in Role.allCases { wanted[role].indexAll() }
-        try readLog { reader, batchDone in try reader.lookUp(wanted, into: &logIDs, batchDone: batchDone) }
-        if known == .none {
-            committed = logIDs.counts
-            defined = logIDs.counts
-        }
-        known = .some
+        try readLog { reader, batchDone in try reader.lookUp(wanted, into: &numbering.table, batchDone: batchDone) }
+        numbering.lookedUp()
     }
 
     /// Appends every event of `stream`. Once the log's ids are known,
     /// NDJSON's are read straight into the log's own table, so that each id
     /// is hashed once, and written out. Before, the stream is held, with
     /// any held before it, until `commit` looks all their ids up in the log
-    /// in one pass (see ``Known``); if it would make them too many to hold,
+    /// in one pass (see ``LogNumbering/Known``); if it would make them too many to hold,
     /// theirs are looked up and written first. A stream too long to hold on
     /// its own has the log's ids read whole, at once if its size foretells
     /// it (``foresees(_:of:pastHolding:)``); otherwise it is looked up a
@@ -567,10 +445,10 @@ public final class LogWriter {
         defer {
             lastStreamStart = streamFirstAt.flatMap { first in latestBefore.map { (first, $0) } }
         }
-        if known != .all, committedEnd < readWholeBelow { try knowAll() }
-        if known != .all {
+        if numbering.known != .all, file.committedEnd < readWholeBelow { try knowAll() }
+        if numbering.known != .all {
             // Taken rather than copied, so that reading into it copies no table, and put back however this ends.
-            let sharesHeldIDs = stream is NDJSONReader
+            let sharesHeldIDs = stream.idNaming == .byBytes
             if sharesHeldIDs { swap(&ids, &heldIDs) }
             defer { if sharesHeldIDs { heldIDs = ids } }
             /// The stream's events looked up and written a group at a time so far.
@@ -625,10 +503,10 @@ public final class LogWriter {
         let pool = compressorPool(compressors)
         try addStream(streamHeld, ids: ids, records: streamHeldRecords, serial: serial, note: nil, through: pool)
         streamHeld = []
-        if stream is NDJSONReader {
+        if stream.idNaming == .byBytes {
             // The rest of the text reads its ids straight into the log's tables, once the held events are written.
             if !ended, !pending.isEmpty { try emit(encodeBatch(ids: ids), through: pool) }
-            while !ended, try stream.next(ids: &logIDs, into: &events) != nil {
+            while !ended, try stream.next(ids: &numbering.table, into: &events) != nil {
                 keep(try takeRecords(of: stream, events: &events, first: nextSeq), first: nextSeq)
                 try add(events, ids: nil, through: pool)
                 progress(events.count)
@@ -666,7 +544,7 @@ public final class LogWriter {
     ///   default, as many as the held streams were appended with.
     private func writeHeld(compressors: Int? = nil) throws {
         guard !held.isEmpty else { return }
-        if known != .all {
+        if numbering.known != .all {
             try lookUpHeld()
             try lookUpHeldEventIDs()
         }
@@ -739,9 +617,7 @@ public final class LogWriter {
     }
 
     /// Whether the last commit was deferred and its commit record is not yet synced.
-    public var commitUnsynced: Bool { unsyncedCommit != nil }
-    /// The checkpoint of the last commit, if it was deferred and its commit record is not yet synced.
-    private var unsyncedCommit: WriterCheckpoint?
+    public var commitUnsynced: Bool { file.commitUnsynced }
 
     /// Makes the transaction durable: once this returns, every appended event
     /// is on disk and visible to readers; before, none is. With
@@ -755,30 +631,11 @@ public final class LogWriter {
         try writeBatch(ids: ids)
         let notes = importNotes[committedImportNotes...]
         if !notes.isEmpty {
-            try upgradeToRecords()
-            for note in notes { try write(sealed: note.encoded()) }
+            try file.upgradeToRecords()
+            for note in notes { try file.write(sealed: note.encoded()) }
         }
-        let writes = nextSeq > firstSeq || created || !notes.isEmpty
-        if writes || commitUnsynced {
-            try sync()
-            try checkpointUnsynced()
-        }
-        if writes {
-            let record = CommitRecord(endSeq: nextSeq, offset: UInt64(offset))
-            try file.writeAll(at: offset, record.encoded(), path: path)
-            offset += Int64(CommitRecord.size)
-            if created { try syncDirectory() }
-            let checkpoint = WriterCheckpoint(endSeq: nextSeq, committedEnd: offset, firstBatch: firstBatch ?? 0)
-            switch durability {
-            case .synced:
-                try sync()
-                try checkpointFile.write(checkpoint)
-            case .deferred:
-                unsyncedCommit = checkpoint
-            }
-        }
-        committedEnd = offset
-        committed = defined
+        try file.commit(endSeq: nextSeq, wrote: nextSeq > firstSeq || !notes.isEmpty, durability: durability)
+        numbering.commit()
         committedImportNotes = importNotes.count
         records.removeAll()
         recordsTaken = 0
@@ -787,18 +644,7 @@ public final class LogWriter {
     }
 
     /// Makes the last commit durable, if it was deferred and no commit since synced it.
-    public func syncCommitted() throws {
-        guard commitUnsynced else { return }
-        try sync()
-        try checkpointUnsynced()
-    }
-
-    /// Once a sync made a deferred commit durable: writes its checkpoint, synced within a second.
-    private func checkpointUnsynced() throws {
-        guard let checkpoint = unsyncedCommit else { return }
-        try checkpointFile.write(checkpoint, syncing: false)
-        unsyncedCommit = nil
-    }
+    public func syncCommitted() throws { try file.syncCommitted() }
 
     /// Forgets the transaction: cuts the file back to its committed end, or
     /// removes it if this writer created it and nothing was committed.
@@ -812,16 +658,8 @@ public final class LogWriter {
         records.removeAll()
         recordsTaken = 0
         arrivingIDs.taken.removeIDs(fromSeq: Int64(firstSeq))
-        logIDs.removeIDs(from: committed)
-        defined = committed
-        if committedEnd <= Int64(FileHeader.size) { firstBatch = nil }
-        if created && committedEnd <= Int64(FileHeader.size) && firstSeq == 1 {
-            _ = unlink(path)
-            checkpointFile.remove()
-        } else {
-            try? truncate(to: committedEnd)
-        }
-        offset = committedEnd
+        numbering.rollback()
+        file.rollback(nothingCommitted: firstSeq == 1)
     }
 
     /// Encodes, compresses and writes the pending events as one batch.
@@ -833,13 +671,7 @@ public final class LogWriter {
 
     /// Encodes the pending events as the next batch, numbering their new ids.
     private func encodeBatch(ids: Identifiers?) throws -> UnsealedBatch {
-        precondition(ids == nil || logIDs.counts == defined, "ids read ahead into the log's tables were never written")
-        let encoded = if let ids {
-            encoder.encode(pending[...], ids: ids, log: &logIDs)
-        } else {
-            encoder.encode(numbered: pending[...], log: logIDs, defined: defined)
-        }
-        for role in Role.allCases.indices { defined[role] += encoded.newIDs[role] }
+        let encoded = numbering.encode(pending[...], ids: ids, with: &encoder)
         defer { pending.removeAll(keepingCapacity: true) }
         let first = nextSeq - UInt64(pending.count)
         var batchRecords = EventRecords()
@@ -852,104 +684,16 @@ public final class LogWriter {
             records.removeFirst(recordsTaken)
             recordsTaken = 0
         }
-        if !batchRecords.isEmpty { try upgradeToRecords() }
+        if !batchRecords.isEmpty { try file.upgradeToRecords() }
         return UnsealedBatch(encoded: encoded, firstSeq: first, eventCount: UInt32(pending.count), records: batchRecords)
-    }
-
-    /// Makes a version-3 log version 4, before its first record frame is
-    /// written: the new header is synced first, so that no crash leaves a
-    /// record frame in a log whose header says it has none.
-    private func upgradeToRecords() throws {
-        guard version < 4 else { return }
-        try file.writeAll(at: 0, FileHeader(version: 4).encoded(), path: path)
-        try sync()
-        version = 4
-        upgraded = true
     }
 
     /// Whether this writer made a version-3 log version 4, which orders
     /// releases before it cannot read: for the caller to say so.
-    public private(set) var upgraded = false
-
-    /// Writes a batch, header and frame, where the log ends.
-    private func write(sealed batch: [UInt8]) throws {
-        if firstBatch == nil, batch.count >= BatchHeader.size,
-           batch.withUnsafeBytes({ $0.loadUnaligned(as: UInt32.self).littleEndian }) == LogFormat.batchHeaderMagic {
-            firstBatch = CRC32C.checksum(Array(batch[0..<BatchHeader.size]))
-        }
-        try file.writeAll(at: offset, batch, path: path)
-        offset += Int64(batch.count)
-    }
-
-    private func truncate(to size: Int64) throws { try Self.truncate(file, to: size, path: path) }
-
-    private func sync() throws {
-        try Self.sync(file, path: path)
-        syncs += 1
-    }
+    public var upgraded: Bool { file.upgraded }
 
     /// How many times this writer has synced the log and its checkpoint to disk.
-    public var fsyncs: Int { syncs + checkpointFile.syncs }
-    private var syncs = 0
+    public var fsyncs: Int { file.fsyncs }
 
-    private static func truncate(_ file: FileDescriptor, to size: Int64, path: String) throws {
-        do {
-            try file.resize(to: size)
-        } catch {
-            throw FileError(path: path, operation: "truncating", reason: "\(error)")
-        }
-    }
-
-    private static func sync(_ file: FileDescriptor, path: String) throws {
-        guard fsync(file.rawValue) == 0 else { throw FileError(path: path, operation: "syncing", errno: Errno(rawValue: errno)) }
-    }
-
-    /// Syncs the directory that holds the log, so that a new file's name survives a crash.
-    private func syncDirectory() throws {
-        var directory = FilePath(path)
-        directory.removeLastComponent()
-        if directory.isEmpty { directory = "." }
-        let fd = open(directory.string, O_RDONLY | O_DIRECTORY)
-        guard fd >= 0 else { throw FileError(path: directory.string, operation: "opening the directory", errno: Errno(rawValue: errno)) }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw FileError(path: directory.string, operation: "syncing the directory", errno: Errno(rawValue: errno)) }
-    }
-}
-
-/// A batch encoded but not yet compressed: what may be handed to another
-/// thread, since compressing needs nothing of the writer's.
-struct UnsealedBatch: Sendable {
-    var encoded: BatchEncoder.Encoded
-    var firstSeq: UInt64
-    var eventCount: UInt32
-    /// Its events' records, which go in a record frame after its zstd frame.
-    var records = EventRecords()
-
-    /// The batch as it goes in the file: its header, then its zstd frame.
-    func sealed(with compressor: inout ZstdCompressor) throws -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: BatchHeader.size)
-        let frameSize = try encoded.payload.withUnsafeBytes { try compressor.compressFrame($0, appendingTo: &bytes) }
-        let header = BatchHeader(
-            firstSeq: firstSeq, eventCount: eventCount, frameSize: UInt32(frameSize),
-            minAt: encoded.minAt, maxAt: encoded.maxAt, payloadSize: UInt32(encoded.payload.count), foldSize: UInt32(encoded.foldSize),
-            frameCRC: bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[BatchHeader.size...])) })
-        bytes.replaceSubrange(0..<BatchHeader.size, with: header.encoded())
-        if !records.isEmpty {
-            bytes += try RecordFrame.sealed(records, firstSeq: firstSeq, eventCount: eventCount, with: &compressor)
-        }
-        return bytes
-    }
-}
-
-/// One thread's compression context, for the batches it seals.
-private final class BatchCompressor {
-    private var compressor: ZstdCompressor
-
-    init(level: Int32) throws {
-        compressor = try ZstdCompressor(level: level, checksum: true)
-    }
-
-    func seal(_ batch: UnsealedBatch) throws -> [UInt8] {
-        try batch.sealed(with: &compressor)
-    }
+    private func write(sealed batch: [UInt8]) throws { try file.write(sealed: batch) }
 }

@@ -86,9 +86,7 @@ extension Orders {
                     for file in files {
                         let stream = try openEvents(file, options: ReadOptions(threads: threads, keepingUnknownTypes: keepUnknown))
                         for notice in stream.notices { Console.note("orders: warning: \(notice)") }
-                        let reader = stream as? NDJSONReader
-                        let first = writer.nextStreamSeq
-                        reader?.checkIDs(against: writer.arrivingIDs, seqBase: Int64(first) - 1)
+                        stream.checkIDs(against: writer.arrivingIDs, seqBase: Int64(writer.nextStreamSeq) - 1)
                         let progress = Progress("importing \(stream.name)")
                         defer { progress.finish() }
                         try writer.append(contentsOf: stream, compressors: threads, again: again) { progress.advance($0, position: stream.progress) }
