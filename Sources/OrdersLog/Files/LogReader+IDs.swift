@@ -1,0 +1,76 @@
+import OrdersCore
+
+/// Reading a log's ids alone, for a writer that numbers new ones on from them.
+extension LogReader {
+    /// The ids of every committed batch, read from their dictionaries without
+    /// decoding any event: what a writer needs to number the ids it adds.
+    /// - Parameter batchDone: called after each batch with its event count.
+    /// - Throws: like `next`, if a batch is corrupt.
+    func readIdentifiers(batchDone: (Int) -> Void = { _ in }) throws -> Identifiers {
+        var ids = Identifiers()
+        try forEachDictionary(batchDone: batchDone) { batch throws(BatchFailure) in try defineCurrent(batch, in: &ids, roles: Role.allCases) }
+        return ids
+    }
+
+    /// How many new ids `lookUp` fetches the filter bits of before it tests
+    /// them: enough that their waits overlap, few enough that what is
+    /// fetched stays in the cache.
+    static let stagedLookups = 32
+
+    /// The ids of `wanted` that the log holds, each defined in `found` at the
+    /// log's number for it, and every other number of the log left a
+    /// placeholder: what a writer needs to append events whose ids are in
+    /// `wanted`, holding only those of the log's ids (see ``LogWriter``).
+    /// Each batch's new ids are tested against a bit filter of `wanted`
+    /// (``SymbolFilter``), and those that pass looked up in it; none is
+    /// added to a table of the whole log.
+    /// - Parameter batchDone: called after each batch with its event count.
+    /// - Throws: like `next`, if a batch is corrupt.
+    func lookUp(_ wanted: Identifiers, into found: inout Identifiers, batchDone: (Int) -> Void = { _ in }) throws {
+        let filters = Role.allCases.map { SymbolFilter(wanted[$0]) }
+        /// New ids whose filter bits are being fetched: their numbers, spellings (in the
+        /// payload, which outlives each role's lookups) and bits.
+        var staged: [(number: Int, bytes: UnsafeRawBufferPointer, bit: UInt32)] = []
+        staged.reserveCapacity(Self.stagedLookups)
+        try forEachDictionary(batchDone: batchDone) { batch throws(BatchFailure) in
+            try current.onPayload(of: batch) { payload throws(ByteReader.Malformed) in
+                for role in Role.allCases {
+                    let entry = current.dictionary[role], filter = filters[role.rawValue]
+                    func lookUpStaged() {
+                        for (number, bytes, bit) in staged where filter.mayContain(bit: bit) && wanted[role].lookup(bytes) != nil {
+                            _ = found[role].define(number, bytes)
+                        }
+                        staged.removeAll(keepingCapacity: true)
+                    }
+                    try current.dictionary.checkNumbering(of: role, following: idCounts[role.rawValue], skipping: false)
+                    try current.dictionary.forEachSpelling(of: role, in: payload) { (number, bytes, _) throws(ByteReader.Malformed) in
+                        guard number >= entry.firstNew else { return }
+                        staged.append((number, bytes, filter.fetchingBit(of: bytes)))
+                        if staged.count == Self.stagedLookups { lookUpStaged() }
+                    }
+                    lookUpStaged()
+                    idCounts[role.rawValue] = entry.end
+                }
+            }
+        }
+        for role in Role.allCases { found[role].extend(to: idCounts[role.rawValue]) }
+    }
+
+    /// Loads every committed batch's payload and dictionary in turn, no
+    /// event, for `body`: how a writer reads the ids it needs. `progress`
+    /// follows the batches, and `batchDone` hears of each.
+    private func forEachDictionary(batchDone: (Int) -> Void, _ body: (LogLayout.Batch) throws(BatchFailure) -> Void) throws {
+        precondition(!skippingCorrupt && nextBatch == 0, "a writer's ids are read from a whole log, strictly, from its start")
+        while nextBatch < batches.count {
+            let batch = batches[nextBatch]
+            nextBatch += 1
+            do {
+                try load(batch, .dictionary)
+                try body(batch)
+            } catch let failure as BatchFailure {
+                throw corrupt(batch, failure)
+            }
+            batchDone(Int(batch.header.eventCount))
+        }
+    }
+}

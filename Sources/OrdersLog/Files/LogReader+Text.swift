@@ -1,0 +1,25 @@
+import OrdersCore
+
+/// Exporting: each batch's events as the NDJSON lines `orders export` prints.
+extension LogReader {
+    /// Appends the next batch's events to `text` as the lines `orders
+    /// export` prints, read and checked as `next` reads them. Other
+    /// threads, if any, write each batch's lines ahead, their ids spelled
+    /// by the batch itself; this one defines the batch's ids in `ids`, and
+    /// so checks those spellings against the batches before. Alone, it
+    /// spells them with `ids`, which costs no lookup in the batch.
+    /// - Returns: how many events it appended; nil after the last batch.
+    public func nextText(ids: inout Identifiers, into text: inout [UInt8]) throws -> Int? {
+        guard let batch = try loadNext(workers > 0 ? .text : .events(checkingSpellings: false), ids: &ids) else { return nil }
+        records = try recordLoader.records(of: batch, events: current.events)
+        if !current.hasText || !records.isEmpty {
+            // A worker's text has no records: a batch with any is written here.
+            EventJSON.appendLines(firstSeq: Int64(batch.header.firstSeq), current.events, records: records, spelledBy: ids, to: &text)
+        } else if text.isEmpty {
+            swap(&text, &current.text)
+        } else {
+            text.append(contentsOf: current.text)
+        }
+        return current.events.count
+    }
+}
