@@ -1,4 +1,9 @@
 import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The `orders` command: an event-sourced cart and order engine.
 @main
@@ -33,9 +38,30 @@ struct Orders: ParsableCommand {
     static func main() {
         do {
             try Arguments.checkUTF8()
+            try Report.checkReportName(in: CommandLine.arguments)
+            var command = try parseAsRoot()
+            try command.run()
         } catch {
-            exit(withError: error)
+            exitReporting(error)
         }
-        main(nil)
+    }
+
+    /// Exits as `error` says. A usage mistake is said as every other
+    /// error is, `orders: error: …` on standard error, with the usage of
+    /// the command it was made in; help and `--version` go to standard
+    /// output, and an `ExitCode` was reported by whoever threw it.
+    static func exitReporting(_ error: any Error) -> Never {
+        let code = exitCode(for: error)
+        guard code != .success, !(error is ExitCode) else { exit(withError: error) }
+        Console.flush()
+        // ArgumentParser's full message: "Error: <message>", then the command's usage block.
+        let lines = fullMessage(for: error).split(separator: "\n", omittingEmptySubsequences: false)
+        let usage = lines.drop { !$0.hasPrefix("Usage: ") }
+        Console.note("orders: error: \(message(for: error))")
+        if !usage.isEmpty { Console.note(usage.joined(separator: "\n")) }
+        terminate(code.rawValue)
     }
 }
+
+/// Ends the process with `status` (`exit(3)`, which ParsableCommand's own `exit(withError:)` hides by name).
+private func terminate(_ status: Int32) -> Never { exit(status) }

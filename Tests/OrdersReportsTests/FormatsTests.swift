@@ -49,4 +49,38 @@ struct FormatsTests {
     @Test func controlCharactersInIdsStayOnOneLine() {
         #expect(String(identifier: Array("a\nb".utf8)) == "a\\u{a}b")
     }
+
+    /// An average order is rounded half to even, as a bank rounds, never truncated.
+    @Test(arguments: [
+        (Int64(926_800), Int64(6), Int64(154_467)), (5, 2, 2), (7, 2, 4), (3, 2, 2), (1, 3, 0), (2, 3, 1),
+        (-5, 2, -2), (-7, 2, -4), (10, 0, 10), (.max, 1, .max), (.max, 2, 4_611_686_018_427_387_904), (.min, 3, -3_074_457_345_618_258_603),
+    ])
+    func anAverageIsRoundedHalfToEven(amount: Int64, count: Int64, average: Int64) {
+        #expect(Money.average(amount, over: count) == average)
+    }
+
+    /// Shares to a tenth of a percent add up to 100.0%, each within a tenth of its exact value.
+    @Test func sharesAddUpToAHundredPercent() {
+        #expect(Shares.tenthsOfPercent([1, 1, 1]) == [334, 333, 333])
+        #expect(Shares.tenthsOfPercent([2, 1]) == [667, 333])
+        #expect(Shares.tenthsOfPercent([0, 0]) == [0, 0])
+        #expect(Shares.tenthsOfPercent([.max, .max]) == [500, 500])
+        var state: UInt64 = 7
+        for _ in 0..<500 {
+            let parts = (0..<(1 + Int(state % 9))).map { _ in
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return Int64(state >> 40) % 1000
+            }
+            let shares = Shares.tenthsOfPercent(parts)
+            let total = parts.reduce(0, +)
+            guard total > 0 else { continue }
+            #expect(shares.reduce(0, +) == 1000, "\(parts)")
+            for (part, share) in zip(parts, shares) {
+                let exact = Double(part) * 1000 / Double(total)
+                #expect(abs(Double(share) - exact) < 1, "\(parts)")
+            }
+        }
+        #expect(Shares.formatted(tenths: 5) == "0.5%")
+        #expect(Shares.formatted(tenths: 1000) == "100.0%")
+    }
 }

@@ -21,6 +21,17 @@ public enum Money {
         minorDigitsByCode[currency.description] ?? 2
     }
 
+    /// `amount` shared among `count` (at least 1), in minor units, rounded
+    /// half to even: the average order of $9,268.00 in 6 is $1,544.67, and
+    /// of 5 minor units in 2 is 2, as a bank rounds.
+    public static func average(_ amount: Int64, over count: Int64) -> Int64 {
+        let count = max(count, 1)
+        let (quotient, remainder) = amount.quotientAndRemainder(dividingBy: count)
+        let rest = remainder.magnitude, other = count.magnitude - rest
+        let away = rest > other || (rest == other && quotient % 2 != 0)
+        return away ? quotient + (amount < 0 ? -1 : 1) : quotient
+    }
+
     /// `₩1,150,000`, `$9.99`, `CHF 1,234.50`.
     public static func format(_ amount: Int64, _ currency: Currency) -> String {
         let digits = minorDigits(currency)

@@ -13,11 +13,30 @@ public enum TimeZones {
     /// The span the transition table covers; outside it the nearest offset holds.
     static let firstYear = 1800, lastYear = 2500
 
+    /// What to give instead of a fixed offset such as `+09:00`, `-5`, `UTC+9`
+    /// or `GMT-03:00`: its `Etc/GMT` zone, whose sign is POSIX's, the
+    /// opposite of ISO 8601's; nil if `name` is not such an offset.
+    static func offsetSuggestion(for name: String) -> String? {
+        var text = Substring(name)
+        for prefix in ["UTC", "GMT"] where text.hasPrefix(prefix) { text = text.dropFirst(prefix.count) }
+        guard let sign = text.first, sign == "+" || sign == "-" else { return nil }
+        let parts = text.dropFirst().split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), let hours = Int(parts[0]), (0...14).contains(hours),
+              parts[0].allSatisfy(\.isASCII), parts.count == 1 || (parts[1].count == 2 && Int(parts[1]) != nil) else { return nil }
+        let minutes = parts.count == 2 ? Int(parts[1])! : 0
+        let iso = "UTC\(sign)\(hours)" + (minutes == 0 ? "" : ":\(parts[1])")
+        guard minutes == 0 else {
+            return "\(iso) is not a whole hour, which only a place's zone gives: use the IANA name of a place at \(iso), such as Asia/Kolkata for UTC+5:30"
+        }
+        let posix = hours == 0 ? "Etc/GMT" : "Etc/GMT\(sign == "+" ? "-" : "+")\(hours)"
+        return "a fixed offset is named as in POSIX, its sign reversed: for \(iso) give --tz \(posix), or the IANA name of a place there (such as Asia/Seoul for UTC+9), which also knows its daylight-saving time"
+    }
+
     public static func rules(named name: String) throws(Unknown) -> ZoneRules {
         if name == "UTC" { return .utc }
         guard isInDatabase(name), let zone = TimeZone(identifier: name) else {
-            throw Unknown(description: "unknown time zone '\(name)': use an IANA name such as UTC, Asia/Seoul or America/New_York"
-                                       + " (a fixed offset is Etc/GMT-5 for 5 hours ahead of UTC, signs as in POSIX)")
+            throw Unknown(description: "unknown time zone '\(name)': " + (offsetSuggestion(for: name)
+                ?? "use an IANA name such as UTC, Asia/Seoul or America/New_York (a fixed offset is Etc/GMT-5 for 5 hours ahead of UTC, signs as in POSIX)"))
         }
         let start = Date(timeIntervalSince1970: Double(CivilDate(year: Int64(firstYear), month: 1, day: 1).daysSinceEpoch) * 86_400)
         let end = Date(timeIntervalSince1970: Double(CivilDate(year: Int64(lastYear), month: 1, day: 1).daysSinceEpoch) * 86_400)

@@ -84,7 +84,8 @@ public struct DailyReport {
         return object.closed + [0x0A]
     }
 
-    /// Money formatted per currency, the average order value, and a totals row per currency.
+    /// Money formatted per currency, the average order value (rounded half
+    /// to even, ``Money/average(_:over:)``), and a totals row per currency.
     public func table() throws(SumOverflow) -> String {
         let rows = try checkedRows()
         guard !rows.isEmpty else { return "daily sales in \(zone)\nno orders\n" }
@@ -92,14 +93,14 @@ public struct DailyReport {
                                .init("revenue", .right), .init("avg order", .right)])
         for row in rows {
             table.row([row.date.description, row.currency.description, Thousands.grouped(row.orders), Thousands.grouped(row.units),
-                       Money.format(row.revenue, row.currency), Money.format(row.revenue / max(row.orders, 1), row.currency)])
+                       Money.format(row.revenue, row.currency), Money.format(Money.average(row.revenue, over: row.orders), row.currency)])
         }
         let totals = try totals()
         if !totals.isEmpty {
             table.rule()
             for total in totals {
                 table.row(["total", total.currency.description, Thousands.grouped(total.orders), Thousands.grouped(total.units),
-                           Money.format(total.revenue, total.currency), Money.format(total.revenue / max(total.orders, 1), total.currency)])
+                           Money.format(total.revenue, total.currency), Money.format(Money.average(total.revenue, over: total.orders), total.currency)])
             }
         }
         return "daily sales in \(zone)\n" + table.rendered

@@ -67,7 +67,17 @@ public struct ProductReport {
         return object.closed + [0x0A]
     }
 
-    /// A table that names products the catalog knows.
+    /// Units and revenue of every row, per currency, in currency order.
+    func totals() throws(SumOverflow) -> [(currency: Currency, units: Int64, revenue: Int64)] {
+        var sums: [Currency: ProductSales.Totals] = [:]
+        for row in rows { sums[row.currency, default: ProductSales.Totals()].merge(row.totals) }
+        return try sums.keys.sorted().map { currency throws(SumOverflow) in
+            let total = sums[currency]!
+            return (currency, try total.units.checked("total units in \(currency)"), try total.revenue.checked("total revenue in \(currency)"))
+        }
+    }
+
+    /// A table that names products the catalog knows, and a totals row per currency.
     public func table() throws(SumOverflow) -> String {
         let named = grouping == .product && !catalog.products.isEmpty
         var columns: [TextTable.Column] = [.init("date"), .init(keyName)]
@@ -81,6 +91,10 @@ public struct ProductReport {
             if named { cells.append(catalog.products[row.key]?.name ?? "") }
             cells += [row.currency.description, Thousands.grouped(row.units), Money.format(row.revenue, row.currency)]
             table.row(cells)
+        }
+        table.rule()
+        for total in try totals() {
+            table.row(["total", ""] + (named ? [""] : []) + [total.currency.description, Thousands.grouped(total.units), Money.format(total.revenue, total.currency)])
         }
         return "sales per \(keyName) in \(zone)\n" + table.rendered
     }

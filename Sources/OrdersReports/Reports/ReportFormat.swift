@@ -4,7 +4,7 @@ public enum ReportFormat: String, CaseIterable, Sendable {
     case table
     /// RFC 4180 CSV, money in minor units.
     case csv
-    /// One JSON object, money in minor units (shapes in the README).
+    /// One JSON object, money in minor units (shapes in docs/commands.md).
     case json
     /// A self-contained SVG chart (daily report only).
     case svg

@@ -47,15 +47,16 @@ public struct TallyReport {
         return object.closed + [0x0A]
     }
 
-    /// Each poll as a ranking with each candidate's share of its votes.
+    /// Each poll as a ranking with each candidate's share of its votes, to a
+    /// tenth of a percent, the shares of a poll adding up to 100.0% (``Shares``).
     public func table() -> String {
         var out = ""
         for poll in polls {
             out += "poll \(String(identifier: poll.poll)): \(Thousands.grouped(poll.total)) \(poll.total == 1 ? "vote" : "votes")\n"
             var table = TextTable([.init("rank", .right), .init("candidate"), .init("votes", .right), .init("share", .right)])
+            let shares = Shares.tenthsOfPercent(poll.rows.map(\.votes))
             for (i, row) in poll.rows.enumerated() {
-                let share = Double(row.votes) / Double(poll.total) * 100
-                table.row(["\(i + 1)", String(identifier: row.candidate), Thousands.grouped(row.votes), percent(share)])
+                table.row(["\(i + 1)", String(identifier: row.candidate), Thousands.grouped(row.votes), Shares.formatted(tenths: shares[i])])
             }
             out += table.rendered + "\n"
         }
@@ -63,10 +64,5 @@ public struct TallyReport {
         // Not `dropLast()`, which counts every character of the text first (a third of a table of 400,000 polls).
         out.removeLast()
         return out
-    }
-
-    private func percent(_ value: Double) -> String {
-        let tenths = Int64((value * 10).rounded())
-        return "\(tenths / 10).\(tenths % 10)%"
     }
 }

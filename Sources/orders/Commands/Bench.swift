@@ -48,7 +48,7 @@ extension Orders {
         var seed: UInt64 = 1
 
         @Option(help: ArgumentHelp("Threads for the last row's replay, as replay's --threads; 1 leaves the row out. 1 to 256; defaults to the number of cores.", valueName: "n"))
-        var threads: Int = InputArgument.cores
+        var threads: Int = Threads.cores
 
         @Option(help: "Runs of each phase; the best counts.")
         var runs = 3
@@ -63,7 +63,7 @@ extension Orders {
             guard (log == nil) != (events == nil) else { throw ValidationError("name a LOG, or --events N for a generated one (not both)") }
             if let events, events < 1 { throw ValidationError("--events must be at least 1") }
             guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
-            try InputArgument.check(threads: threads)
+            try Threads.check(threads)
         }
 
         func run() throws {

@@ -19,7 +19,7 @@ extension Orders {
               orders export store.log | zstd -q > events.ndjson.zst
             """)
 
-        @OptionGroup var input: InputArgument
+        @OptionGroup var input: InputArgument<TextThreads>
 
         func run() throws {
             try reportingFailures {

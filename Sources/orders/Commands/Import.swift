@@ -1,4 +1,9 @@
 import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import OrdersCore
 import OrdersLog
 import OrdersReports
@@ -41,7 +46,7 @@ extension Orders {
         var files: [String]
 
         @Option(help: ArgumentHelp("Threads that parse NDJSON (or decode a log), and as many that compress the log's batches, while one reads the input and one encodes and writes; 1 does everything on one thread. 1 to 256; defaults to the number of cores.", valueName: "n"))
-        var threads: Int = InputArgument.cores
+        var threads: Int = Threads.cores
 
         @Flag(help: "Keep lines whose type the fold does not know (e.g. coupon_applied), as events it passes over, rather than refuse the FILE.")
         var keepUnknown = false
@@ -65,8 +70,31 @@ extension Orders {
             guard log != "-" else { throw ValidationError("a log is a file, not standard input or output: name it (./- for a file called -)") }
             guard !files.isEmpty else { throw ValidationError("name at least one FILE to import (- for standard input)") }
             guard files.filter({ $0 == "-" }).count <= 1 else { throw ValidationError("standard input (-) can be read only once") }
-            try InputArgument.check(threads: threads)
+            try Threads.check(threads)
+            let swapped = "the log comes first, then the files to import, e.g. orders import store.log \(log)"
+            let prefix = Self.firstBytes(of: log)
+            if prefix.isEmpty, Self.textSuffixes.contains(where: { log.lowercased().hasSuffix($0) }) {
+                throw ValidationError("\(log) \(access(log, F_OK) == 0 ? "is empty" : "does not exist"), and its name is a text file's: \(swapped)")
+            }
+            // Only text, plain or compressed: a log whose header is damaged is for `orders verify` to say.
+            let format = prefix.withUnsafeBytes(InputFormat.detect)
+            if format == .zstdNDJSON || (format == .ndjson && prefix.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{")) {
+                throw ValidationError("\(log) holds NDJSON, not an orders log: \(swapped)")
+            }
         }
+
+        /// The first 16 bytes of `path`, enough to tell a log; none if it is empty, does not exist or cannot be read.
+        static func firstBytes(of path: String) -> [UInt8] {
+            let fd = open(path, O_RDONLY)
+            guard fd >= 0 else { return [] }
+            defer { close(fd) }
+            var bytes = [UInt8](repeating: 0, count: 16)
+            let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            return Array(bytes.prefix(max(0, count)))
+        }
+
+        /// The endings of NDJSON files' names: a LOG that does not exist yet with one of them is a FILE named first by mistake.
+        static let textSuffixes = [".ndjson", ".jsonl", ".json", ".ndjson.zst", ".jsonl.zst", ".zst"]
 
         func run() throws {
             try reportingFailures(consequence: "nothing was appended to \(log)") {

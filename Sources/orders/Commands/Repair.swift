@@ -6,6 +6,7 @@ import Darwin
 #endif
 import OrdersCore
 import OrdersLog
+import OrdersReports
 
 extension Orders {
     struct Repair: ParsableCommand {
@@ -28,10 +29,10 @@ extension Orders {
         var output: String
 
         @Option(help: ArgumentHelp("Threads to work with: the others read, check, decompress and decode LOG's batches ahead of the one that encodes NEW's batches, and n threads compress them; 1 does everything on one thread. 1 to 256; defaults to the number of cores.", valueName: "n"))
-        var threads: Int = InputArgument.cores
+        var threads: Int = Threads.cores
 
         func validate() throws {
-            try InputArgument.check(threads: threads)
+            try Threads.check(threads)
             guard output != "-" else { throw ValidationError("a log is a file, not standard output: name it (./- for a file called -)") }
             guard access(output, F_OK) != 0 else { throw ValidationError("\(output) exists; repair writes a new log") }
         }
@@ -49,7 +50,7 @@ extension Orders {
                     progress.finish()
                     let seqs = try writer.commit(ids: Identifiers())
                     for skip in reader.passedOver { Console.note("orders: dropped \(skip)") }
-                    Console.write("wrote \(seqs.count) of \(counted(reader.eventCount, "event")) to \(output)\n")
+                    Console.write("wrote \(Thousands.grouped(seqs.count)) of \(counted(reader.eventCount, "event")) to \(output)\n")
                 } catch {
                     writer.rollback()
                     throw error

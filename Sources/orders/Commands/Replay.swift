@@ -19,7 +19,7 @@ extension Orders {
               orders replay events.ndjson.zst --json | jq .revenue
             """)
 
-        @OptionGroup var input: InputArgument
+        @OptionGroup var input: InputArgument<FoldThreads>
 
         @Flag(help: "Print one JSON object (section 3 of EVENTS.md) instead of a summary for people.")
         var json = false

@@ -19,6 +19,22 @@ extension Orders {
               orders report categories store.log --catalog Fixtures/catalog-kr.json
             """,
             subcommands: [Daily.self, Products.self, Categories.self])
+
+        /// Refuses `orders report` followed by a word that names no report
+        /// (`orders report store.log`, `orders report weekly`), naming those
+        /// there are; ArgumentParser would say only "unexpected argument".
+        /// Checked before parsing, since a catch-all argument here would
+        /// take the words of the reports too.
+        static func checkReportName(in arguments: [String]) throws {
+            guard arguments.count >= 2, arguments[1] == configuration.commandName else { return }
+            let reports = [Daily.configuration, Products.configuration, Categories.configuration].compactMap { $0.commandName }
+            let word = arguments.count > 2 ? arguments[2] : nil
+            if let word, reports.contains(word) || word.hasPrefix("-") || word == "help" { return }
+            let what = word.map { "'\($0)' is not a report" } ?? "name a report"
+            Console.note("orders: error: \(what): name one of \(reports.joined(separator: ", ")) before the log, e.g. orders report daily store.log")
+            Console.note("Usage: orders report <subcommand> <log>\n  See 'orders report --help' for more information.")
+            throw ExitCode.validationFailure
+        }
     }
 }
 
@@ -29,7 +45,8 @@ extension Orders.Report {
             abstract: "Orders, units and revenue per local date and currency.",
             discussion: """
             One row per date and currency with at least one order, sorted by date then
-            currency; the table adds the average order value and a totals row.
+            currency; the table adds the average order value (revenue / orders in minor
+            units, rounded half to even) and a totals row.
             CSV: date,currency,orders,units,revenue. --format svg draws revenue per day.
 
             Examples:
@@ -38,28 +55,18 @@ extension Orders.Report {
               orders report daily store.log --format svg > daily.svg
             """)
 
-        @OptionGroup var input: InputArgument
+        @OptionGroup var input: InputArgument<FoldThreads>
         @OptionGroup var zone: ZoneOption
 
-        @Option(help: ArgumentHelp("The first local date to show (YYYY-MM-DD).", valueName: "date"))
-        var from: DateArgument?
-
-        @Option(help: ArgumentHelp("The last local date to show (YYYY-MM-DD).", valueName: "date"))
-        var to: DateArgument?
+        @OptionGroup var dates: DateRange
 
         @Option(help: "table, csv, json or svg.")
         var format: ReportFormat = .table
 
-        func validate() throws {
-            if let from, let to, to.date < from.date {
-                throw ValidationError("--from \(from.date) is after --to \(to.date): no date is in between")
-            }
-        }
-
         func run() throws {
             try reportingFailures {
                 let (reports, _) = try replay(input, zone: try zone.rules())
-                let report = DailyReport(reports.daily, zone: zone.zone, from: from?.date, to: to?.date)
+                let report = DailyReport(reports.daily, zone: zone.zone, from: dates.from?.date, to: dates.to?.date)
                 switch format {
                 case .table: Console.write(try report.table())
                 case .csv: Console.write(try report.csv())
@@ -83,8 +90,10 @@ extension Orders.Report {
               orders report products store.log --catalog Fixtures/catalog-kr.json
             """)
 
-        @OptionGroup var input: InputArgument
+        @OptionGroup var input: InputArgument<FoldThreads>
         @OptionGroup var zone: ZoneOption
+
+        @OptionGroup var dates: DateRange
 
         @Option(help: ArgumentHelp("A catalog in the store API's shape, to name products.", valueName: "file"))
         var catalog: String?
@@ -93,7 +102,7 @@ extension Orders.Report {
         var format: TabularFormat = .table
 
         func run() throws {
-            try reportingFailures { try runProductReport(input, zone, catalog, format, .product) }
+            try reportingFailures { try runProductReport(input, zone, dates, catalog, format, .product) }
         }
     }
 
@@ -108,11 +117,12 @@ extension Orders.Report {
 
             Examples:
               orders report categories store.log --catalog Fixtures/catalog-kr.json
-              orders report categories store.log --catalog kr.json --format csv
             """)
 
-        @OptionGroup var input: InputArgument
+        @OptionGroup var input: InputArgument<FoldThreads>
         @OptionGroup var zone: ZoneOption
+
+        @OptionGroup var dates: DateRange
 
         @Option(help: ArgumentHelp("A catalog in the store API's shape (required).", valueName: "file"))
         var catalog: String
@@ -121,18 +131,20 @@ extension Orders.Report {
         var format: TabularFormat = .table
 
         func run() throws {
-            try reportingFailures { try runProductReport(input, zone, catalog, format, .category) }
+            try reportingFailures { try runProductReport(input, zone, dates, catalog, format, .category) }
         }
     }
 }
 
 /// Replays the input and prints the products report, per product or per catalog category.
 private func runProductReport(
-    _ input: InputArgument, _ zone: ZoneOption, _ catalog: String?, _ format: TabularFormat, _ grouping: ProductReport.Grouping
+    _ input: InputArgument<FoldThreads>, _ zone: ZoneOption, _ dates: DateRange, _ catalog: String?, _ format: TabularFormat,
+    _ grouping: ProductReport.Grouping
 ) throws {
     let products = try loadCatalog(catalog)
     let (reports, ids) = try replay(input, zone: try zone.rules())
-    let report = ProductReport(reports.products, ids: ids, zone: zone.zone, catalog: products, grouping: grouping)
+    let report = ProductReport(reports.products, ids: ids, zone: zone.zone, catalog: products, grouping: grouping,
+                               from: dates.from?.date, to: dates.to?.date)
     switch format {
     case .table: Console.write(try report.table())
     case .csv: Console.write(try report.csv())

@@ -10,7 +10,8 @@ extension Orders {
             discussion: """
             Each poll is a ranking: candidates by votes, most first, ties by candidate id.
             A voter's repeated vote for the same candidate counts once. The table shows
-            each candidate's share of the poll's votes.
+            each candidate's share of the poll's votes, to a tenth of a percent; the shares
+            add up to 100.0% (rounded down, the tenths left going to the largest remainders).
             CSV: poll,candidate,votes.
 
             Examples:
@@ -18,7 +19,7 @@ extension Orders {
               orders tally store.log --poll kiosk-design --format csv
             """)
 
-        @OptionGroup var input: InputArgument
+        @OptionGroup var input: InputArgument<FoldThreads>
 
         @Option(help: ArgumentHelp("Only this poll.", valueName: "id"))
         var poll: String?
@@ -37,6 +38,7 @@ extension Orders {
                 case .csv: Console.write(report.csv())
                 case .json: Console.write(report.json())
                 }
+                if let poll, report.rows.isEmpty { Console.note("orders: no votes for poll \(poll) in \(input.log)") }
             }
         }
     }

@@ -37,10 +37,10 @@ extension Orders {
         var strict = false
 
         @Option(help: ArgumentHelp("Threads to check with; 1 does everything on one thread. For a log, n threads read, check, decompress and decode batches ahead of one more that checks the ids across batches (and folds, with --strict), which mostly waits for them; then up to n search the ids for one spelled under two numbers. NDJSON is parsed in chunks on n threads. 1 to 256; defaults to the number of cores.", valueName: "n"))
-        var threads: Int = InputArgument.cores
+        var threads: Int = Threads.cores
 
         func validate() throws {
-            try InputArgument.check(threads: threads)
+            try Threads.check(threads)
         }
 
         func run() throws {
@@ -100,7 +100,7 @@ extension Orders {
             let damage = reader.passedOver
             // Replay trusts the writer to number each spelling once; verify checks it.
             // More threads than cores would only hash every id once more each.
-            let twice = ids.firstDuplicate(threads: min(threads, InputArgument.cores)).map { role, a, b in
+            let twice = ids.firstDuplicate(threads: min(threads, Threads.cores)).map { role, a, b in
                 "\(role.field) ids \(a.rawValue) and \(b.rawValue) are both spelled \(String(identifier: Array(ids[role][a]))): the log numbers one id twice"
             } ?? idTwice
             // What the writer acknowledged must all be there (WriterCheckpoint).
@@ -187,7 +187,7 @@ extension Orders {
         /// With --strict, fails (exit 1) if the fold found anomalies.
         private func failIfStrict(_ anomalies: AnomalyCounts) throws {
             if strict && anomalies.total > 0 {
-                Console.note("orders: error: \(log): the fold found \(anomalies.total) anomalies (--strict)")
+                Console.note("orders: error: \(log): the fold found \(Thousands.grouped(anomalies.total)) \(anomalies.total == 1 ? "anomaly" : "anomalies") (--strict)")
                 throw ExitCode.failure
             }
         }

@@ -1,5 +1,7 @@
-/// `count` and `noun`, plural unless `count` is 1, for messages to people:
-/// "1 event", "17 events".
+import OrdersReports
+
+/// `count`, its thousands grouped, and `noun`, plural unless `count` is 1,
+/// for messages to people: "1 event", "3,000,000 events".
 func counted(_ count: some BinaryInteger, _ noun: String) -> String {
-    "\(count) \(noun)\(count == 1 ? "" : "s")"
+    "\(Thousands.grouped(count)) \(noun)\(count == 1 ? "" : "s")"
 }

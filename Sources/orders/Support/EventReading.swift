@@ -51,7 +51,7 @@ func noteSkips(_ log: LogReader) {
 
 /// Folds every event of the input and gathers every report (``Engine``),
 /// with a progress line, and tells standard error what damage it passed over.
-func replay(_ input: InputArgument, zone: ZoneRules) throws -> (reports: Reports, ids: Identifiers) {
+func replay(_ input: InputArgument<FoldThreads>, zone: ZoneRules) throws -> (reports: Reports, ids: Identifiers) {
     let stream = try openStream(input.log, options: input.readOptions)
     let progress = Progress("replaying")
     defer { progress.finish() }

@@ -8,8 +8,28 @@ import OrdersCore
 import OrdersLog
 import OrdersReports
 
-/// The input every reading command takes.
-struct InputArgument: ParsableArguments {
+/// What a reading command does with its threads, for its `--threads` help.
+protocol ThreadUse {
+    static var threadsHelp: String { get }
+}
+
+/// Replay, report and tally: a fold.
+enum FoldThreads: ThreadUse {
+    static let threadsHelp = "Threads to fold with, 1 to 256 — as many as the cores by default. On 2, one decodes a log's batches ahead of the one that folds; from 3 on, the fold is split into n parts (carts by their id, votes by their voter), with the results of one pass. NDJSON is parsed in chunks on n threads."
+}
+
+/// Audit: a read that picks one cart's events.
+enum ReadThreads: ThreadUse {
+    static let threadsHelp = "Threads to read with, 1 to 256 — as many as the cores by default: the others read, decompress and decode a log's batches (or parse NDJSON) ahead of the one that audits."
+}
+
+/// Export: text written on several threads.
+enum TextThreads: ThreadUse {
+    static let threadsHelp = "Threads to export with, 1 to 256 — as many as the cores by default: above 1, n threads write a log's batches out as text while one more checks them and writes it out."
+}
+
+/// The input every reading command takes; `Use` says what its threads do.
+struct InputArgument<Use: ThreadUse>: ParsableArguments {
     @Argument(help: ArgumentHelp("An orders log, or NDJSON events (plain or zstd-compressed); - for standard input.", valueName: "log"))
     var log: String
 
@@ -19,21 +39,8 @@ struct InputArgument: ParsableArguments {
     @Flag(help: "Read NDJSON lines whose type the fold does not know (e.g. coupon_applied) as events it passes over (status ignored), rather than refuse them.")
     var keepUnknown = false
 
-    @Option(help: ArgumentHelp("Threads to read with; 1 does everything on one thread. For a log, the others read, decompress and decode batches ahead of the one that takes their events, and a fold (replay, report, tally) from 3 threads on is split into n parts, each on a thread of its own (carts by their id, votes by their voter), with the results of one pass; export has n threads write batches out as text while one more writes it out. NDJSON is parsed in chunks on n threads while one more takes the events. 1 to 256; defaults to the number of cores.", valueName: "n"))
-    var threads: Int = InputArgument.cores
-
-    /// The most threads a command takes: as many parts as a fold can be split into.
-    static let maxThreads = LogReader.maxParts
-
-    /// The cores this process may run on, up to `maxThreads`.
-    static var cores: Int { min(maxThreads, max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))) }
-
-    /// Refuses a thread count that is not 1…`maxThreads`, before any thread is started.
-    static func check(threads: Int) throws {
-        guard (1...maxThreads).contains(threads) else {
-            throw ValidationError("--threads must be between 1 and \(maxThreads), not \(threads)")
-        }
-    }
+    @Option(help: ArgumentHelp(Use.threadsHelp, valueName: "n"))
+    var threads: Int = Threads.cores
 
     /// How to read the input, as these flags ask.
     var readOptions: ReadOptions {
@@ -41,7 +48,23 @@ struct InputArgument: ParsableArguments {
     }
 
     func validate() throws {
-        try Self.check(threads: threads)
+        try Threads.check(threads)
+    }
+}
+
+/// The `--threads` every command takes.
+enum Threads {
+    /// The most threads a command takes: as many parts as a fold can be split into.
+    static let most = LogReader.maxParts
+
+    /// The cores this process may run on, up to `most`.
+    static var cores: Int { min(most, max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))) }
+
+    /// Refuses a thread count that is not 1…`most`, before any thread is started.
+    static func check(_ threads: Int) throws {
+        guard (1...most).contains(threads) else {
+            throw ValidationError("--threads must be between 1 and \(most), not \(threads)")
+        }
     }
 }
 
@@ -75,6 +98,21 @@ enum TabularFormat: String, CaseIterable, ExpressibleByArgument {
 }
 
 /// A date given as `YYYY-MM-DD`.
+/// The local dates a report shows: `--from` and `--to`, both inclusive.
+struct DateRange: ParsableArguments {
+    @Option(help: ArgumentHelp("The first local date to show (YYYY-MM-DD).", valueName: "date"))
+    var from: DateArgument?
+
+    @Option(help: ArgumentHelp("The last local date to show (YYYY-MM-DD).", valueName: "date"))
+    var to: DateArgument?
+
+    func validate() throws {
+        if let from, let to, to.date < from.date {
+            throw ValidationError("--from \(from.date) is after --to \(to.date): no date is in between")
+        }
+    }
+}
+
 struct DateArgument: ExpressibleByArgument {
     var date: CivilDate
 

@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+
+/// What a person meets on a first try of every command: one style of error,
+/// mistakes named with what to do instead, counts grouped, and one rule for
+/// ids a log does not name.
+@Suite("First use: errors, hints and rules a newcomer meets")
+struct FirstUseTests {
+    private let day = "Fixtures/kiosk-day.ndjson"
+
+    /// A usage mistake reads as every other error: `orders: error:`, then the usage of the command it was made in.
+    @Test func usageMistakesSayOrdersErrorAndTheCommandsUsage() throws {
+        for (command, usage) in [(["replay", day, "--threads", "0"], "Usage: orders replay"),
+                                 (["report", "daily", day, "--tz", "Mars/Olympus"], "Usage: orders report daily"),
+                                 (["audit", day], "Usage: orders audit"),
+                                 (["replay", day, "--no-such-flag"], "Usage: orders replay")] {
+            let run = try CLI.run(command)
+            #expect(run.status == 64, "\(command)")
+            #expect(run.stderr.hasPrefix("orders: error: "), "\(command): \(run.stderr)")
+            #expect(!run.stderr.contains("Error: "), "\(command): \(run.stderr)")
+            #expect(run.stderr.contains(usage), "\(command): \(run.stderr)")
+            #expect(run.stdout.isEmpty)
+        }
+    }
+
+    /// `orders report LOG` and `orders report weekly` name the reports there are.
+    @Test func aWordThatIsNoReportIsAnsweredWithTheReports() throws {
+        for command in [["report", day], ["report", "weekly", day], ["report"]] {
+            let run = try CLI.run(command)
+            #expect(run.status == 64, "\(command)")
+            #expect(run.stderr.hasPrefix("orders: error: "), "\(command)")
+            #expect(run.stderr.contains("name one of daily, products, categories"), "\(command): \(run.stderr)")
+        }
+        #expect(try CLI.run(["report", "daily", day]).status == 0)
+        #expect(try CLI.run(["report", "--help"]).status == 0)
+    }
+
+    /// `orders import day.ndjson store.log`, the files swapped: refused, and nothing written to either.
+    @Test func anImportWithTheLogNamedSecondIsRefused() throws {
+        let dir = CLI.temporaryDirectory()
+        let text = dir + "/day.ndjson"
+        FileManager.default.createFile(atPath: text, contents: Data(CLI.fixture(day)))
+        let log = dir + "/store.log"
+        #expect(try CLI.run(["import", log, text]).status == 0)
+        let logBytes = try Data(contentsOf: URL(fileURLWithPath: log))
+        let swapped = try CLI.run(["import", text, log])
+        #expect(swapped.status == 64)
+        #expect(swapped.stderr.contains("holds NDJSON, not an orders log: the log comes first"), "\(swapped.stderr)")
+        #expect(FileManager.default.contents(atPath: text) == Data(CLI.fixture(day)))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: log)) == logBytes)
+        // A LOG that does not exist yet, named as text, is a FILE named first.
+        let missing = try CLI.run(["import", dir + "/new.ndjson", log])
+        #expect(missing.status == 64)
+        #expect(missing.stderr.contains("the log comes first"))
+        #expect(!FileManager.default.fileExists(atPath: dir + "/new.ndjson"))
+    }
+
+    /// A fixed offset is answered with its `Etc/GMT` name, whose sign is POSIX's.
+    @Test func aFixedOffsetIsAnsweredWithItsZoneName() throws {
+        for (offset, zone) in [("+09:00", "Etc/GMT-9"), ("-5", "Etc/GMT+5"), ("UTC+1", "Etc/GMT-1")] {
+            let run = try CLI.run(["report", "daily", day, "--tz=\(offset)"])
+            #expect(run.status == 64)
+            #expect(run.stderr.contains("give --tz \(zone)"), "\(offset): \(run.stderr)")
+            #expect(try CLI.run(["report", "daily", day, "--tz", zone]).status == 0)
+        }
+        #expect(try CLI.run(["report", "daily", day, "--tz", "+05:30"]).stderr.contains("not a whole hour"))
+    }
+
+    /// Counts in messages have their thousands grouped, as in tables.
+    @Test func countsInMessagesAreGrouped() throws {
+        let dir = CLI.temporaryDirectory()
+        let generated = try CLI.run(["generate", "--events", "3000", "-o", dir + "/g.log"])
+        #expect(generated.stderr.contains("wrote 3,000 events"), "\(generated.stderr)")
+        let imported = try CLI.run(["import", dir + "/copy.log", dir + "/g.log"])
+        #expect(imported.text.contains("appended 3,000 events"), "\(imported.text)")
+    }
+
+    /// The rule: an id the log does not name is an answer, not a failure.
+    /// Nothing on standard output but what the format always has, a line on
+    /// standard error that names the id, and exit 0.
+    @Test func anIdTheLogDoesNotNameIsAnAnswerNotAFailure() throws {
+        for command in [["audit", day, "--cart", "nope"], ["audit", day, "--order", "nope"], ["tally", day, "--poll", "nope"],
+                        ["tally", day, "--poll", "nope", "--format", "csv"]] {
+            let run = try CLI.run(command)
+            #expect(run.status == 0, "\(command)")
+            #expect(run.stderr.contains("nope"), "\(command): \(run.stderr)")
+            #expect(!run.stderr.contains("error"), "\(command): \(run.stderr)")
+        }
+        #expect(try CLI.run(["audit", day, "--cart", "nope"]).stdout.isEmpty)
+        #expect(try CLI.run(["tally", day, "--poll", "nope", "--format", "csv"]).text == "poll,candidate,votes\n")
+    }
+
+    /// Each command's `--threads` help says what that command does with them.
+    @Test func eachCommandsThreadsHelpSaysWhatItsThreadsDo() throws {
+        func threadsHelp(_ command: [String]) throws -> String {
+            let help = try CLI.run(command + ["--help"]).text
+            let start = try #require(help.range(of: "--threads <n>", options: .backwards))
+            return String(help[start.lowerBound...].prefix(400)).replacingOccurrences(of: "\n", with: " ")
+        }
+        for command in [["replay"], ["report", "daily"], ["tally"]] { #expect(try threadsHelp(command).contains("fold"), "\(command)") }
+        let audit = try threadsHelp(["audit"])
+        #expect(audit.contains("audits") && !audit.contains("export") && !audit.contains("fold"))
+        #expect(try threadsHelp(["export"]).contains("as text"))
+    }
+
+    /// `report products` and `categories` take `--from`/`--to` as `daily` does, and end with totals.
+    @Test func productReportsTakeDatesAndEndWithTotals() throws {
+        let all = try CLI.run(["report", "products", day, "--format", "csv"]).text
+        let none = try CLI.run(["report", "products", day, "--format", "csv", "--from", "2030-01-01"]).text
+        #expect(all.split(separator: "\n").count > 1)
+        #expect(none == "date,product,currency,units,revenue\n")
+        let table = try CLI.run(["report", "categories", day, "--catalog", "Fixtures/catalog-kr.json", "--to", "2025-09-16"])
+        #expect(table.status == 0)
+        #expect(table.text.split(separator: "\n").contains { $0.hasPrefix("total ") }, "\(table.text)")
+        let reversed = try CLI.run(["report", "products", day, "--from", "2025-09-17", "--to", "2025-09-16"])
+        #expect(reversed.status == 64)
+    }
+}
