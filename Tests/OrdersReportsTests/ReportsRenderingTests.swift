@@ -43,6 +43,12 @@ struct ReportsRenderingTests {
         // The tallest bar of a panel reaches no higher than the top of its axis.
         let heights = bars.map { Double($0["height"]!)! }
         #expect(heights.allSatisfy { $0 > 0 && $0 <= 220 })
+        // The date axis is continuous: the KRW panel keeps 2025-09-17, a day it sold nothing, in its place.
+        let krw = bars.filter { $0["data-currency"] == "KRW" }.map { Double($0["x"]!)! }
+        let usd = bars.filter { $0["data-currency"] == "USD" }.map { Double($0["x"]!)! }
+        #expect(krw.count == 2 && usd.count == 1)
+        #expect(abs((krw[1] - krw[0]) - 2 * (usd[0] - krw[0])) < 0.2, "16th to 18th is two days' slots, 16th to 17th one")
+        #expect(svg.components(separatedBy: ">2025-09-17</text>").count - 1 == 2, "both panels label the 17th")
     }
 
     /// A chart grows with its rows: one bar per row, and each panel labels
