@@ -35,6 +35,27 @@ struct BenchTests {
         }
     }
 
+    /// `--shapes`: a row a named shape, each a bench of its own, the best shape at 1.00×.
+    @Test func benchMeasuresEveryShape() throws {
+        let result = try CLI.run(["bench", "--shapes", "--events", "3000", "--runs", "1", "--threads", "1", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any])
+        let shapes = try #require(object["shapes"] as? [[String: Any]])
+        #expect(shapes.compactMap { $0["shape"] as? String } == ["classic", "90 days", "wide catalog", "long carts", "vote-heavy", "uuid ids"])
+        let ratios = shapes.compactMap { $0["best_ratio"] as? Double }
+        #expect(ratios.count == 6 && ratios.allSatisfy { $0 >= 1 } && ratios.contains(1))
+        for shape in shapes {
+            let bench = try #require(shape["bench"] as? [String: Any])
+            #expect(bench["events"] as? Int == 3_000)
+            let nanoseconds = try #require(shape["ns_per_event"] as? Double)
+            let replay = try #require((bench["phases"] as? [[String: Any]])?.first { ($0["name"] as? String)?.hasPrefix("+ reports") == true })
+            #expect(abs(nanoseconds - (replay["seconds"] as? Double ?? 0) / 3_000 * 1e9) <= 0.01 * nanoseconds + 0.1, "\(shape)")
+        }
+        // Each shape's log is generated as `orders generate --shape` makes it: uuid ids are longer.
+        let bytes = shapes.map { (($0["bench"] as? [String: Any])?["log_bytes"] as? Int) ?? 0 }
+        #expect(bytes[5] > bytes[1])
+    }
+
     @Test func benchNeedsALogOrEventsButNotBoth() throws {
         #expect(try CLI.run(["bench"]).status == 64)
         #expect(try CLI.run(["bench", "x.log", "--events", "5"]).status == 64)

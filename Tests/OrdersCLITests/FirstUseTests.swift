@@ -116,3 +116,41 @@ struct FirstUseTests {
         #expect(reversed.status == 64)
     }
 }
+
+/// `orders generate`: a start date, named shapes, and seeds that share nothing.
+@Suite("Generating streams of every shape")
+struct GenerateTests {
+    @Test func aStreamStartsOnItsStartDate() throws {
+        let run = try CLI.run(["generate", "--events", "50", "--start", "2026-01-01", "--format", "ndjson", "-o", "-"])
+        #expect(run.status == 0)
+        #expect(run.text.hasPrefix(#"{"type":"#) && run.text.split(separator: "\n").first?.contains(#""at":"2026-01-01T00:"#) == true, "\(run.text.prefix(200))")
+    }
+
+    @Test func aShapeIsNamedOrRefusedWithTheNames() throws {
+        let refused = try CLI.run(["generate", "--events", "5", "--shape", "square", "-o", "-", "--format", "ndjson"])
+        #expect(refused.status == 64)
+        #expect(refused.stderr.contains("give one of classic, 90-days, wide-catalog, long-carts, vote-heavy, uuid-ids"))
+        let uuid = try CLI.run(["generate", "--events", "5", "--shape", "uuid-ids", "-o", "-", "--format", "ndjson"])
+        #expect(uuid.text.range(of: #""cart":"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-"#, options: .regularExpression) != nil, "\(uuid.text.prefix(300))")
+        #expect(try CLI.run(["generate", "--events", "5", "--stores", "13", "-o", "-", "--format", "ndjson"]).status == 64)
+    }
+
+    /// Two seeds imported into one log: no checkout of one is a duplicate_order of the other's.
+    @Test func twoSeedsImportIntoOneLogWithoutCollisions() throws {
+        let dir = CLI.temporaryDirectory()
+        var seeds: [Int] = []
+        for seed in [1, 2] {
+            #expect(try CLI.run(["generate", "--events", "20000", "--seed", "\(seed)", "-o", dir + "/s\(seed).log"]).status == 0)
+            let alone = try CLI.run(["replay", dir + "/s\(seed).log", "--json"])
+            seeds.append(try duplicateOrders(alone.stdout))
+        }
+        #expect(try CLI.run(["import", dir + "/both.log", dir + "/s1.log", dir + "/s2.log"]).status == 0)
+        let both = try duplicateOrders(CLI.run(["replay", dir + "/both.log", "--json"]).stdout)
+        #expect(both == seeds[0] + seeds[1], "only each stream's own reused order ids")
+    }
+
+    private func duplicateOrders(_ json: [UInt8]) throws -> Int {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json)) as? [String: Any])
+        return try #require((object["anomalies"] as? [String: Any])?["duplicate_order"] as? Int)
+    }
+}

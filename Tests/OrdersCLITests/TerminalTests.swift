@@ -12,7 +12,7 @@ struct TerminalTests {
         let run = try Terminal.run(["generate", "--events", "262144", "-o", dir + "/g.log"])
         #expect(run.status == 0)
         #expect(run.drew("generating"), "no progress line was drawn, so the test shows nothing: generate more events")
-        #expect(run.screen.filter { !$0.isEmpty } == ["orders: wrote 262144 events to \(dir)/g.log"])
+        #expect(run.screen.filter { !$0.isEmpty } == ["orders: wrote 262,144 events to \(dir)/g.log"])
     }
 
     /// 20,000 events as NDJSON in `dir`, and imported into a log of two batches,

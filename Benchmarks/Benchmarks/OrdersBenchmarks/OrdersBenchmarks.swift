@@ -6,7 +6,7 @@ import OrdersWorkload
 
 /// A generated stream, made once and shared by the benchmarks.
 private let stream: (events: [Event], ids: Identifiers) = {
-    var generator = StreamGenerator(seed: 7)
+    var generator = StreamGenerator(seed: 7, events: 200_000)
     var ids = Identifiers()
     var events: [Event] = []
     generator.generate(200_000, ids: &ids, into: &events)
@@ -36,7 +36,7 @@ private func generatedLog(_ count: Int, seed: UInt64) -> String {
     if writtenLogs.isEmpty { atexit { for path in writtenLogs { unlink(path) } } }
     writtenLogs.append(path)
     let writer = try! LogWriter(path: path)
-    var generator = StreamGenerator(seed: seed)
+    var generator = StreamGenerator(seed: seed, events: count)
     var remaining = count
     var batch: [Event] = []
     while remaining > 0 {

@@ -32,10 +32,17 @@ extension Orders {
             With --events, bench first writes a generated log of that many events (as
             `orders generate` would) to a temporary file, and removes it afterwards.
 
+            --shapes measures a matrix instead: a generated log of --events events (1M
+            unless told) for each named shape (classic, the 90-day default, a wide
+            catalog, long carts, vote-heavy, UUID ids), one row each, with every phase,
+            the one-thread time an event against the best shape's, and the ratios to
+            the floor.
+
             Examples:
               orders bench store.log
               orders bench --events 10000000
               orders bench store.log --threads 1 --runs 5 --json
+              orders bench --shapes --events 2000000
             """)
 
         @Argument(help: ArgumentHelp("The log to measure.", valueName: "log"))
@@ -53,6 +60,9 @@ extension Orders {
         @Option(help: "Runs of each phase; the best counts.")
         var runs = 3
 
+        @Flag(help: "Measure each named shape of generated stream (see `orders generate --shape`), as a matrix.")
+        var shapes = false
+
         @Flag(help: "Print one JSON object.")
         var json = false
 
@@ -60,7 +70,11 @@ extension Orders {
         var only: String?
 
         func validate() throws {
-            guard (log == nil) != (events == nil) else { throw ValidationError("name a LOG, or --events N for a generated one (not both)") }
+            if shapes {
+                guard log == nil else { throw ValidationError("--shapes measures generated logs; it takes no LOG") }
+            } else {
+                guard (log == nil) != (events == nil) else { throw ValidationError("name a LOG, or --events N for a generated one (not both)") }
+            }
             if let events, events < 1 { throw ValidationError("--events must be at least 1") }
             guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
             try Threads.check(threads)
@@ -69,21 +83,32 @@ extension Orders {
         func run() throws {
             try reportingFailures {
                 defer { PartialOutput.abandon() }  // the scratch log, if any
-                let path: String
-                if let events {
-                    let directory = try makeScratchDirectory()
-                    path = directory + "/generated.log"
-                    PartialOutput.begin(path, scratchDirectory: directory)
-                    var generator = StreamGenerator(seed: seed, catalog: .builtIn)
-                    let progress = Progress("generating")
-                    try writeGeneratedLog(&generator, events: events, to: path, progress: progress)
-                    progress.finish()
-                } else {
-                    path = log!
+                if shapes {
+                    var matrix = ShapeMatrix()
+                    for (name, shape) in WorkloadShape.named {
+                        let path = try generated(events ?? 1_000_000, shape: shape, label: name)
+                        matrix.results.append((name, "--shape \(ShapeOptions.slug(name))", try measure(path)))
+                        PartialOutput.abandon()
+                    }
+                    Console.write(json ? matrix.json : Array(matrix.table.utf8))
+                    return
                 }
+                let path = try events.map { try generated($0, shape: .standard, label: "generated") } ?? log!
                 let result = try measure(path)
                 if json { Console.write(result.json) } else { Console.write(result.table) }
             }
+        }
+
+        /// Writes a generated log of `events` events of `shape` to a scratch file, removed at exit; its path.
+        private func generated(_ events: Int, shape: WorkloadShape, label: String) throws -> String {
+            let directory = try makeScratchDirectory()
+            let path = directory + "/generated.log"
+            PartialOutput.begin(path, scratchDirectory: directory)
+            var generator = StreamGenerator(seed: seed, shape: shape, events: events)
+            let progress = Progress("generating \(label)")
+            try writeGeneratedLog(&generator, events: events, to: path, progress: progress)
+            progress.finish()
+            return path
         }
 
         /// Every phase of reading `path`, timed.

@@ -15,10 +15,14 @@ extension Orders {
             commandName: "generate",
             abstract: "Write a realistic, deterministic event stream.",
             discussion: """
-            Interleaved shopping sessions in four stores (KRW, USD, JPY, EUR), products
-            skewed by popularity, abandoned carts, about 10% votes (some repeated) and a
-            few anomalies. The same --seed gives the same bytes. With --catalog, one store
-            sells the catalog's products at their prices.
+            Interleaved shopping sessions in four stores (KRW, USD, JPY, EUR) over 90 days,
+            each store busiest in its own opening hours and at the weekend; 2,000 products
+            skewed by popularity (Zipf), 3% of them on sale on any day; abandoned carts;
+            10% votes (some repeated) and a few anomalies. The options below change each
+            of these; --shape starts from a named shape (those `orders bench --shapes`
+            measures). The same --seed gives the same bytes, and two seeds share no cart,
+            order or voter, so their streams can go into one log. With --catalog, one
+            store sells the catalog's products at their prices.
 
             --format log writes an orders log; ndjson writes NDJSON, compressed with zstd
             if FILE ends in .zst. As with zstd, an existing FILE is replaced only with --force.
@@ -28,6 +32,8 @@ extension Orders {
               orders generate --events 10000000 -o big.log
               orders generate --events 1000000 --format ndjson -o events.ndjson.zst
               orders generate --events 1000 --catalog Fixtures/catalog-kr.json -o kr.log
+              orders generate --events 5000000 --days 365 --products 100000 -o year.log
+              orders generate --events 1000000 --shape uuid-ids --start 2026-01-01 -o u.log
               orders generate --events 1000 --format ndjson -o - | head -3
             """)
 
@@ -39,6 +45,11 @@ extension Orders {
 
         @Option(help: ArgumentHelp("Draw products and prices from a catalog in the store API's shape.", valueName: "file"))
         var catalog: String?
+
+        @OptionGroup(title: "Shape") var shape: ShapeOptions
+
+        @Option(help: ArgumentHelp("The day of the first event, UTC (YYYY-MM-DD).", valueName: "date"))
+        var start: DateArgument = DateArgument(argument: "2025-09-16")!
 
         @Option(help: "log or ndjson.")
         var format: OutputFormat = .log
@@ -53,6 +64,7 @@ extension Orders {
 
         func validate() throws {
             guard events >= 0 else { throw ValidationError("--events must be 0 or more") }
+            _ = try shape.made()
             if format == .log && output == "-" { throw ValidationError("a log cannot go to standard output; name a file with -o") }
             guard output != "-", let existing = existingKind else { return }
             if existing != S_IFREG {
@@ -73,10 +85,11 @@ extension Orders {
         func run() throws {
             try reportingFailures {
                 let stores = try catalog.map { StoreCatalog(try loadCatalog($0)) } ?? .builtIn
-                if stores.stores.allSatisfy({ $0.products.isEmpty }) {
+                if catalog != nil, stores.stores.allSatisfy({ $0.products.isEmpty }) {
                     throw CatalogError(path: catalog ?? "", reason: "no products to generate sales of")
                 }
-                var generator = StreamGenerator(seed: seed, catalog: stores)
+                var generator = StreamGenerator(seed: seed, shape: try shape.made(), catalog: catalog == nil ? nil : stores,
+                                                start: start.date.daysSinceEpoch * 86_400_000, events: events)
                 let progress = Progress("generating")
                 defer { progress.finish() }
                 let existing = existingKind

@@ -7,6 +7,7 @@ import Darwin
 import OrdersCore
 import OrdersLog
 import OrdersReports
+import OrdersWorkload
 
 /// What a reading command does with its threads, for its `--threads` help.
 protocol ThreadUse {
@@ -119,5 +120,63 @@ struct DateArgument: ExpressibleByArgument {
     init?(argument: String) {
         guard let date = CivilDate(parsing: argument) else { return nil }
         self.date = date
+    }
+}
+
+/// The knobs of a generated stream (``WorkloadShape``), each defaulting to
+/// the named shape's, which is the 90-day standard unless `--shape` says.
+struct ShapeOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Start from a named shape: \(WorkloadShape.named.map { Self.slug($0.name) }.joined(separator: ", ")).", valueName: "name"))
+    var shape: String = "90-days"
+
+    @Option(help: ArgumentHelp("Days the stream spans, following each store's opening hours and the week; 0 packs events about 20 ms apart, day and night.", valueName: "n"))
+    var days: Int?
+
+    @Option(help: ArgumentHelp("Products each store sells (1 to 1,000,000), popularity skewed as Zipf's law has it.", valueName: "n"))
+    var products: Int?
+
+    @Option(help: ArgumentHelp("The share of products on sale (15% off, three days at a time) on any day, 0 to 1.", valueName: "share"))
+    var sales: Double?
+
+    @Option(help: ArgumentHelp("The mean number of items a shopper adds before deciding (1 to 100).", valueName: "n"))
+    var cartLength: Double?
+
+    @Option(help: ArgumentHelp("Carts open at once (1 to 10,000,000): the more, the longer each lives, up to days.", valueName: "n"))
+    var openCarts: Int?
+
+    @Option(help: ArgumentHelp("The share of events that are votes, 0 to 1.", valueName: "share"))
+    var votes: Double?
+
+    @Option(help: ArgumentHelp("The share of votes that repeat a recent voter's vote, 0 to 1.", valueName: "share"))
+    var repeatVotes: Double?
+
+    @Option(help: ArgumentHelp("How carts, orders and voters are named: short (a hex counter) or uuid.", valueName: "style"))
+    var ids: String?
+
+    @Option(help: ArgumentHelp("Stores, each in its own currency and zone: 1 to \(StoreCatalog.maxStores).", valueName: "n"))
+    var stores: Int?
+
+    /// A shape's name as an option takes it: `90 days` is `90-days`.
+    static func slug(_ name: String) -> String { String(name.map { $0 == " " ? "-" : $0 }) }
+
+    /// The shape these options make, or why not.
+    func made() throws -> WorkloadShape {
+        guard var made = WorkloadShape.named.first(where: { Self.slug($0.name) == shape })?.shape else {
+            throw ValidationError("--shape \(shape) is not a shape: give one of \(WorkloadShape.named.map { Self.slug($0.name) }.joined(separator: ", "))")
+        }
+        func check(_ ok: Bool, _ message: String) throws { if !ok { throw ValidationError(message) } }
+        if let days { try check((0...36_500).contains(days), "--days must be 0 to 36500"); made.days = days == 0 ? nil : days }
+        if let products { try check((1...1_000_000).contains(products), "--products must be 1 to 1000000"); made.products = products }
+        if let sales { try check((0...1).contains(sales), "--sales must be a share from 0 to 1"); made.sales = sales }
+        if let cartLength { try check((1...100).contains(cartLength), "--cart-length must be 1 to 100"); made.cartLength = cartLength }
+        if let openCarts { try check((1...10_000_000).contains(openCarts), "--open-carts must be 1 to 10000000"); made.openCarts = openCarts }
+        if let votes { try check((0...1).contains(votes), "--votes must be a share from 0 to 1"); made.votes = votes }
+        if let repeatVotes { try check((0...1).contains(repeatVotes), "--repeat-votes must be a share from 0 to 1"); made.repeatVotes = repeatVotes }
+        if let ids {
+            guard let style = WorkloadShape.IDStyle(rawValue: ids) else { throw ValidationError("--ids must be short or uuid") }
+            made.ids = style
+        }
+        if let stores { try check((1...StoreCatalog.maxStores).contains(stores), "--stores must be 1 to \(StoreCatalog.maxStores)"); made.stores = stores }
+        return made
     }
 }
