@@ -154,3 +154,20 @@ struct GenerateTests {
         return try #require((object["anomalies"] as? [String: Any])?["duplicate_order"] as? Int)
     }
 }
+
+/// Reports that stay readable at size: `--top` and `--limit`.
+@Suite("Reports at size")
+struct ReportsAtSizeTests {
+    @Test func topAndLimitAreCheckedAndApplied() throws {
+        let day = "Fixtures/kiosk-day.ndjson"
+        let top = try CLI.run(["report", "products", day, "--top", "1", "--format", "csv"])
+        #expect(top.status == 0)
+        // One date in UTC, two currencies: the best KRW product (the MacBook) and the only USD one.
+        #expect(top.text == "date,product,currency,units,revenue\n2025-09-16,airpods-4,USD,3,38700\n2025-09-16,macbook-pro-14,KRW,1,2390000\n")
+        #expect(try CLI.run(["report", "products", day, "--top", "0"]).status == 64)
+        #expect(try CLI.run(["report", "daily", day, "--limit", "-1"]).status == 64)
+        let limited = try CLI.run(["report", "daily", day, "--limit", "1"])
+        #expect(limited.text.contains("more rows not shown"))
+        #expect(try CLI.run(["report", "daily", day, "--limit", "0"]).text == (try CLI.run(["report", "daily", day]).text))
+    }
+}

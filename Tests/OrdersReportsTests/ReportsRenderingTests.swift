@@ -72,6 +72,48 @@ struct ReportsRenderingTests {
         #expect(elements.all("text").filter { $0["class"] == "tick x" }.count == 3 * 44)
     }
 
+    /// `--top N`: the N best products of each date and currency by revenue, ties to the smaller id, in the rows' order.
+    @Test func theTopProductsOfEachDateAndCurrencyAreKept() throws {
+        let (gathered, ids) = reports { ids in
+            order(&ids, cart: "a", product: "cheap", price: 100, at: "2025-09-16T01:00:00Z")
+                + order(&ids, cart: "b", product: "dear", price: 900, at: "2025-09-16T02:00:00Z")
+                + order(&ids, cart: "c", product: "mid", price: 500, at: "2025-09-16T03:00:00Z")
+                + order(&ids, cart: "d", product: "tie-b", price: 500, at: "2025-09-17T03:00:00Z")
+                + order(&ids, cart: "e", product: "tie-a", price: 500, at: "2025-09-17T03:00:00Z")
+                + order(&ids, cart: "f", product: "cheap", price: 1, currency: "USD", at: "2025-09-16T03:00:00Z")
+        }
+        let csv = String(decoding: try ProductReport(gathered.products, ids: ids, zone: "UTC", top: 2).csv(), as: UTF8.self)
+        // Sorted as the spec sorts the report (date, product, currency): cheap KRW is out, cheap USD the best of its currency.
+        #expect(csv == "date,product,currency,units,revenue\n2025-09-16,cheap,USD,1,1\n2025-09-16,dear,KRW,1,900\n2025-09-16,mid,KRW,1,500\n"
+            + "2025-09-17,tie-a,KRW,1,500\n2025-09-17,tie-b,KRW,1,500\n")
+        let one = String(decoding: try ProductReport(gathered.products, ids: ids, zone: "UTC", top: 1).csv(), as: UTF8.self)
+        #expect(one.contains("2025-09-17,tie-a,") && !one.contains("tie-b"))
+    }
+
+    /// A table past its limit ends with a line saying what it left out; its totals still sum every row.
+    @Test func aTablePastItsLimitSaysWhatItLeftOut() throws {
+        let (gathered, ids) = reports { ids in
+            (0..<5).flatMap { day in order(&ids, cart: "c\(day)", product: "p\(day)", price: 100, at: "2025-09-1\(day)T01:00:00Z") }
+        }
+        let daily = try DailyReport(gathered.daily, zone: "UTC").table(limit: 2)
+        #expect(daily.contains("2025-09-11") && !daily.contains("2025-09-12"))
+        #expect(daily.contains("₩500"), "the totals row sums all five days")
+        #expect(daily.hasSuffix("… 3 more rows not shown (of 5): --limit 0 shows them all, --format csv gives them to a program\n"))
+        #expect(!(try DailyReport(gathered.daily, zone: "UTC").table(limit: 5)).contains("not shown"))
+        let products = try ProductReport(gathered.products, ids: ids, zone: "UTC").table(limit: 4)
+        #expect(products.hasSuffix("… 1 more rows not shown (of 5): --limit 0 shows them all, --format csv gives them to a program\n"))
+        var projector = Projector()
+        var votes = Identifiers()
+        let poll = votes.polls.intern(Array("poll".utf8))
+        for voter in 0..<30 {
+            projector.fold(Event(at: Timestamp(milliseconds: 0), .voteCast(
+                poll: poll, voter: votes.voters.intern(Array("v\(voter)".utf8)), candidate: votes.candidates.intern(Array("c\(voter % 7)".utf8)))))
+        }
+        let tally = TallyReport(projector.reports.tally, ids: votes).table(limit: 3)
+        #expect(tally.contains("… 4 more candidates not shown (of 7)"))
+        #expect(tally.split(separator: "\n").filter { $0.hasSuffix("%") }.count == 3)
+    }
+
     @Test func dailyRowsCanBeLimitedToADateRange() throws {
         let (gathered, _) = reports { ids in
             order(&ids, cart: "a", product: "p", price: 1, at: "2025-09-15T01:00:00Z")

@@ -22,6 +22,13 @@ public struct TextTable {
     /// A horizontal rule, e.g. before a totals row.
     public mutating func rule() { rows.append(nil) }
 
+    /// The line a table ends with when it shows the first `shown` of `total`
+    /// rows, saying how to see them all; nil when it shows them all.
+    public static func leftOut(shown: Int, of total: Int, what: String = "rows") -> String? {
+        guard shown < total else { return nil }
+        return "… \(Thousands.grouped(total - shown)) more \(what) not shown (of \(Thousands.grouped(total))): --limit 0 shows them all, --format csv gives them to a program\n"
+    }
+
     /// The table, each line ending in `\n`.
     public var rendered: String {
         var widths = columns.map { Self.width(of: $0.title) }

@@ -85,9 +85,12 @@ public struct DailyReport {
     }
 
     /// Money formatted per currency, the average order value (rounded half
-    /// to even, ``Money/average(_:over:)``), and a totals row per currency.
-    public func table() throws(SumOverflow) -> String {
-        let rows = try checkedRows()
+    /// to even, ``Money/average(_:over:)``), and a totals row per currency,
+    /// which sums every row, shown or not.
+    /// - Parameter limit: the most rows shown, then a line says how many were left out; nil for all.
+    public func table(limit: Int? = nil) throws(SumOverflow) -> String {
+        let all = try checkedRows()
+        let rows = all.prefix(limit ?? all.count)
         guard !rows.isEmpty else { return "daily sales in \(zone)\nno orders\n" }
         var table = TextTable([.init("date"), .init("currency"), .init("orders", .right), .init("units", .right),
                                .init("revenue", .right), .init("avg order", .right)])
@@ -103,6 +106,6 @@ public struct DailyReport {
                            Money.format(total.revenue, total.currency), Money.format(Money.average(total.revenue, over: total.orders), total.currency)])
             }
         }
-        return "daily sales in \(zone)\n" + table.rendered
+        return "daily sales in \(zone)\n" + table.rendered + (TextTable.leftOut(shown: rows.count, of: all.count) ?? "")
     }
 }

@@ -13,8 +13,10 @@ public struct ProductReport {
 
     /// - Parameters:
     ///   - from, to: inclusive bounds on the local date, if given.
+    ///   - top: keep only the `top` rows of each date and currency by revenue (ties to the smaller id), if given;
+    ///     the rows keep their order.
     public init(_ sales: ProductSales, ids: Identifiers, zone: String, catalog: Catalog = Catalog(), grouping: Grouping = .product,
-                from: CivilDate? = nil, to: CivilDate? = nil) {
+                from: CivilDate? = nil, to: CivilDate? = nil, top: Int? = nil) {
         self.zone = zone
         self.grouping = grouping
         self.catalog = catalog
@@ -27,6 +29,30 @@ public struct ProductReport {
         case .category:
             rows = CategorySales(products: products, catalog: catalog).rows.map { ($0.date, $0.category, $0.currency, $0.totals) }
         }
+        if let top { rows = Self.best(top, of: rows) }
+    }
+
+    /// The `top` rows of each date and currency by revenue, in the order they came.
+    private static func best(_ top: Int, of rows: [(date: CivilDate, key: [UInt8], currency: Currency, totals: ProductSales.Totals)])
+        -> [(date: CivilDate, key: [UInt8], currency: Currency, totals: ProductSales.Totals)] {
+        var groups: [Group: [Int]] = [:]
+        for (index, row) in rows.enumerated() { groups[Group(date: row.date, currency: row.currency), default: []].append(index) }
+        var kept = [Bool](repeating: false, count: rows.count)
+        for indices in groups.values {
+            let ranked = indices.sorted { a, b in
+                // A sum past Int64 (which the report then fails on) ranks above every other.
+                let (x, y) = (rows[a].totals.revenue, rows[b].totals.revenue)
+                if x.overflowed != y.overflowed { return x.overflowed }
+                return x.value != y.value ? x.value > y.value : rows[a].key.lexicographicallyPrecedes(rows[b].key)
+            }
+            for index in ranked.prefix(top) { kept[index] = true }
+        }
+        return rows.indices.filter { kept[$0] }.map { rows[$0] }
+    }
+
+    private struct Group: Hashable {
+        var date: CivilDate
+        var currency: Currency
     }
 
     private var keyName: String { grouping == .product ? "product" : "category" }
@@ -77,13 +103,16 @@ public struct ProductReport {
         }
     }
 
-    /// A table that names products the catalog knows, and a totals row per currency.
-    public func table() throws(SumOverflow) -> String {
+    /// A table that names products the catalog knows, and a totals row per
+    /// currency, which sums every row, shown or not.
+    /// - Parameter limit: the most rows shown, then a line says how many were left out; nil for all.
+    public func table(limit: Int? = nil) throws(SumOverflow) -> String {
         let named = grouping == .product && !catalog.products.isEmpty
         var columns: [TextTable.Column] = [.init("date"), .init(keyName)]
         if named { columns.append(.init("name")) }
         columns += [.init("currency"), .init("units", .right), .init("revenue", .right)]
-        let rows = try checked()
+        let all = try checked()
+        let rows = all.prefix(limit ?? all.count)
         guard !rows.isEmpty else { return "sales per \(keyName) in \(zone)\nno sales\n" }
         var table = TextTable(columns)
         for row in rows {
@@ -96,6 +125,6 @@ public struct ProductReport {
         for total in try totals() {
             table.row(["total", ""] + (named ? [""] : []) + [total.currency.description, Thousands.grouped(total.units), Money.format(total.revenue, total.currency)])
         }
-        return "sales per \(keyName) in \(zone)\n" + table.rendered
+        return "sales per \(keyName) in \(zone)\n" + table.rendered + (TextTable.leftOut(shown: rows.count, of: all.count) ?? "")
     }
 }

@@ -49,16 +49,18 @@ public struct TallyReport {
 
     /// Each poll as a ranking with each candidate's share of its votes, to a
     /// tenth of a percent, the shares of a poll adding up to 100.0% (``Shares``).
-    public func table() -> String {
+    /// - Parameter limit: the most candidates shown a poll, then a line says how many were left out; nil for all.
+    public func table(limit: Int? = nil) -> String {
         var out = ""
         for poll in polls {
             out += "poll \(String(identifier: poll.poll)): \(Thousands.grouped(poll.total)) \(poll.total == 1 ? "vote" : "votes")\n"
             var table = TextTable([.init("rank", .right), .init("candidate"), .init("votes", .right), .init("share", .right)])
             let shares = Shares.tenthsOfPercent(poll.rows.map(\.votes))
-            for (i, row) in poll.rows.enumerated() {
+            let shown = min(poll.rows.count, limit ?? poll.rows.count)
+            for (i, row) in poll.rows.prefix(shown).enumerated() {
                 table.row(["\(i + 1)", String(identifier: row.candidate), Thousands.grouped(row.votes), Shares.formatted(tenths: shares[i])])
             }
-            out += table.rendered + "\n"
+            out += table.rendered + (TextTable.leftOut(shown: shown, of: poll.rows.count, what: "candidates") ?? "") + "\n"
         }
         guard !out.isEmpty else { return "no votes\n" }
         // Not `dropLast()`, which counts every character of the text first (a third of a table of 400,000 polls).

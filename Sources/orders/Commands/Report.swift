@@ -59,6 +59,7 @@ extension Orders.Report {
         @OptionGroup var zone: ZoneOption
 
         @OptionGroup var dates: DateRange
+        @OptionGroup var limit: TableLimit
 
         @Option(help: "table, csv, json or svg.")
         var format: ReportFormat = .table
@@ -68,7 +69,7 @@ extension Orders.Report {
                 let (reports, _) = try replay(input, zone: try zone.rules())
                 let report = DailyReport(reports.daily, zone: zone.zone, from: dates.from?.date, to: dates.to?.date)
                 switch format {
-                case .table: Console.write(try report.table())
+                case .table: Console.write(try report.table(limit: limit.rows))
                 case .csv: Console.write(try report.csv())
                 case .json: Console.write(try report.json())
                 case .svg: Console.write(try report.svg())
@@ -88,12 +89,17 @@ extension Orders.Report {
             Examples:
               orders report products store.log --tz Asia/Seoul --format csv
               orders report products store.log --catalog Fixtures/catalog-kr.json
+              orders report products store.log --top 10 --from 2025-10-01 --to 2025-12-31
             """)
 
         @OptionGroup var input: InputArgument<FoldThreads>
         @OptionGroup var zone: ZoneOption
 
         @OptionGroup var dates: DateRange
+        @OptionGroup var limit: TableLimit
+
+        @Option(help: ArgumentHelp("Only the N best products of each date and currency, by revenue (ties to the smaller id); CSV and JSON keep their shape.", valueName: "n"))
+        var top: Int?
 
         @Option(help: ArgumentHelp("A catalog in the store API's shape, to name products.", valueName: "file"))
         var catalog: String?
@@ -102,7 +108,7 @@ extension Orders.Report {
         var format: TabularFormat = .table
 
         func run() throws {
-            try reportingFailures { try runProductReport(input, zone, dates, catalog, format, .product) }
+            try reportingFailures { try runProductReport(input, zone, dates, top, limit, catalog, format, .product) }
         }
     }
 
@@ -123,6 +129,10 @@ extension Orders.Report {
         @OptionGroup var zone: ZoneOption
 
         @OptionGroup var dates: DateRange
+        @OptionGroup var limit: TableLimit
+
+        @Option(help: ArgumentHelp("Only the N best categories of each date and currency, by revenue (ties to the smaller name).", valueName: "n"))
+        var top: Int?
 
         @Option(help: ArgumentHelp("A catalog in the store API's shape (required).", valueName: "file"))
         var catalog: String
@@ -131,22 +141,23 @@ extension Orders.Report {
         var format: TabularFormat = .table
 
         func run() throws {
-            try reportingFailures { try runProductReport(input, zone, dates, catalog, format, .category) }
+            try reportingFailures { try runProductReport(input, zone, dates, top, limit, catalog, format, .category) }
         }
     }
 }
 
 /// Replays the input and prints the products report, per product or per catalog category.
 private func runProductReport(
-    _ input: InputArgument<FoldThreads>, _ zone: ZoneOption, _ dates: DateRange, _ catalog: String?, _ format: TabularFormat,
-    _ grouping: ProductReport.Grouping
+    _ input: InputArgument<FoldThreads>, _ zone: ZoneOption, _ dates: DateRange, _ top: Int?, _ limit: TableLimit, _ catalog: String?,
+    _ format: TabularFormat, _ grouping: ProductReport.Grouping
 ) throws {
+    if let top, top < 1 { throw ValidationError("--top must be at least 1") }
     let products = try loadCatalog(catalog)
     let (reports, ids) = try replay(input, zone: try zone.rules())
     let report = ProductReport(reports.products, ids: ids, zone: zone.zone, catalog: products, grouping: grouping,
-                               from: dates.from?.date, to: dates.to?.date)
+                               from: dates.from?.date, to: dates.to?.date, top: top)
     switch format {
-    case .table: Console.write(try report.table())
+    case .table: Console.write(try report.table(limit: limit.rows))
     case .csv: Console.write(try report.csv())
     case .json: Console.write(try report.json())
     }

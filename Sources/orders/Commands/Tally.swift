@@ -20,6 +20,7 @@ extension Orders {
             """)
 
         @OptionGroup var input: InputArgument<FoldThreads>
+        @OptionGroup var limit: TableLimit
 
         @Option(help: ArgumentHelp("Only this poll.", valueName: "id"))
         var poll: String?
@@ -34,7 +35,7 @@ extension Orders {
                 let (reports, ids) = try replay(input, zone: .utc)
                 let report = TallyReport(reports.tally, ids: ids, poll: poll.map { Array($0.utf8) })
                 switch format {
-                case .table: Console.write(report.table())
+                case .table: Console.write(report.table(limit: limit.rows(default: 50)))
                 case .csv: Console.write(report.csv())
                 case .json: Console.write(report.json())
                 }

@@ -99,6 +99,24 @@ enum TabularFormat: String, CaseIterable, ExpressibleByArgument {
 }
 
 /// A date given as `YYYY-MM-DD`.
+/// How many rows a table for people shows (CSV and JSON show every row).
+struct TableLimit: ParsableArguments {
+    @Option(name: .customLong("limit"), help: ArgumentHelp("The most rows a table shows (tally: candidates a poll), then a line says how many were left out; 0 for all. CSV and JSON give every row. (default: 1000; tally 50)", valueName: "n"))
+    var given: Int?
+
+    /// The rows to show, nil for all.
+    var rows: Int? { rows(default: 1000) }
+
+    func rows(default fallback: Int) -> Int? {
+        let limit = given ?? fallback
+        return limit == 0 ? nil : limit
+    }
+
+    func validate() throws {
+        if let given, given < 0 { throw ValidationError("--limit must be 0 (all) or more") }
+    }
+}
+
 /// The local dates a report shows: `--from` and `--to`, both inclusive.
 struct DateRange: ParsableArguments {
     @Option(help: ArgumentHelp("The first local date to show (YYYY-MM-DD).", valueName: "date"))
