@@ -309,6 +309,28 @@ struct DenseMapTests {
         #expect(Set(chosen.map { DenseMap<DailySales.Key, Int>.hash($0, seed: fresh.seed) & 1023 }).count > 80)
     }
 
+    /// An owned map hands its entries to a dense map with their slots, not
+    /// hashed again: every key is found with its value, and the map grows on.
+    @Test func anOwnedMapBecomesADenseMapWithItsSlots() {
+        var owned = OwnedMap<DailySales.Key, Int64>()
+        var reference: [DailySales.Key: Int64] = [:]
+        var state: UInt64 = 11
+        for _ in 0..<30_000 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1
+            let key = DailySales.Key(day: Int64(state >> 50), currency: Currency(["KRW", "USD", "EUR"][Int(state >> 20) % 3])!)
+            owned[entry: owned.entry(for: key, empty: 0)] += 1
+            reference[key, default: 0] += 1
+        }
+        var dense = owned.dense()
+        #expect(dense.count == reference.count)
+        for (key, value) in reference { #expect(dense[key] == value) }
+        #expect(dense.keys.map { dense[$0]! } == dense.values, "entries in insertion order")
+        for day in 100_000..<110_000 { dense[DailySales.Key(day: Int64(day), currency: Currency("JPY")!), default: 0] += 1 }
+        #expect(dense.count == reference.count + 10_000)
+        #expect(dense[DailySales.Key(day: 105_000, currency: Currency("JPY")!)] == 1)
+        for (key, value) in reference { #expect(dense[key] == value) }
+    }
+
     @Test func equalityIgnoresInsertionOrderAndMergeAdds() {
         var one = DenseMap<Key, Int>(), two = DenseMap<Key, Int>()
         one[Key(a: 1, b: 0), default: 0] = 5

@@ -28,9 +28,21 @@ public struct DenseMap<Key: PackedKey, Value: Sendable>: Sendable {
     /// Open addressing, linear probing: 0 is empty, otherwise an entry's index plus one.
     @usableFromInline var slots: [UInt32] = Array(repeating: 0, count: 16)
     /// This map's hash seed.
-    @usableFromInline let seed = randomSeed()
+    @usableFromInline let seed: UInt64
 
-    public init() {}
+    public init() { seed = randomSeed() }
+
+    /// A map of `keys` and `values`, whose `slots` were laid out by this
+    /// map's hash with `seed`: how an ``OwnedMap`` hands over its entries
+    /// without hashing each again.
+    init(keys: [Key], values: [Value], slots: [UInt32], seed: UInt64) {
+        precondition(keys.count == values.count && slots.count.nonzeroBitCount == 1 && keys.count * 2 <= slots.count,
+                     "entries, and a power-of-two table of slots at most half full")
+        storedKeys = keys
+        storedValues = values
+        self.slots = slots
+        self.seed = seed
+    }
 
     @inlinable
     public var count: Int { storedKeys.count }

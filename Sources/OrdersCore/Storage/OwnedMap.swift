@@ -60,10 +60,12 @@ struct OwnedMap<Key: PackedKey & BitwiseCopyable, Value: BitwiseCopyable & Senda
         }
     }
 
-    /// The entries as a ``DenseMap``, the value that merges and renders.
+    /// The entries as a ``DenseMap``, the value that merges and renders:
+    /// its entries, slots and seed copied, none hashed again (the same
+    /// hash, the same layout). Inserting each cost 4% of replaying a wide
+    /// catalog, whose product-days are most of a fold's entries.
     func dense() -> DenseMap<Key, Value> {
-        var map = DenseMap<Key, Value>()
-        for index in 0..<count { _ = map.insert(keys[index], values[index]) }
-        return map
+        DenseMap(keys: (0..<keys.count).map { keys[$0] }, values: (0..<values.count).map { values[$0] },
+                 slots: (0..<slots.count).map { slots[$0] }, seed: seed)
     }
 }
