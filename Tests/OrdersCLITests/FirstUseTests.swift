@@ -126,6 +126,15 @@ struct GenerateTests {
         #expect(run.text.hasPrefix(#"{"type":"#) && run.text.split(separator: "\n").first?.contains(#""at":"2026-01-01T00:"#) == true, "\(run.text.prefix(200))")
     }
 
+    /// A stream that would run past 9999-12-31 is refused before anything is written.
+    @Test func aStreamMustEndBeforeTheYear10000() throws {
+        let late = try CLI.run(["generate", "--events", "5", "--start", "9999-12-01", "--format", "ndjson", "-o", "-"])
+        #expect(late.status == 64)
+        #expect(late.stderr.contains("runs past 9999-12-31"))
+        #expect(late.stdout.isEmpty)
+        #expect(try CLI.run(["generate", "--events", "5", "--start", "9999-12-01", "--days", "7", "--format", "ndjson", "-o", "-"]).status == 0)
+    }
+
     @Test func aShapeIsNamedOrRefusedWithTheNames() throws {
         let refused = try CLI.run(["generate", "--events", "5", "--shape", "square", "-o", "-", "--format", "ndjson"])
         #expect(refused.status == 64)

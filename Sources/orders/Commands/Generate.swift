@@ -64,7 +64,13 @@ extension Orders {
 
         func validate() throws {
             guard events >= 0 else { throw ValidationError("--events must be 0 or more") }
-            _ = try shape.made()
+            let made = try shape.made()
+            // Every event must have a time the NDJSON form can write: at the latest 9999-12-31.
+            // A stream spans about its days (a tenth more at worst), or 40 ms an event packed.
+            let span = made.days.map { Int64($0) * 96_000_000 } ?? Int64(events) * 40
+            if start.date.daysSinceEpoch * 86_400_000 + span + 86_400_000 > Timestamp.latest.milliseconds {
+                throw ValidationError("--start \(start.date) with these \(made.days.map { "\($0) days" } ?? "events") runs past 9999-12-31, the last date an event can have")
+            }
             if format == .log && output == "-" { throw ValidationError("a log cannot go to standard output; name a file with -o") }
             guard output != "-", let existing = existingKind else { return }
             if existing != S_IFREG {

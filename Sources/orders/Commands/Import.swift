@@ -85,7 +85,8 @@ extension Orders {
 
         /// The first 16 bytes of `path`, enough to tell a log; none if it is empty, does not exist or cannot be read.
         static func firstBytes(of path: String) -> [UInt8] {
-            let fd = open(path, O_RDONLY)
+            // Not blocking: a FIFO named as the log must not hang the check.
+            let fd = open(path, O_RDONLY | O_NONBLOCK)
             guard fd >= 0 else { return [] }
             defer { close(fd) }
             var bytes = [UInt8](repeating: 0, count: 16)
