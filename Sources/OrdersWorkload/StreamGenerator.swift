@@ -283,23 +283,24 @@ public struct StreamGenerator: Sendable {
         var mix = SplitMix64(seed: number ^ UInt64(scratch.count) << 56)
         let high = mix.next(), low = mix.next()
         scratch.removeAll(keepingCapacity: true)
-        for (i, nibbleShift) in stride(from: 124, through: 0, by: -4).enumerated() {
-            if [8, 12, 16, 20].contains(i) { scratch.append(0x2D) }
-            let word = nibbleShift >= 64 ? high : low
-            var nibble = (word >> UInt64(nibbleShift % 64)) & 0xF
+        for i in 0..<32 {
+            if i == 8 || i == 12 || i == 16 || i == 20 { scratch.append(0x2D) }
+            let shift = UInt64(124 - 4 * i)
+            var nibble = ((shift >= 64 ? high : low) >> (shift % 64)) & 0xF
             if i == 12 { nibble = 4 }  // version 4
             if i == 16 { nibble = 8 | nibble & 3 }  // the variant
-            scratch.append(Array("0123456789abcdef".utf8)[Int(nibble)])
+            scratch.append(Self.hexDigits[Int(nibble)])
         }
     }
 
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
     /// At least eight hex digits, like the ids real systems print.
     private mutating func appendHex(_ value: UInt64) {
-        let digits: [UInt8] = Array("0123456789abcdef".utf8)
         var count = 8
         while count < 16 && value >> (4 * UInt64(count)) != 0 { count += 1 }
         for i in stride(from: count - 1, through: 0, by: -1) {
-            scratch.append(digits[Int((value >> (4 * UInt64(i))) & 0xF)])
+            scratch.append(Self.hexDigits[Int((value >> (4 * UInt64(i))) & 0xF)])
         }
     }
 }

@@ -95,7 +95,7 @@ extension Orders {
         }
 
         /// The endings of NDJSON files' names: a LOG that does not exist yet with one of them is a FILE named first by mistake.
-        static let textSuffixes = [".ndjson", ".jsonl", ".json", ".ndjson.zst", ".jsonl.zst", ".zst"]
+        static let textSuffixes = [".ndjson", ".jsonl", ".json", ".zst"]
 
         func run() throws {
             try reportingFailures(consequence: "nothing was appended to \(log)") {

@@ -182,19 +182,32 @@ struct ShapeOptions: ParsableArguments {
         guard var made = WorkloadShape.named.first(where: { Self.slug($0.name) == shape })?.shape else {
             throw ValidationError("--shape \(shape) is not a shape: give one of \(WorkloadShape.named.map { Self.slug($0.name) }.joined(separator: ", "))")
         }
-        func check(_ ok: Bool, _ message: String) throws { if !ok { throw ValidationError(message) } }
-        if let days { try check((0...36_500).contains(days), "--days must be 0 to 36500"); made.days = days == 0 ? nil : days }
-        if let products { try check((1...1_000_000).contains(products), "--products must be 1 to 1000000"); made.products = products }
-        if let sales { try check((0...1).contains(sales), "--sales must be a share from 0 to 1"); made.sales = sales }
-        if let cartLength { try check((1...100).contains(cartLength), "--cart-length must be 1 to 100"); made.cartLength = cartLength }
-        if let openCarts { try check((1...10_000_000).contains(openCarts), "--open-carts must be 1 to 10000000"); made.openCarts = openCarts }
-        if let votes { try check((0...1).contains(votes), "--votes must be a share from 0 to 1"); made.votes = votes }
-        if let repeatVotes { try check((0...1).contains(repeatVotes), "--repeat-votes must be a share from 0 to 1"); made.repeatVotes = repeatVotes }
+        /// Sets the knob at `path` to `value`, if given, refusing one outside `range`.
+        func take<T: Comparable>(_ value: T?, _ range: ClosedRange<T>, _ option: String, _ path: WritableKeyPath<WorkloadShape, T>,
+                                 share: Bool = false) throws {
+            guard let value else { return }
+            guard range.contains(value) else {
+                // Whole bounds as people write them: 1, not 1.0.
+                func text(_ bound: T) -> String { let written = "\(bound)"; return written.hasSuffix(".0") ? String(written.dropLast(2)) : written }
+                throw ValidationError("--\(option) must be \(share ? "a share from " : "")\(text(range.lowerBound)) to \(text(range.upperBound))")
+            }
+            made[keyPath: path] = value
+        }
+        if let days {
+            guard (0...36_500).contains(days) else { throw ValidationError("--days must be 0 to 36500") }
+            made.days = days == 0 ? nil : days
+        }
+        try take(products, 1...1_000_000, "products", \.products)
+        try take(sales, 0...1, "sales", \.sales, share: true)
+        try take(cartLength, 1...100, "cart-length", \.cartLength)
+        try take(openCarts, 1...10_000_000, "open-carts", \.openCarts)
+        try take(votes, 0...1, "votes", \.votes, share: true)
+        try take(repeatVotes, 0...1, "repeat-votes", \.repeatVotes, share: true)
+        try take(stores, 1...StoreCatalog.maxStores, "stores", \.stores)
         if let ids {
             guard let style = WorkloadShape.IDStyle(rawValue: ids) else { throw ValidationError("--ids must be short or uuid") }
             made.ids = style
         }
-        if let stores { try check((1...StoreCatalog.maxStores).contains(stores), "--stores must be 1 to \(StoreCatalog.maxStores)"); made.stores = stores }
         return made
     }
 }
