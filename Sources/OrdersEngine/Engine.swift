@@ -13,6 +13,9 @@ public enum Engine {
         _ stream: any EventStream, threads: Int, zone: ZoneRules,
         advanced: (Int, (done: Int64, total: Int64)?) -> Void = { _, _ in }
     ) throws -> (reports: Reports, ids: Identifiers) {
+        if let dataset = stream as? DatasetReader {
+            return try DatasetFold.fold(dataset.dataset, threads: threads, zone: zone) { advanced($0, nil) }
+        }
         var ids = Identifiers()
         if let log = stream as? LogReader, log.foldsDirectly {
             let reports = try fold(log, threads: threads, zone: zone, ids: &ids) { advanced($0, log.progress) }

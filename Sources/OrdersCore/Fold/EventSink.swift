@@ -34,4 +34,18 @@ extension EventSink where Self: ~Copyable {
 
     @inlinable
     public func prefetchCart(_ cart: Symbol, near: Bool) {}
+
+    /// Gives `event` to the method of its kind: for a sink fed events one by one.
+    @inlinable
+    public mutating func take(_ event: Event) {
+        switch event.kind {
+        case let .itemAdded(cart, product, qty, price, currency):
+            itemAdded(at: event.at, cart: cart, product: product, qty: qty, price: price, currency: currency)
+        case let .quantityChanged(cart, product, qty): quantityChanged(at: event.at, cart: cart, product: product, qty: qty)
+        case let .itemRemoved(cart, product): itemRemoved(at: event.at, cart: cart, product: product)
+        case let .checkedOut(cart, order): checkedOut(at: event.at, cart: cart, order: order)
+        case let .voteCast(poll, voter, candidate): voteCast(at: event.at, poll: poll, voter: voter, candidate: candidate)
+        case .ignored: ignored(at: event.at)
+        }
+    }
 }

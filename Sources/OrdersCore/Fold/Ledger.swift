@@ -147,18 +147,8 @@ public struct Ledger: ~Copyable, @unchecked Sendable {  // Owns its tables; noth
         if record.state == .closed { return .anomaly(.cartClosed) }
         if isUsed(order: order) { return .anomaly(.duplicateOrder) }
         guard record.state == .open, record.count > 0 else { return .anomaly(.emptyCart) }
-        var units: Int64 = 0
-        var total: Int64 = 0
+        guard let (units, total) = orderTotals(of: record) else { return .anomaly(.overflow) }
         let start = Int(record.start)
-        for i in start..<start + record.count {
-            let line = pool.lines[i]
-            let (lineTotal, o1) = line.qty.multipliedReportingOverflow(by: line.price)
-            let (newTotal, o2) = total.addingReportingOverflow(lineTotal)
-            let (newUnits, o3) = units.addingReportingOverflow(line.qty)
-            if o1 || o2 || o3 { return .anomaly(.overflow) }
-            total = newTotal
-            units = newUnits
-        }
         markUsed(order: order)
         openCount -= 1
         observer.placed(PlacedOrder(
@@ -169,6 +159,33 @@ public struct Ledger: ~Copyable, @unchecked Sendable {  // Owns its tables; noth
         record.state = .closed
         carts[cart.index] = record
         return .applied
+    }
+
+    /// Whether a checkout of `cart` would apply if its order id were free:
+    /// the cart is open, has lines, and their totals fit. What the first
+    /// pass of a dataset's fold asks of each checkout (``CheckoutClaims``).
+    @inlinable
+    public func wouldCheckOut(cart: Symbol) -> Bool {
+        guard let record = openCart(cart), record.count > 0 else { return false }
+        return orderTotals(of: record) != nil
+    }
+
+    /// Σ qty and Σ qty × unit price of an open cart's lines, or nil if either overflows.
+    @inlinable
+    func orderTotals(of record: Cart) -> (units: Int64, total: Int64)? {
+        var units: Int64 = 0
+        var total: Int64 = 0
+        let start = Int(record.start)
+        for i in start..<start + record.count {
+            let line = pool.lines[i]
+            let (lineTotal, o1) = line.qty.multipliedReportingOverflow(by: line.price)
+            let (newTotal, o2) = total.addingReportingOverflow(lineTotal)
+            let (newUnits, o3) = units.addingReportingOverflow(line.qty)
+            if o1 || o2 || o3 { return nil }
+            total = newTotal
+            units = newUnits
+        }
+        return (units, total)
     }
 
     /// `vote_cast`: `duplicate_vote`, or applied, when `observer` hears of the vote.

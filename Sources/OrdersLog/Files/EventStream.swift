@@ -100,10 +100,12 @@ public enum InputFormat: Hashable, Sendable {
     }
 }
 
-/// Opens events from a file (or `-`, standard input), whatever its format, to read them as `options` say.
+/// Opens events from a file (or `-`, standard input), whatever its format,
+/// or a dataset's directory, to read them as `options` say.
 public func openEvents(_ path: String, options: ReadOptions = ReadOptions()) throws -> any EventStream {
     let threads = options.threads, keepingUnknownTypes = options.keepingUnknownTypes
     let name = path == "-" ? "standard input" : path
+    if path != "-", DatasetManifest.isDataset(path) { return try DatasetReader(directory: path, options: options) }
     let file: FileDescriptor
     if path == "-" {
         file = .standardInput

@@ -61,8 +61,10 @@ public struct LogLayout: Sendable {
     /// Reads the headers of the log in `file`.
     /// - Throws: ``InputError`` if it is not a log, or if damage is found
     ///   before the last commit record (corruption, not a torn append).
-    static func scan(_ file: FileDescriptor, path: String) throws -> LogLayout {
-        let size = try file.size(path: path)
+    /// - Parameter limit: read the file as if it ended there: a dataset's
+    ///   part, whose manifest says how much of it the dataset holds.
+    static func scan(_ file: FileDescriptor, path: String, limit: Int64? = nil) throws -> LogLayout {
+        let size = min(try file.size(path: path), limit ?? .max)
         var layout = LogLayout()
         if size < Int64(FileHeader.size) {
             var bytes = [UInt8](repeating: 0, count: Int(size))

@@ -28,6 +28,12 @@ extension LogReader {
         if let votes { projector.add(foldedElsewhere: votes.projector.reports) }
     }
 
+    /// Folds every remaining batch into `sink` straight from its columns: a
+    /// part of a dataset, its checkouts told of order ids other parts took.
+    public func fold(into sink: inout NotedFold, ids: inout Identifiers, batchDone: (Int) -> Void = { _ in }) throws {
+        try handOver(to: &sink, ids: &ids, batchDone: batchDone)
+    }
+
     /// `fold(into:)` with any sink. Internal, so that every sink it is
     /// called with is one this module knows and specializes it for: a call
     /// from another module would run its generic form, a call through a

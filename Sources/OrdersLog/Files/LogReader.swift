@@ -77,7 +77,7 @@ public final class LogReader: EventStream {
                 tail = survey.tail
                 (skipped, harmlessDamage) = Self.gaps(in: survey, batches: batches, endSeq: endSeq)
             } else {
-                let layout = try LogLayout.scan(file, path: path)
+                let layout = try LogLayout.scan(file, path: path, limit: options.endingAt)
                 batches = layout.batches
                 endSeq = layout.endSeq
                 tail = layout.tail

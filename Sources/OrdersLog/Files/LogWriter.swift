@@ -643,6 +643,14 @@ public final class LogWriter {
         return firstSeq..<nextSeq
     }
 
+    /// Reads every id and event id of the log now, rather than at the first
+    /// append: for a caller that checks event ids in ``arrivingIDs`` itself
+    /// before appending (a dataset's parts, the server).
+    public func readAllIDs() throws { try knowAll() }
+
+    /// Where the log's last commit ends: its size once committed.
+    public var committedEnd: Int64 { file.committedEnd }
+
     /// Makes the last commit durable, if it was deferred and no commit since synced it.
     public func syncCommitted() throws { try file.syncCommitted() }
 

@@ -18,9 +18,14 @@ public struct ReadOptions: Hashable, Sendable {
     public var callerMostlyWaits: Bool
     /// Keep events of types the fold does not know (`--keep-unknown`).
     public var keepingUnknownTypes: Bool
+    /// Read a log as if it ended at this byte: a dataset's part, of which
+    /// the manifest names how much the dataset holds (an import cut short
+    /// may have left more). Strict reading only.
+    public var endingAt: Int64?
 
     public init(skippingCorrupt: Bool = false, threads: Int = 1, checkingSpellings: Bool = false, callerMostlyWaits: Bool = false,
-                keepingUnknownTypes: Bool = false) {
+                keepingUnknownTypes: Bool = false, endingAt: Int64? = nil) {
+        self.endingAt = endingAt
         self.skippingCorrupt = skippingCorrupt
         self.threads = threads
         self.checkingSpellings = checkingSpellings

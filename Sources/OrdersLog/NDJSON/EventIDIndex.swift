@@ -85,6 +85,15 @@ public final class AppendIDs {
         taken.removeIDs(fromSeq: seq)
     }
 
+    /// What the event with `id` and `fingerprint` is, taking nothing.
+    public func lookUp(id: [UInt8], fingerprint: UInt64) -> EventIDIndex.Verdict {
+        if let log {
+            let verdict = log.verdict(id: id, fingerprint: fingerprint)
+            guard verdict == .new else { return verdict }
+        }
+        return taken.verdict(id: id, fingerprint: fingerprint)
+    }
+
     /// What the event with `id` and `fingerprint`, which takes `seq` if it is new, is; a new one is taken.
     public func check(id: [UInt8], seq: Int64, fingerprint: UInt64) -> EventIDIndex.Verdict {
         if let log {

@@ -6,7 +6,7 @@ import Darwin
 
 /// `body(0)`, …, `body(count - 1)` at once, each on a thread of its own,
 /// `body(0)` on the caller's; their results in that order, once all end.
-func onThreads<Result: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) -> Result) -> [Result] {
+package func onThreads<Result: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) -> Result) -> [Result] {
     precondition(count >= 1, "at least the caller's thread")
     guard count > 1 else { return [body(0)] }
     let results = ThreadResults<Result>(count)

@@ -60,6 +60,9 @@ extension Orders {
         @Option(help: ArgumentHelp("Warn when a FILE's first event is more than this before the latest event already in LOG (or in the FILEs before it): 90s, 30m, 1h, 2d, or off.", valueName: "span"))
         var warnEarlier = TimeSpan(argument: "1h")!
 
+        @Option(help: ArgumentHelp("Write LOG as a dataset: a directory of P logs (parts) and a manifest, each cart's events in one part. Needed to create one; a dataset's later imports route by its own count. See docs/datasets.md.", valueName: "p"))
+        var partitions: Int?
+
         @Option(help: ArgumentHelp("Events per compressed batch.", visibility: .hidden))
         var batchEvents = LogWriter.defaultBatchEvents
 
@@ -98,6 +101,7 @@ extension Orders {
         static let textSuffixes = [".ndjson", ".jsonl", ".json", ".zst"]
 
         func run() throws {
+            if partitions != nil || DatasetManifest.isDataset(log) { return try runDataset() }
             try reportingFailures(consequence: "nothing was appended to \(log)") {
                 /// Started at the first batch read, so that its rate is the read's.
                 var reading: Progress?
@@ -132,28 +136,56 @@ extension Orders {
                     if writer.upgraded {
                         Console.note("orders: \(log) is now log format version 4, to keep ids, extras and what was imported; orders releases that read only version 3 no longer read it")
                     }
-                    if json {
-                        var object = JSONObject()
-                        object.integer("appended", seqs.count)
-                        object.integer("duplicates", duplicates)
-                        if seqs.isEmpty {
-                            object.null("first_seq")
-                            object.null("last_seq")
-                        } else {
-                            object.integer("first_seq", Int64(seqs.lowerBound))
-                            object.integer("last_seq", Int64(seqs.upperBound - 1))
-                        }
-                        object.strings("warnings", warnings)
-                        Console.write(object.closed + [0x0A])
-                    } else {
-                        let range = seqs.isEmpty ? "" : " (\(seqs.seqDescription))"
-                        let passed = duplicates > 0 ? ", \(duplicates) already recorded," : ""
-                        Console.write("appended \(counted(seqs.count, "event"))\(passed) to \(log)\(range)\n")
-                    }
+                    printOutcome(appended: Int64(seqs.count), first: Int64(seqs.lowerBound), duplicates: duplicates, warnings: warnings)
                 } catch {
                     writer.rollback()
                     throw error
                 }
+            }
+        }
+
+        /// Appends every FILE to the dataset LOG, all or nothing across its parts.
+        private func runDataset() throws {
+            try reportingFailures(consequence: "nothing was appended to \(log)") {
+                let writer = try DatasetWriter(directory: log, parts: partitions, batchEvents: batchEvents,
+                                               waiting: { Console.note("orders: \($0)") })
+                for recovery in writer.recovery { Console.note("orders: warning: \(recovery)") }
+                do {
+                    for file in files {
+                        let stream = try openEvents(file, options: ReadOptions(threads: threads, keepingUnknownTypes: keepUnknown))
+                        for notice in stream.notices { Console.note("orders: warning: \(notice)") }
+                        let progress = Progress("importing \(stream.name)")
+                        defer { progress.finish() }
+                        try writer.append(contentsOf: stream, again: again) { progress.advance($0, position: stream.progress) }
+                    }
+                    let seqs = try writer.commit()
+                    printOutcome(appended: Int64(seqs.count), first: seqs.lowerBound, duplicates: writer.duplicates, warnings: [])
+                } catch {
+                    writer.rollback()
+                    throw error
+                }
+            }
+        }
+
+        /// Prints what an import appended: a line for people, or with --json one object.
+        private func printOutcome(appended: Int64, first: Int64, duplicates: Int, warnings: [String]) {
+            if json {
+                var object = JSONObject()
+                object.integer("appended", appended)
+                object.integer("duplicates", duplicates)
+                if appended == 0 {
+                    object.null("first_seq")
+                    object.null("last_seq")
+                } else {
+                    object.integer("first_seq", first)
+                    object.integer("last_seq", first + appended - 1)
+                }
+                object.strings("warnings", warnings)
+                Console.write(object.closed + [0x0A])
+            } else {
+                let range = appended == 0 ? "" : " (\((UInt64(first)..<UInt64(first + appended)).seqDescription))"
+                let passed = duplicates > 0 ? ", \(duplicates) already recorded," : ""
+                Console.write("appended \(counted(appended, "event"))\(passed) to \(log)\(range)\n")
             }
         }
     }

@@ -1,0 +1,75 @@
+/// The ordered pass between the two passes of a dataset's fold: it decides
+/// every checkout of every part in the dataset's seq order, as one pass over
+/// one log would, and tells each part which of its order ids another part
+/// took first, and at which seq.
+///
+/// `duplicate_order` is the one rule that crosses parts: a cart's events
+/// all live in one part, but an order id may be used by carts in any. Given
+/// each checkout's seq, order id, cart and whether it could apply
+/// (``CheckoutClaims``), a checkout applies exactly when it could, its cart
+/// is still open (no earlier checkout of the cart applied) and no earlier
+/// checkout took its id. That needs the checkouts alone, a few in a hundred
+/// events, not the carts' lines; the parts then fold again knowing the ids
+/// taken elsewhere (``NotedFold``), and their refusals, a cart left open by
+/// one included, come out as in one pass.
+public enum CheckoutDecisions {
+    /// An order id that another part's checkout took at `seq`: a part's
+    /// checkouts of `order` after `seq` are duplicates.
+    public struct Note: Sendable, Hashable {
+        public var order: Symbol
+        public var seq: Int64
+
+        public init(order: Symbol, seq: Int64) {
+            self.order = order
+            self.seq = seq
+        }
+    }
+
+    /// Decides every checkout of `claims` (one list per part, each in seq
+    /// order, order ids by the part's numbers), naming order ids across
+    /// parts by `orderID(part, symbol)`, an integer that is the same for
+    /// the same id in any part.
+    /// - Returns: for each part, its notes; and how many checkouts applied.
+    public static func decide(
+        _ claims: [[CheckoutClaims.Claim]], orderID: (Int, Symbol) -> Int
+    ) -> (notes: [[Note]], applied: Int) {
+        struct Entry { var seq: Int64; var part: Int32; var index: Int32 }
+        var all: [Entry] = []
+        all.reserveCapacity(claims.reduce(0) { $0 + $1.count })
+        for (part, list) in claims.enumerated() {
+            for index in list.indices { all.append(Entry(seq: list[index].seq, part: Int32(part), index: Int32(index))) }
+        }
+        all.sort { $0.seq < $1.seq }
+        /// By global order id: the seq and part of the checkout that took it; seq 0 for none.
+        var taken: [(seq: Int64, part: Int32)] = []
+        var closed = claims.map { _ in [Bool]() }
+        var ids = claims.map { [Int](repeating: -1, count: $0.count) }
+        var applied = 0
+        for entry in all {
+            let part = Int(entry.part), index = Int(entry.index)
+            let claim = claims[part][index]
+            let id = orderID(part, claim.order)
+            ids[part][index] = id
+            if id >= taken.count { taken.append(contentsOf: repeatElement((seq: Int64(0), part: Int32(-1)), count: id - taken.count + 1)) }
+            let cart = claim.cart.index
+            if cart < closed[part].count, closed[part][cart] { continue }
+            guard taken[id].seq == 0, claim.possible else { continue }
+            taken[id] = (claim.seq, entry.part)
+            if cart >= closed[part].count { closed[part].append(contentsOf: repeatElement(false, count: cart - closed[part].count + 1)) }
+            closed[part][cart] = true
+            applied += 1
+        }
+        var notes = claims.map { _ in [Note]() }
+        for (part, list) in claims.enumerated() {
+            var noted = Set<Int>()
+            for (index, claim) in list.enumerated() {
+                let id = ids[part][index]
+                let (seq, owner) = taken[id]
+                if seq != 0, Int(owner) != part, seq < claim.seq, noted.insert(id).inserted {
+                    notes[part].append(Note(order: claim.order, seq: seq))
+                }
+            }
+        }
+        return (notes, applied)
+    }
+}

@@ -1,0 +1,105 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import SystemPackage
+
+/// The few file operations a dataset needs beyond a log's: its lock, the
+/// manifest's replacement, a part cut back to what the manifest holds, and
+/// running checksums of what was appended.
+enum DatasetFiles {
+    /// Takes the dataset's lock (`DIR/lock`, created if missing), waiting for
+    /// another writer that holds it. Held until the descriptor is closed.
+    static func lock(_ directory: String, waiting: (String) -> Void) throws -> FileDescriptor {
+        let path = directory + "/lock"
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor.open(FilePath(path), .readWrite, options: [.create], permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        } catch {
+            throw FileError.opening(path, reason: "\(error)")
+        }
+        if flock(file.rawValue, LOCK_EX | LOCK_NB) != 0 {
+            waiting("\(directory): another orders process is writing to this dataset; waiting for it to finish")
+            while flock(file.rawValue, LOCK_EX) != 0 {
+                guard errno == EINTR else {
+                    try? file.close()
+                    throw FileError(path: path, operation: "locking", errno: Errno(rawValue: errno))
+                }
+            }
+        }
+        return file
+    }
+
+    /// Replaces the file at `path` with `bytes` so that a crash leaves the
+    /// old or the new one whole: a temporary file, synced, renamed over it,
+    /// then the directory synced.
+    static func replace(_ path: String, with bytes: [UInt8]) throws {
+        let temporary = path + ".tmp"
+        do {
+            let file = try FileDescriptor.open(FilePath(temporary), .writeOnly, options: [.create, .truncate],
+                                               permissions: [.ownerReadWrite, .groupRead, .otherRead])
+            try file.closeAfter {
+                _ = try bytes.withUnsafeBytes { try file.writeAll($0) }
+                guard fsync(file.rawValue) == 0 else { throw Errno(rawValue: errno) }
+            }
+        } catch {
+            throw FileError(path: temporary, operation: "writing", reason: "\(error)")
+        }
+        guard rename(temporary, path) == 0 else { throw FileError(path: path, operation: "renaming", errno: Errno(rawValue: errno)) }
+        try syncDirectory(of: path)
+    }
+
+    /// Syncs the directory that holds `path`, so that a new name in it survives a crash.
+    static func syncDirectory(of path: String) throws {
+        var directory = FilePath(path)
+        directory.removeLastComponent()
+        if directory.isEmpty { directory = "." }
+        let fd = open(directory.string, O_RDONLY | O_DIRECTORY)
+        guard fd >= 0 else { throw FileError(path: directory.string, operation: "opening the directory", errno: Errno(rawValue: errno)) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw FileError(path: directory.string, operation: "syncing the directory", errno: Errno(rawValue: errno)) }
+    }
+
+    /// The size of the file at `path`; 0 if there is none.
+    static func size(_ path: String) throws -> Int64 {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            if errno == ENOENT { return 0 }
+            throw FileError(path: path, operation: "finding the size", errno: Errno(rawValue: errno))
+        }
+        return Int64(status.st_size)
+    }
+
+    /// Cuts the file at `path` back to `size` bytes and syncs it, if it is longer.
+    /// - Returns: how many bytes it cut.
+    @discardableResult
+    static func cut(_ path: String, to size: Int64) throws -> Int64 {
+        let length = try self.size(path)
+        guard length > size else { return 0 }
+        guard truncate(path, off_t(size)) == 0 else { throw FileError(path: path, operation: "truncating", errno: Errno(rawValue: errno)) }
+        let fd = open(path, O_RDWR)
+        guard fd >= 0 else { throw FileError(path: path, operation: "opening", errno: Errno(rawValue: errno)) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw FileError(path: path, operation: "syncing", errno: Errno(rawValue: errno)) }
+        return length - size
+    }
+
+    /// The CRC-32C of the bytes `range` of the file at `path`, continuing `crc`: the
+    /// checksum of a whole file kept up to date by reading only what was appended.
+    static func crc(of path: String, _ range: Range<Int64>, continuing crc: UInt32) throws -> UInt32 {
+        guard !range.isEmpty else { return crc }
+        let file = try FileDescriptor.openInput(path)
+        defer { try? file.close() }
+        var crc = crc
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var offset = range.lowerBound
+        while offset < range.upperBound {
+            let count = Int(min(Int64(buffer.count), range.upperBound - offset))
+            try buffer.withUnsafeMutableBytes { try file.readAll(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: $0[..<count]), path: path) }
+            crc = buffer.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[..<count]), continuing: crc) }
+            offset += Int64(count)
+        }
+        return crc
+    }
+}
