@@ -31,7 +31,7 @@ struct Orders: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             Import.self, Export.self, Replay.self, Report.self, Tally.self, Audit.self, Serve.self, Generate.self, Bench.self, Verify.self,
-            Repair.self,
+            Repair.self, Repartition.self, Part.self,
         ]
     )
 

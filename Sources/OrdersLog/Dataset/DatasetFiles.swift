@@ -8,7 +8,7 @@ import SystemPackage
 /// The few file operations a dataset needs beyond a log's: its lock, the
 /// manifest's replacement, a part cut back to what the manifest holds, and
 /// running checksums of what was appended.
-enum DatasetFiles {
+package enum DatasetFiles {
     /// Takes the dataset's lock (`DIR/lock`, created if missing), waiting for
     /// another writer that holds it. Held until the descriptor is closed.
     static func lock(_ directory: String, waiting: (String) -> Void) throws -> FileDescriptor {
@@ -62,7 +62,7 @@ enum DatasetFiles {
     }
 
     /// The size of the file at `path`; 0 if there is none.
-    static func size(_ path: String) throws -> Int64 {
+    package static func size(_ path: String) throws -> Int64 {
         var status = stat()
         guard stat(path, &status) == 0 else {
             if errno == ENOENT { return 0 }
@@ -87,7 +87,7 @@ enum DatasetFiles {
 
     /// The CRC-32C of the bytes `range` of the file at `path`, continuing `crc`: the
     /// checksum of a whole file kept up to date by reading only what was appended.
-    static func crc(of path: String, _ range: Range<Int64>, continuing crc: UInt32) throws -> UInt32 {
+    package static func crc(of path: String, _ range: Range<Int64>, continuing crc: UInt32) throws -> UInt32 {
         guard !range.isEmpty else { return crc }
         let file = try FileDescriptor.openInput(path)
         defer { try? file.close() }

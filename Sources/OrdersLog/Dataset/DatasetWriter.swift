@@ -32,6 +32,8 @@ public final class DatasetWriter {
 
     private let lock: FileDescriptor
     private let parts: [Part]
+    /// Whether this writer made the directory, to remove it if nothing is ever committed.
+    private let createdDirectory: Bool
     private let batchEvents: Int
     /// The NDJSON read by this transaction, to note in the manifest.
     private var imports: [DatasetManifest.Import] = []
@@ -83,9 +85,14 @@ public final class DatasetWriter {
                 waiting: (String) -> Void = { _ in }) throws {
         self.directory = directory
         self.batchEvents = max(1, batchEvents)
-        if let count, mkdir(directory, 0o755) != 0, errno != EEXIST {
-            throw FileError(path: directory, operation: "creating the dataset's directory", errno: Errno(rawValue: errno))
+        var created = false
+        if count != nil {
+            created = mkdir(directory, 0o755) == 0
+            guard created || errno == EEXIST else {
+                throw FileError(path: directory, operation: "creating the dataset's directory", errno: Errno(rawValue: errno))
+            }
         }
+        createdDirectory = created
         let manifestPath = directory + "/" + DatasetManifest.fileName
         if count == nil, !DatasetManifest.isDataset(directory) {
             throw FileError.opening(manifestPath, reason: "not a dataset; `orders import --partitions P DIR FILE` creates one")
@@ -266,8 +273,19 @@ public final class DatasetWriter {
     }
 
     /// Forgets the transaction: every part cut back to what the manifest
-    /// holds. The writer is not to be used after.
+    /// holds, or the whole directory removed if this writer created it and
+    /// nothing was committed. The writer is not to be used after.
     public func rollback() {
+        defer {
+            if createdDirectory, manifest.events == 0, !DatasetManifest.isDataset(directory) {
+                for entry in manifest.parts {
+                    for name in [entry.log, entry.seqs] { _ = unlink(directory + "/" + name) }
+                    _ = unlink(WriterCheckpoint.path(of: directory + "/" + entry.log))
+                }
+                _ = unlink(directory + "/lock")
+                _ = rmdir(directory)
+            }
+        }
         for (index, part) in parts.enumerated() {
             part.writer.rollback()
             let entry = manifest.parts[index]

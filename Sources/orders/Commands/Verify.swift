@@ -8,7 +8,7 @@ extension Orders {
     struct Verify: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "verify",
-            abstract: "Check every frame of a log, or every line of NDJSON.",
+            abstract: "Check every frame of a log or a dataset, or every line of NDJSON.",
             discussion: """
             Reads the whole log and checks the file header, every batch header and commit
             record (their checksums, and that seqs run without gaps), every zstd frame (its
@@ -18,12 +18,16 @@ extension Orders {
             reported but are not corruption: the next import removes them.
             NDJSON (plain or zstd-compressed) is checked as every command reads it: every
             line well-formed, or the first that is not named, with its field (exit 65).
+            A dataset's parts are checked against its manifest (bytes and CRC-32C), each
+            as a log, for carts and voters in the part their ids route to, and for seqs
+            that cover the dataset once.
             --strict also fails (exit 1) if the fold finds anomalies.
 
             Examples:
               orders verify store.log
               orders verify store.log --json | jq .result
               orders verify events.ndjson.zst
+              orders verify store.dataset
               orders verify store.log --threads 1
             """)
 
@@ -45,6 +49,7 @@ extension Orders {
 
         func run() throws {
             try reportingFailures {
+                if DatasetManifest.isDataset(log) { return try verifyDataset() }
                 // The thread that gives the ids their bytes does less than half a worker's work: beside one worker, it mostly waited.
                 let stream = try openEvents(log, options: ReadOptions(skippingCorrupt: true, threads: threads, checkingSpellings: true,
                                                                       callerMostlyWaits: true))
@@ -161,6 +166,42 @@ extension Orders {
             if !sound {
                 let first = damage.first.map { "\($0)" } ?? twice ?? cutShort ?? ""
                 Console.note("orders: error: \(log) is corrupt: \(first); `orders repair` copies what can be read into a new log")
+                throw ExitCode(ErrorCode.corruptLog.exitStatus)
+            }
+            try failIfStrict(anomalies)
+        }
+
+        /// Checks a dataset (``DatasetCheck``): each part against the manifest and as a log, the routing, and the merged seqs.
+        private func verifyDataset() throws {
+            let progress = Progress("verifying")
+            let check = try DatasetCheck.run(log, folding: strict) { progress.advance($0, position: $1) }
+            progress.finish()
+            let sound = check.problems.isEmpty
+            let anomalies = check.merged.anomalies
+            if json {
+                var out = JSONObject()
+                out.string("file", log)
+                out.string("result", sound ? (strict && anomalies.total > 0 ? "anomalies" : "ok") : "corrupt")
+                out.string("format", "dataset")
+                out.integer("version", check.manifest.version)
+                out.integer("parts", check.manifest.parts.count)
+                out.integer("events", check.manifest.events)
+                out.strings("damage", check.problems)
+                out.strings("tails", check.tails)
+                if strict { out.object("anomalies", anomalyCounts(anomalies)) }
+                Console.write(out.closed + [0x0A])
+            } else {
+                var text = "verify \(log): \(sound ? "OK" : "CORRUPT")\n"
+                text += "  format     dataset version \(check.manifest.version), \(check.manifest.parts.count) parts\n"
+                text += "  events     \(Thousands.grouped(check.manifest.events))" + (sound ? ", every part matching the manifest\n" : "\n")
+                for problem in check.problems { text += "  damage     \(problem)\n" }
+                for tail in check.tails { text += "  tail       \(tail)\n" }
+                if strict && sound { text += anomalyLine(anomalies) }
+                Console.write(text)
+            }
+            Console.flush()
+            if !sound {
+                Console.note("orders: error: \(log) is corrupt: \(check.problems[0])")
                 throw ExitCode(ErrorCode.corruptLog.exitStatus)
             }
             try failIfStrict(anomalies)

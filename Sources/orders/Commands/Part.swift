@@ -1,0 +1,134 @@
+import ArgumentParser
+import OrdersCore
+import OrdersEngine
+import OrdersLog
+import OrdersReports
+
+extension Orders {
+    /// Plumbing, as git has: the passes of a dataset's fold as separate
+    /// processes, for a cluster to schedule (Spark/orders_spark). Each reads
+    /// files and writes standard output, a pure function of its inputs, so
+    /// that a task retried or run twice gives the same bytes.
+    struct Part: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "part",
+            abstract: "Plumbing: a dataset's fold as separate passes, for a cluster (Spark).",
+            discussion: """
+            What `orders replay DIR` does on one machine, cut into the tasks a cluster runs
+            (docs/datasets.md; Spark/orders_spark runs them):
+              1. orders part claims DIR --part K > claims-K       (one task a part)
+              2. orders part decide claims-* > notes              (one small, ordered pass)
+              3. orders part fold DIR --part K --notes notes > reports-K   (one task a part)
+              4. orders part merge reports-* --print daily        (the outputs of the CLI)
+            Every text is small next to the part: the checkouts, the order ids another
+            part took first, the sums of the reports.
+            """,
+            subcommands: [Claims.self, Decide.self, Fold.self, Merge.self])
+    }
+}
+
+extension Orders.Part {
+    struct Claims: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The first pass over part K: its checkouts, each with its seq, order id and whether it could apply.")
+
+        @Argument(help: ArgumentHelp("The dataset.", valueName: "dir"))
+        var dataset: String
+
+        @Option(help: ArgumentHelp("The part.", valueName: "k"))
+        var part: Int
+
+        func run() throws {
+            try reportingFailures {
+                let set = try Dataset(directory: dataset)
+                guard set.manifest.parts.indices.contains(part) else { throw ValidationError("--part must be 0 to \(set.manifest.parts.count - 1)") }
+                let (claims, orders) = set.manifest.parts[part].events > 0 ? try DatasetFold.claims(of: set, part: part) : ([], SymbolTable())
+                Console.write(PartTexts.claims(part: part, claims, orders: orders))
+            }
+        }
+    }
+
+    struct Decide: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The ordered pass: every part's claims in, every part's notes out (order ids another part took first).")
+
+        @Argument(help: ArgumentHelp("Every part's claims, one file a part.", valueName: "claims"))
+        var files: [String]
+
+        func run() throws {
+            try reportingFailures {
+                let read = try files.map { try PartTexts.readClaims(readWholeInput($0), name: $0) }
+                let notes = DatasetFold.decide(read.map { ($0.claims, $0.orders) })
+                Console.write(PartTexts.notes(zip(read, notes).map { ($0.part, $1) }))
+            }
+        }
+    }
+
+    struct Fold: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The second pass over part K: its reports' sums, given the notes.")
+
+        @Argument(help: ArgumentHelp("The dataset.", valueName: "dir"))
+        var dataset: String
+
+        @Option(help: ArgumentHelp("The part.", valueName: "k"))
+        var part: Int
+
+        @Option(help: ArgumentHelp("The notes of `orders part decide`.", valueName: "file"))
+        var notes: String
+
+        @OptionGroup var zone: ZoneOption
+
+        func run() throws {
+            try reportingFailures {
+                let set = try Dataset(directory: dataset)
+                guard set.manifest.parts.indices.contains(part) else { throw ValidationError("--part must be 0 to \(set.manifest.parts.count - 1)") }
+                let rules = try zone.rules()
+                let noted = try PartTexts.readNotes(readWholeInput(notes), part: part, name: notes)
+                let (reports, ids) = set.manifest.parts[part].events > 0
+                    ? try DatasetFold.fold(set, part: part, zone: rules, notes: noted) : (Reports(zone: rules), Identifiers())
+                Console.write(PartTexts.reports(reports, ids: ids))
+            }
+        }
+    }
+
+    struct Merge: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Adds every part's reports and prints one, as `orders replay --json`, `report` or `tally` would.")
+
+        enum Output: String, ExpressibleByArgument, CaseIterable {
+            case replay, daily, products, tally
+        }
+
+        @Argument(help: ArgumentHelp("Every part's reports, one file a part.", valueName: "reports"))
+        var files: [String]
+
+        @Option(help: ArgumentHelp("replay (its JSON), daily, products or tally.", valueName: "output"))
+        var print: Output
+
+        @Option(help: "csv or json, for daily, products and tally.")
+        var format: TabularFormat = .csv
+
+        @OptionGroup var zone: ZoneOption
+
+        func run() throws {
+            try reportingFailures {
+                let rules = try zone.rules()
+                var ids = Identifiers()
+                var reports = Reports(zone: rules)
+                for file in files { reports.merge(try PartTexts.readReports(readWholeInput(file), zone: rules, ids: &ids, name: file)) }
+                switch (print, format) {
+                case (.replay, _): Console.write(try SummaryReport.json(reports.summary))
+                case (.daily, .json): Console.write(try DailyReport(reports.daily, zone: zone.zone, from: nil, to: nil).json())
+                case (.daily, _): Console.write(try DailyReport(reports.daily, zone: zone.zone, from: nil, to: nil).csv())
+                case (.products, let format):
+                    let report = ProductReport(reports.products, ids: ids, zone: zone.zone, catalog: Catalog(), grouping: .product, from: nil, to: nil, top: nil)
+                    Console.write(format == .json ? try report.json() : try report.csv())
+                case (.tally, let format):
+                    let report = TallyReport(reports.tally, ids: ids, poll: nil)
+                    Console.write(format == .json ? report.json() : report.csv())
+                }
+            }
+        }
+    }
+}
