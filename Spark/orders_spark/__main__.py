@@ -1,0 +1,156 @@
+"""python -m orders_spark DIR --binary ORDERS [--out OUTDIR | --print WHAT]
+
+Runs the passes of a dataset's fold (orders part claims / decide / fold /
+merge) as Spark tasks: one task a part for each pass over the parts, and the
+small ordered pass between them on the driver. Every task is a pure function
+of its inputs (the part's files and the notes), so Spark may retry it or run
+it twice (speculation) and the answers do not change.
+
+The dataset's directory must be readable at the same path by every executor
+(a shared filesystem, or the same copy on each machine); the binary is
+shipped to the executors with the job.
+"""
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+OUTPUTS = {
+    "replay": ("replay.json", "csv"),
+    "daily": ("daily.csv", "csv"),
+    "products": ("products.csv", "csv"),
+    "tally": ("tally.csv", "csv"),
+}
+
+
+def parse_arguments(argv):
+    parser = argparse.ArgumentParser(
+        prog="python -m orders_spark",
+        description="Replay an orders dataset on Apache Spark; prints what the CLI prints.",
+        epilog="Example: python -m orders_spark store.dataset --binary .build/release/orders --print daily")
+    parser.add_argument("dataset", help="the dataset's directory (orders import --partitions P DIR ...)")
+    parser.add_argument("--binary", required=True, help="the orders binary to ship to the executors")
+    parser.add_argument("--master", default=None, help="Spark master, e.g. local[2] or local[2,4] (4 attempts a task); "
+                        "default: spark-submit's, else local[2]")
+    parser.add_argument("--print", dest="what", choices=sorted(OUTPUTS), help="print one output to standard output")
+    parser.add_argument("--out", help="write every output into this directory: replay.json, daily.csv, products.csv, tally.csv")
+    parser.add_argument("--tz", default="UTC", help="the IANA zone in which dates are counted (as --tz of orders report)")
+    parser.add_argument("--fail-once", metavar="MARKER", help=argparse.SUPPRESS)
+    parser.add_argument("--fail-part", type=int, default=0, help=argparse.SUPPRESS)
+    arguments = parser.parse_args(argv)
+    if (arguments.what is None) == (arguments.out is None):
+        parser.error("give --print WHAT or --out DIR")
+    return arguments
+
+
+def run(command, input_bytes=None):
+    """Runs an orders command; its standard output, or an error naming the command and what it said."""
+    done = subprocess.run(command, input=input_bytes, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if done.returncode != 0:
+        raise RuntimeError("%s exited with %d: %s" % (" ".join(command), done.returncode, done.stderr.decode(errors="replace")))
+    return done.stdout
+
+
+def shipped_binary(name):
+    """The binary as Spark shipped it to this executor."""
+    from pyspark import SparkFiles
+    path = SparkFiles.get(name)
+    if not os.access(path, os.X_OK):
+        os.chmod(path, 0o755)
+    return path
+
+
+def claims_task(dataset, name):
+    def task(part):
+        return part, run([shipped_binary(name), "part", "claims", dataset, "--part", str(part)])
+    return task
+
+
+def fold_task(dataset, name, notes, tz, fail_once, fail_part):
+    def task(part):
+        binary = shipped_binary(name)
+        if fail_once and part == fail_part and not os.path.exists(fail_once):
+            # The injected failure: the binary is killed mid-task, once; Spark runs the task again.
+            open(fail_once, "w").close()
+            process = subprocess.Popen([binary, "part", "fold", dataset, "--part", str(part), "--notes", "/dev/stdin"],
+                                       stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            os.kill(process.pid, signal.SIGKILL)
+            process.wait()
+            raise RuntimeError("orders part fold --part %d was killed (exit %d): an injected failure" % (part, process.returncode))
+        with tempfile.NamedTemporaryFile(prefix="orders-notes-") as file:
+            file.write(notes.value)
+            file.flush()
+            return part, run([binary, "part", "fold", dataset, "--part", str(part), "--notes", file.name, "--tz", tz])
+    return task
+
+
+def main(argv=None):
+    arguments = parse_arguments(sys.argv[1:] if argv is None else argv)
+    dataset = os.path.abspath(arguments.dataset)
+    binary = os.path.abspath(arguments.binary)
+    with open(os.path.join(dataset, "manifest.json")) as file:
+        manifest = json.load(file)
+    parts = [index for index, part in enumerate(manifest["parts"]) if part["events"] > 0]
+
+    from pyspark import SparkConf
+    from pyspark.sql import SparkSession
+    started = time.monotonic()
+    # spark-submit's --master, else --master, else two local cores.
+    conf = SparkConf()
+    if arguments.master or not conf.contains("spark.master"):
+        conf.setMaster(arguments.master or "local[2]")
+    conf.setAppName("orders replay %s" % os.path.basename(dataset))
+    # Standard output is for the answers, standard error for one line of figures; no progress bars, no web UI.
+    conf.set("spark.ui.showConsoleProgress", "false")
+    conf.setIfMissing("spark.ui.enabled", "false")
+    spark = SparkSession.builder.config(conf=conf).getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    context = spark.sparkContext
+    context.addFile(binary)
+    name = os.path.basename(binary)
+    session = time.monotonic() - started
+
+    with tempfile.TemporaryDirectory(prefix="orders-spark-") as scratch:
+        began = time.monotonic()
+        slices = max(1, len(parts))
+        claims = context.parallelize(parts, slices).map(claims_task(dataset, name)).collect()
+        claim_files = []
+        for part, text in sorted(claims):
+            path = os.path.join(scratch, "claims-%d" % part)
+            with open(path, "wb") as file:
+                file.write(text)
+            claim_files.append(path)
+        notes = run([binary, "part", "decide"] + claim_files) if claim_files else b"orders-notes\t1\n"
+        checkouts = sum(text.count(b"\n") - 2 for _, text in claims)
+        broadcast = context.broadcast(notes)
+        folded = context.parallelize(parts, slices).map(
+            fold_task(dataset, name, broadcast, arguments.tz, arguments.fail_once, arguments.fail_part)).collect()
+        report_files = []
+        for part, text in sorted(folded):
+            path = os.path.join(scratch, "reports-%d" % part)
+            with open(path, "wb") as file:
+                file.write(text)
+            report_files.append(path)
+        wanted = [arguments.what] if arguments.what else sorted(OUTPUTS)
+        if arguments.out:
+            os.makedirs(arguments.out, exist_ok=True)
+        for what in wanted:
+            output = run([binary, "part", "merge"] + report_files + ["--print", what, "--tz", arguments.tz])
+            if arguments.out:
+                with open(os.path.join(arguments.out, OUTPUTS[what][0]), "wb") as file:
+                    file.write(output)
+            else:
+                sys.stdout.buffer.write(output)
+        job = time.monotonic() - began
+    sys.stderr.write("orders_spark: %d parts, %d events, %d checkouts, %d order ids taken first in another part; "
+                     "session %.1f s, job %.1f s\n" % (len(parts), manifest["events"], checkouts,
+                                                         notes.count(b"\n") - 1, session, job))
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()
