@@ -151,15 +151,18 @@ extension Orders {
                                                waiting: { Console.note("orders: \($0)") })
                 for recovery in writer.recovery { Console.note("orders: warning: \(recovery)") }
                 do {
+                    /// Events passed over by the NDJSON reader itself: an id met twice in its own text.
+                    var duplicatesRead = 0
                     for file in files {
                         let stream = try openEvents(file, options: ReadOptions(threads: threads, keepingUnknownTypes: keepUnknown))
                         for notice in stream.notices { Console.note("orders: warning: \(notice)") }
                         let progress = Progress("importing \(stream.name)")
                         defer { progress.finish() }
                         try writer.append(contentsOf: stream, again: again) { progress.advance($0, position: stream.progress) }
+                        duplicatesRead += stream.duplicates
                     }
                     let seqs = try writer.commit()
-                    printOutcome(appended: Int64(seqs.count), first: seqs.lowerBound, duplicates: writer.duplicates, warnings: [])
+                    printOutcome(appended: Int64(seqs.count), first: seqs.lowerBound, duplicates: writer.duplicates + duplicatesRead, warnings: [])
                 } catch {
                     writer.rollback()
                     throw error

@@ -1,0 +1,163 @@
+import Foundation
+import OrdersCore
+import OrdersLog
+import Testing
+
+/// Datasets (`import --partitions`), read by every command as one log, with the built binary.
+@Suite("Datasets", .serialized)
+struct DatasetTests {
+    /// A log and a dataset of `parts` parts holding the same events: generated ones,
+    /// the order-id chains of `order-collisions.ndjson`, and the record fixture's ids, extras and unknown type.
+    private func logAndDataset(parts: Int) throws -> (dir: String, log: String, dataset: String) {
+        let dir = CLI.temporaryDirectory()
+        let generated = dir + "/generated.ndjson"
+        #expect(try CLI.run(["generate", "--events", "10000", "--seed", "5", "--format", "ndjson", "-o", generated]).status == 0)
+        let files = [generated, "Fixtures/order-collisions.ndjson", "Fixtures/record-day.ndjson", "--keep-unknown", "--warn-earlier", "off"]
+        let one = try CLI.run(["import", dir + "/one.log"] + files)
+        #expect(one.status == 0, "\(one.stderr)")
+        let set = try CLI.run(["import", "--partitions", "\(parts)", dir + "/set"] + files)
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(set.text == one.text.replacingOccurrences(of: dir + "/one.log", with: dir + "/set"))
+        return (dir, dir + "/one.log", dir + "/set")
+    }
+
+    @Test(arguments: [1, 3, 8])
+    func everyCommandReadsADatasetAsOneLog(parts: Int) throws {
+        let (_, log, dataset) = try logAndDataset(parts: parts)
+        let commands: [[String]] = [
+            ["replay", "--json"], ["replay", "--json", "--threads", "1"],
+            ["report", "daily", "--format", "csv", "--tz", "Asia/Seoul"], ["report", "daily", "--format", "json"],
+            ["report", "daily", "--format", "svg"], ["report", "products", "--format", "csv", "--tz", "America/New_York"],
+            ["report", "products", "--top", "3"], ["report", "categories", "--catalog", "Fixtures/catalog-kr.json", "--format", "json"],
+            ["tally", "--format", "csv"], ["tally"],
+            ["audit", "--cart", "collide-cart-03"], ["audit", "--cart", "kiosk-7"], ["audit", "--order", "order-x5"],
+            ["export"],
+        ]
+        for command in commands {
+            let fromLog = try CLI.run(command.prefix(command[0] == "report" ? 2 : 1) + [log] + command.dropFirst(command[0] == "report" ? 2 : 1))
+            let fromSet = try CLI.run(command.prefix(command[0] == "report" ? 2 : 1) + [dataset] + command.dropFirst(command[0] == "report" ? 2 : 1))
+            #expect(fromLog.status == 0, "\(command): \(fromLog.stderr)")
+            #expect(fromSet.status == fromLog.status && fromSet.stdout == fromLog.stdout, "\(command) on \(parts) parts: \(fromSet.stderr)")
+        }
+        // The order-id chains crossed parts: the refusals came out as in one log.
+        let replay = try CLI.run(["replay", "--json", dataset]).text
+        #expect(replay.contains("\"duplicate_order\": "))
+        let verify = try CLI.run(["verify", dataset, "--json"])
+        #expect(verify.status == 0 && verify.text.contains("\"result\": \"ok\""), "\(verify.text) \(verify.stderr)")
+    }
+
+    @Test func aDatasetRecordsAReSentEventOnceAndRefusesAnIDOfAnotherEvent() throws {
+        let dir = CLI.temporaryDirectory(), dataset = dir + "/set"
+        #expect(try CLI.run(["import", "--partitions", "4", dataset, "Fixtures/record-day.ndjson", "--keep-unknown"]).status == 0)
+        let manifest = try String(contentsOfFile: dataset + "/manifest.json", encoding: .utf8)
+        // The same text again: its vote without an id would be appended again.
+        let again = try CLI.run(["import", dataset, "Fixtures/record-day.ndjson", "--keep-unknown"])
+        #expect(again.status != 0 && again.stderr.contains("imported into \(dataset) before"), "\(again.stderr)")
+        // With --again: the events with ids are passed over, in whichever part holds them; the vote is appended.
+        let forced = try CLI.run(["import", dataset, "Fixtures/record-day.ndjson", "--keep-unknown", "--again", "--json"])
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(forced.text.contains("\"appended\": 1,"), "\(forced.text)")
+        // An event that reuses a recorded id for another cart (another part, most likely): refused, nothing appended.
+        let recorded = try CLI.run(["export", dataset]).text.split(separator: "\n").first { $0.contains("\"id\": ") }!
+        let id = recorded.split(separator: "\"id\": \"")[1].split(separator: "\"")[0]
+        let before = try String(contentsOfFile: dataset + "/manifest.json", encoding: .utf8)
+        let conflict = #"{"type": "item_added", "at": "2026-03-01T00:00:00Z", "id": "\#(id)", "cart": "elsewhere-9", "product": "p", "qty": 1, "price": 1, "currency": "USD"}"#
+        let refused = try CLI.run(["import", dataset, "-"], input: Array((conflict + "\n").utf8))
+        #expect(refused.status != 0 && refused.stderr.contains("is another event than the one at seq"), "\(refused.stderr)")
+        #expect(try String(contentsOfFile: dataset + "/manifest.json", encoding: .utf8) == before)
+        #expect(manifest != before)
+        #expect(try CLI.run(["verify", dataset]).status == 0)
+    }
+
+    @Test func repartitionKeepsEveryAnswer() throws {
+        let (dir, log, dataset) = try logAndDataset(parts: 3)
+        #expect(try CLI.run(["repartition", dataset, dir + "/seven", "--partitions", "7"]).status == 0)
+        #expect(try CLI.run(["repartition", log, dir + "/two", "--partitions", "2"]).status == 0)
+        #expect(try CLI.run(["import", dir + "/back.log", dir + "/seven"]).status == 0)
+        let expected = try CLI.run(["export", log]).stdout
+        for other in [dir + "/seven", dir + "/two", dir + "/back.log"] {
+            #expect(try CLI.run(["export", other]).stdout == expected, "\(other)")
+        }
+        let refused = try CLI.run(["repartition", log, dir + "/two", "--partitions", "5"])
+        #expect(refused.status != 0 && refused.stderr.contains("exists"))
+        let wrongCount = try CLI.run(["import", "--partitions", "5", dataset, "Fixtures/kiosk-day.ndjson"])
+        #expect(wrongCount.status != 0 && wrongCount.stderr.contains("has 3 parts, not 5"), "\(wrongCount.stderr)")
+    }
+
+    @Test func damageInAPartIsFoundAndNamed() throws {
+        let (_, _, dataset) = try logAndDataset(parts: 3)
+        let part = dataset + "/part-0001.log"
+        var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: part)))
+        bytes[bytes.count / 2] ^= 0x40
+        try Data(bytes).write(to: URL(fileURLWithPath: part))
+        let verify = try CLI.run(["verify", dataset])
+        #expect(verify.status == 65 && verify.text.contains("part-0001.log"), "\(verify.text) \(verify.stderr)")
+        let replay = try CLI.run(["replay", dataset])
+        #expect(replay.status == 65 && replay.stderr.contains("part-0001.log"), "\(replay.stderr)")
+    }
+
+    /// `ORDERS_CRASH_TRIALS=100 swift test --filter Datasets` for a longer run.
+    @Test func killingADatasetImportLeavesEveryPartAsBeforeOrWithAllOfIt() throws {
+        let trials = Int(ProcessInfo.processInfo.environment["ORDERS_CRASH_TRIALS"] ?? "") ?? 10
+        let dir = CLI.temporaryDirectory(), dataset = dir + "/set", input = dir + "/in.ndjson"
+        let batch: Int64 = 20_000
+        #expect(try CLI.run(["generate", "--events", "\(batch)", "--format", "ndjson", "-o", input]).status == 0)
+        let arguments = ["import", "--partitions", "4", dataset, input, "--batch-events", "1000", "--again", "--warn-earlier", "off"]
+        let started = Date()
+        #expect(try CLI.run(arguments).status == 0)
+        let span = max(0.05, 1.5 * Date().timeIntervalSince(started))
+        /// The events the dataset holds, read as a reader reads it, and its export's digest.
+        func holds() throws -> Int64 {
+            let dataset = try Dataset(directory: dataset)
+            let reader = try DatasetReader(directory: dataset.directory)
+            var ids = OrdersCore.Identifiers(), events: [OrdersCore.Event] = [], count: Int64 = 0
+            while try reader.next(ids: &ids, into: &events) != nil { count += Int64(events.count); events.removeAll() }
+            #expect(count == dataset.manifest.events)
+            return count
+        }
+        var random = UInt64(11)
+        var killed = 0, midWrite = 0, partial = 0, recovered = 0
+        for trial in 0..<trials {
+            let before = try holds()
+            let sizes = { (0..<4).map { (try? FileManager.default.attributesOfItem(atPath: dataset + "/part-000\($0).log")[.size] as? Int) ?? 0 } }
+            let sizesBefore = sizes()
+            let process = Process()
+            process.executableURL = CLI.binary
+            process.arguments = arguments
+            process.currentDirectoryURL = CLI.root
+            let errors = dir + "/stderr"
+            _ = FileManager.default.createFile(atPath: errors, contents: nil)
+            process.standardError = FileHandle(forWritingAtPath: errors)
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            if trial % 2 == 0 {
+                usleep(UInt32((random >> 33) % UInt64(span * 1_000_000)))
+            } else {
+                // Once a part grows: mid-write, unless the commit comes first.
+                let deadline = Date().addingTimeInterval(span)
+                while Date() < deadline, sizes() == sizesBefore { usleep(200) }
+            }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let after = try holds()
+            if after != before && after != before + batch { partial += 1 }
+            if process.terminationReason == .uncaughtSignal {
+                killed += 1
+                if after == before, sizes() != sizesBefore { midWrite += 1 }
+            } else {
+                #expect(process.terminationStatus == 0)
+                #expect(after == before + batch)
+            }
+            #expect(try CLI.run(["verify", dataset]).status == 0)
+            // The next import cuts what the kill left and says so.
+            let next = try CLI.run(arguments)
+            #expect(next.status == 0, "\(next.stderr)")
+            if next.stderr.contains("an import cut short") { recovered += 1 }
+            #expect(try holds() == after + batch)
+        }
+        #expect(partial == 0)
+        #expect(midWrite * 3 >= trials, "\(midWrite) of \(trials) kills landed mid-write")
+        print("dataset crash harness: \(trials) trials, \(killed) imports killed (\(midWrite) mid-write, \(recovered) cut by the next import), \(partial) partial imports")
+    }
+}
