@@ -26,17 +26,17 @@ public enum PartTexts {
         var part: Int?
         try lines(of: text, kind: "orders-claims", name: name) { fields, line in
             if line == 2 {
-                guard fields.count == 2, fields[0] == "part", let number = Int(fields[1]), number >= 0 else { throw bad(name, line, "the second line must be: part, its number") }
+                guard fields.count == 2, string(fields[0]) == "part", let number = integer(fields[1]).map(Int.init), number >= 0 else { throw bad(name, line, "the second line must be: part, its number") }
                 part = number
                 return
             }
-            guard fields.count == 5, let seq = Int64(fields[0]), let order = UInt32(fields[2]), let cart = UInt32(fields[3]),
-                  let bytes = unhex(fields[1]), fields[4] == "0" || fields[4] == "1" else {
+            guard fields.count == 5, let seq = integer(fields[0]), let order = number(fields[2]), let cart = number(fields[3]),
+                  let bytes = unhex(fields[1]), let possible = integer(fields[4]), possible == 0 || possible == 1 else {
                 throw bad(name, line, "a claim is: seq, order id in hex, order number, cart number, 0 or 1")
             }
             if Int(order) >= orders.count { orders.extend(to: Int(order) + 1) }
             _ = bytes.withUnsafeBytes { orders.define(Int(order), $0) }
-            claims.append(CheckoutClaims.Claim(seq: seq, order: Symbol(rawValue: order), cart: Symbol(rawValue: cart), possible: fields[4] == "1"))
+            claims.append(CheckoutClaims.Claim(seq: seq, order: Symbol(rawValue: order), cart: Symbol(rawValue: cart), possible: possible == 1))
         }
         guard let part else { throw bad(name, 2, "no part named") }
         return (part, claims, orders)
@@ -55,10 +55,10 @@ public enum PartTexts {
     public static func readNotes(_ text: [UInt8], part: Int, name: String) throws -> [CheckoutDecisions.Note] {
         var notes: [CheckoutDecisions.Note] = []
         try lines(of: text, kind: "orders-notes", name: name) { fields, line in
-            guard fields.count == 3, let owner = Int(fields[0]), let order = UInt32(fields[1]), let seq = Int64(fields[2]) else {
+            guard fields.count == 3, let owner = integer(fields[0]), let order = number(fields[1]), let seq = integer(fields[2]) else {
                 throw bad(name, line, "a note is: part, order number, seq")
             }
-            if owner == part { notes.append(CheckoutDecisions.Note(order: Symbol(rawValue: order), seq: seq)) }
+            if owner == Int64(part) { notes.append(CheckoutDecisions.Note(order: Symbol(rawValue: order), seq: seq)) }
         }
         return notes
     }
@@ -95,23 +95,23 @@ public enum PartTexts {
     /// Reads `reports(_:ids:)`'s text into reports whose products, polls and candidates are numbered in `ids`.
     public static func readReports(_ text: [UInt8], zone: ZoneRules, ids: inout Identifiers, name: String) throws -> Reports {
         var reports = Reports(zone: zone)
-        func sum(_ field: Substring) -> ExactSum? {
-            let overflowed = field.hasSuffix("!")
-            guard let value = Int64(overflowed ? field.dropLast() : field) else { return nil }
+        func sum(_ field: ArraySlice<UInt8>) -> ExactSum? {
+            let overflowed = field.last == UInt8(ascii: "!")
+            guard let value = integer(overflowed ? field.dropLast() : field) else { return nil }
             var sum = ExactSum(value)
             sum.overflowed = overflowed
             return sum
         }
-        func currency(_ field: Substring) -> Currency? { Currency(String(field)) }
+        func currency(_ field: ArraySlice<UInt8>) -> Currency? { Currency(code: Array(field)) }
         try lines(of: text, kind: "orders-reports", name: name) { fields, line in
-            let malformed = bad(name, line, "a line of \(fields.first ?? "") that does not read")
-            switch fields.first {
+            let malformed = bad(name, line, "a line of \(fields.first.map(string) ?? "") that does not read")
+            switch fields.first.map(string) {
             case "zone":
-                guard fields.count == 2, fields[1] == zone.name else {
-                    throw bad(name, line, "reports folded in \(fields.dropFirst().joined()), not \(zone.name): fold every part in one zone (--tz)")
+                guard fields.count == 2, string(fields[1]) == zone.name else {
+                    throw bad(name, line, "reports folded in \(fields.dropFirst().map(string).joined()), not \(zone.name): fold every part in one zone (--tz)")
                 }
             case "counts":
-                let numbers = fields.dropFirst().compactMap { Int64($0) }
+                let numbers = fields.dropFirst().compactMap(integer)
                 guard numbers.count == 5 else { throw malformed }
                 reports.summary.events += numbers[0]
                 reports.summary.orders += numbers[1]
@@ -119,26 +119,26 @@ public enum PartTexts {
                 reports.summary.votes += numbers[3]
                 reports.summary.ignored += numbers[4]
             case "anomaly":
-                guard fields.count == 3, let kind = Anomaly.allCases.first(where: { $0.description == fields[1] }), let count = Int64(fields[2]) else { throw malformed }
+                guard fields.count == 3, let kind = Anomaly.allCases.first(where: { $0.description == string(fields[1]) }), let count = integer(fields[2]) else { throw malformed }
                 reports.summary.anomalies[kind] += count
             case "revenue", "units":
                 guard fields.count == 3, let code = currency(fields[1]), let total = sum(fields[2]) else { throw malformed }
-                if fields[0] == "revenue" { reports.summary.revenue[code, default: ExactSum()].add(total) } else { reports.summary.units[code, default: ExactSum()].add(total) }
+                if string(fields[0]) == "revenue" { reports.summary.revenue[code, default: ExactSum()].add(total) } else { reports.summary.units[code, default: ExactSum()].add(total) }
             case "daily":
-                guard fields.count == 6, let day = Int64(fields[1]), let code = currency(fields[2]),
+                guard fields.count == 6, let day = integer(fields[1]), let code = currency(fields[2]),
                       let orders = sum(fields[3]), let units = sum(fields[4]), let revenue = sum(fields[5]) else { throw malformed }
                 var totals = SalesTotals()
                 (totals.orders, totals.units, totals.revenue) = (orders, units, revenue)
                 reports.daily.totals[DailySales.Key(day: day, currency: code), default: SalesTotals()].merge(totals)
             case "product":
-                guard fields.count == 6, let day = Int64(fields[1]), let code = currency(fields[2]), let id = unhex(fields[3]),
+                guard fields.count == 6, let day = integer(fields[1]), let code = currency(fields[2]), let id = unhex(fields[3]),
                       let units = sum(fields[4]), let revenue = sum(fields[5]) else { throw malformed }
                 var totals = ProductSales.Totals()
                 (totals.units, totals.revenue) = (units, revenue)
                 let key = ProductSales.Key(day: day, product: ids.products.intern(id), currency: code)
                 reports.products.totals[key, default: ProductSales.Totals()].merge(totals)
             case "vote":
-                guard fields.count == 4, let poll = unhex(fields[1]), let candidate = unhex(fields[2]), let votes = Int64(fields[3]) else { throw malformed }
+                guard fields.count == 4, let poll = unhex(fields[1]), let candidate = unhex(fields[2]), let votes = integer(fields[3]) else { throw malformed }
                 reports.tally.votes[VoteTally.Key(poll: ids.polls.intern(poll), candidate: ids.candidates.intern(candidate)), default: 0] += votes
             default:
                 throw malformed
@@ -158,29 +158,72 @@ public enum PartTexts {
         }
     }
 
-    private static func unhex(_ field: Substring) -> [UInt8]? {
-        let utf8 = Array(field.utf8)
-        guard utf8.count % 2 == 0, !utf8.isEmpty else { return nil }
+    private static func unhex(_ field: ArraySlice<UInt8>) -> [UInt8]? {
+        guard field.count % 2 == 0, !field.isEmpty else { return nil }
+        func value(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case 0x30...0x39: digit - 0x30
+            case 0x61...0x66: digit - 0x61 + 10
+            default: nil
+            }
+        }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count / 2)
-        for i in stride(from: 0, to: utf8.count, by: 2) {
-            guard let high = digits.firstIndex(of: utf8[i]), let low = digits.firstIndex(of: utf8[i + 1]) else { return nil }
-            bytes.append(UInt8(high << 4 | low))
+        bytes.reserveCapacity(field.count / 2)
+        var index = field.startIndex
+        while index < field.endIndex {
+            guard let high = value(field[index]), let low = value(field[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
         }
         return bytes
     }
+
+    private static func string(_ field: ArraySlice<UInt8>) -> String { String(decoding: field, as: UTF8.self) }
+
+    private static func number(_ field: ArraySlice<UInt8>) -> UInt32? { integer(field).flatMap { UInt32(exactly: $0) } }
 
     private static func bad(_ name: String, _ line: Int, _ message: String) -> InputError {
         InputError(file: name, location: .line(line), message: message, code: .malformedInput)
     }
 
     /// Calls `body` with the fields of each line after the first, which must be `kind` and version 1.
-    private static func lines(of text: [UInt8], kind: String, name: String, _ body: ([Substring], Int) throws -> Void) throws {
-        let all = String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-        guard all.first == "\(kind)\t1" else { throw bad(name, 1, "not a text of \(kind), version 1") }
-        guard all.last == "" else { throw bad(name, all.count, "the text ends without a newline: cut short?") }
-        for (index, line) in all.dropFirst().dropLast().enumerated() {
-            try body(line.split(separator: "\t", omittingEmptySubsequences: false), index + 2)
+    /// Byte by byte, not through `String`: a dataset's texts run to millions of lines.
+    private static func lines(of text: [UInt8], kind: String, name: String, _ body: ([ArraySlice<UInt8>], Int) throws -> Void) throws {
+        let header = Array("\(kind)\t1\n".utf8)
+        guard text.starts(with: header) else { throw bad(name, 1, "not a text of \(kind), version 1") }
+        guard text.last == 0x0A else { throw bad(name, text.count(where: { $0 == 0x0A }) + 1, "the text ends without a newline: cut short?") }
+        var fields: [ArraySlice<UInt8>] = []
+        var start = header.count, fieldStart = header.count, line = 2
+        for index in header.count..<text.count {
+            let byte = text[index]
+            guard byte == 0x09 || byte == 0x0A else { continue }
+            fields.append(text[fieldStart..<index])
+            fieldStart = index + 1
+            if byte == 0x0A {
+                try body(fields, line)
+                fields.removeAll(keepingCapacity: true)
+                line += 1
+                start = index + 1
+            }
         }
+        _ = start
     }
+
+    /// A field as a decimal integer (an optional leading minus).
+    private static func integer(_ field: ArraySlice<UInt8>) -> Int64? {
+        var digits = field[...]
+        let negative = digits.first == UInt8(ascii: "-")
+        if negative { digits = digits.dropFirst() }
+        guard !digits.isEmpty, digits.count <= 19 else { return nil }
+        var value: Int64 = 0
+        for byte in digits {
+            guard byte >= 0x30, byte <= 0x39 else { return nil }
+            let (times, o1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, o2) = times.addingReportingOverflow(Int64(byte - 0x30))
+            guard !o1, !o2 else { return nil }
+            value = sum
+        }
+        return negative ? -value : value
+    }
+
 }

@@ -19,12 +19,7 @@ import sys
 import tempfile
 import time
 
-OUTPUTS = {
-    "replay": ("replay.json", "csv"),
-    "daily": ("daily.csv", "csv"),
-    "products": ("products.csv", "csv"),
-    "tally": ("tally.csv", "csv"),
-}
+OUTPUTS = ["daily", "products", "replay", "tally"]
 
 
 def parse_arguments(argv):
@@ -36,7 +31,7 @@ def parse_arguments(argv):
     parser.add_argument("--binary", required=True, help="the orders binary to ship to the executors")
     parser.add_argument("--master", default=None, help="Spark master, e.g. local[2] or local[2,4] (4 attempts a task); "
                         "default: spark-submit's, else local[2]")
-    parser.add_argument("--print", dest="what", choices=sorted(OUTPUTS), help="print one output to standard output")
+    parser.add_argument("--print", dest="what", choices=OUTPUTS, help="print one output to standard output")
     parser.add_argument("--out", help="write every output into this directory: replay.json, daily.csv, products.csv, tally.csv")
     parser.add_argument("--tz", default="UTC", help="the IANA zone in which dates are counted (as --tz of orders report)")
     parser.add_argument("--fail-once", metavar="MARKER", help=argparse.SUPPRESS)
@@ -117,7 +112,17 @@ def main(argv=None):
     with tempfile.TemporaryDirectory(prefix="orders-spark-") as scratch:
         began = time.monotonic()
         slices = max(1, len(parts))
+        stages = []
+        mark = time.monotonic()
+
+        def stage(label):
+            nonlocal mark
+            now = time.monotonic()
+            stages.append("%s %.1f s" % (label, now - mark))
+            mark = now
+
         claims = context.parallelize(parts, slices).map(claims_task(dataset, name)).collect()
+        stage("claims")
         claim_files = []
         for part, text in sorted(claims):
             path = os.path.join(scratch, "claims-%d" % part)
@@ -125,30 +130,28 @@ def main(argv=None):
                 file.write(text)
             claim_files.append(path)
         notes = run([binary, "part", "decide"] + claim_files) if claim_files else b"orders-notes\t1\n"
+        stage("decide")
         checkouts = sum(text.count(b"\n") - 2 for _, text in claims)
         broadcast = context.broadcast(notes)
         folded = context.parallelize(parts, slices).map(
             fold_task(dataset, name, broadcast, arguments.tz, arguments.fail_once, arguments.fail_part)).collect()
+        stage("fold")
         report_files = []
         for part, text in sorted(folded):
             path = os.path.join(scratch, "reports-%d" % part)
             with open(path, "wb") as file:
                 file.write(text)
             report_files.append(path)
-        wanted = [arguments.what] if arguments.what else sorted(OUTPUTS)
         if arguments.out:
             os.makedirs(arguments.out, exist_ok=True)
-        for what in wanted:
-            output = run([binary, "part", "merge"] + report_files + ["--print", what, "--tz", arguments.tz])
-            if arguments.out:
-                with open(os.path.join(arguments.out, OUTPUTS[what][0]), "wb") as file:
-                    file.write(output)
-            else:
-                sys.stdout.buffer.write(output)
+            run([binary, "part", "merge"] + report_files + ["--out", arguments.out, "--tz", arguments.tz])
+        else:
+            sys.stdout.buffer.write(run([binary, "part", "merge"] + report_files + ["--print", arguments.what, "--tz", arguments.tz]))
+        stage("merge")
         job = time.monotonic() - began
     sys.stderr.write("orders_spark: %d parts, %d events, %d checkouts, %d order ids taken first in another part; "
-                     "session %.1f s, job %.1f s\n" % (len(parts), manifest["events"], checkouts,
-                                                         notes.count(b"\n") - 1, session, job))
+                     "session %.1f s, job %.1f s (%s)\n" % (len(parts), manifest["events"], checkouts,
+                                                         notes.count(b"\n") - 1, session, job, ", ".join(stages)))
     spark.stop()
 
 

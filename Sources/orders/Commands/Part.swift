@@ -1,4 +1,9 @@
 import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import OrdersCore
 import OrdersEngine
 import OrdersLog
@@ -103,13 +108,20 @@ extension Orders.Part {
         @Argument(help: ArgumentHelp("Every part's reports, one file a part.", valueName: "reports"))
         var files: [String]
 
-        @Option(help: ArgumentHelp("replay (its JSON), daily, products or tally.", valueName: "output"))
-        var print: Output
+        @Option(help: ArgumentHelp("replay (its JSON), daily, products or tally, to standard output.", valueName: "output"))
+        var print: Output?
+
+        @Option(help: ArgumentHelp("Write every output into this directory instead, reading the reports once: replay.json, daily.csv, products.csv, tally.csv.", valueName: "dir"))
+        var out: String?
 
         @Option(help: "csv or json, for daily, products and tally.")
         var format: TabularFormat = .csv
 
         @OptionGroup var zone: ZoneOption
+
+        func validate() throws {
+            guard (print == nil) != (out == nil) else { throw ValidationError("give --print OUTPUT or --out DIR") }
+        }
 
         func run() throws {
             try reportingFailures {
@@ -117,17 +129,33 @@ extension Orders.Part {
                 var ids = Identifiers()
                 var reports = Reports(zone: rules)
                 for file in files { reports.merge(try PartTexts.readReports(readWholeInput(file), zone: rules, ids: &ids, name: file)) }
-                switch (print, format) {
-                case (.replay, _): Console.write(try SummaryReport.json(reports.summary))
-                case (.daily, .json): Console.write(try DailyReport(reports.daily, zone: zone.zone, from: nil, to: nil).json())
-                case (.daily, _): Console.write(try DailyReport(reports.daily, zone: zone.zone, from: nil, to: nil).csv())
-                case (.products, let format):
-                    let report = ProductReport(reports.products, ids: ids, zone: zone.zone, catalog: Catalog(), grouping: .product, from: nil, to: nil, top: nil)
-                    Console.write(format == .json ? try report.json() : try report.csv())
-                case (.tally, let format):
-                    let report = TallyReport(reports.tally, ids: ids, poll: nil)
-                    Console.write(format == .json ? report.json() : report.csv())
+                if let print { return Console.write(try render(print, format, reports, ids)) }
+                for output in Output.allCases {
+                    let name = out! + "/" + output.rawValue + (output == .replay ? ".json" : ".csv")
+                    try write(render(output, .csv, reports, ids), to: name)
                 }
+            }
+        }
+
+        /// Writes `bytes` to a new file at `path`, replacing one there.
+        private func write(_ bytes: [UInt8], to path: String) throws {
+            guard let file = fopen(path, "w") else { throw ValidationError("\(path): cannot write: \(String(cString: strerror(errno)))") }
+            defer { fclose(file) }
+            guard fwrite(bytes, 1, bytes.count, file) == bytes.count else { throw ValidationError("\(path): writing failed") }
+        }
+
+        /// One output, as the command that prints it would print it.
+        private func render(_ output: Output, _ format: TabularFormat, _ reports: Reports, _ ids: Identifiers) throws -> [UInt8] {
+            switch (output, format) {
+            case (.replay, _): return try SummaryReport.json(reports.summary)
+            case (.daily, .json): return try DailyReport(reports.daily, zone: zone.zone, from: nil, to: nil).json()
+            case (.daily, _): return try DailyReport(reports.daily, zone: zone.zone, from: nil, to: nil).csv()
+            case (.products, let format):
+                let report = ProductReport(reports.products, ids: ids, zone: zone.zone, catalog: Catalog(), grouping: .product, from: nil, to: nil, top: nil)
+                return format == .json ? try report.json() : try report.csv()
+            case (.tally, let format):
+                let report = TallyReport(reports.tally, ids: ids, poll: nil)
+                return format == .json ? report.json() : report.csv()
             }
         }
     }
