@@ -41,7 +41,7 @@ let package = Package(
                 "OrdersCore", "CZstd", "CCRC32C",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
-            exclude: ["FORMAT.md"]
+            exclude: ["FORMAT.md", "DATASETS.md"]
         ),
         // Report values rendered for people and machines: tables, CSV, JSON, SVG.
         .target(name: "OrdersReports", dependencies: ["OrdersCore", "OrdersLog"]),

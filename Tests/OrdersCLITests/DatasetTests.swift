@@ -96,6 +96,21 @@ struct DatasetTests {
         #expect(replay.status == 65 && replay.stderr.contains("part-0001.log"), "\(replay.stderr)")
     }
 
+    @Test func aManifestThatDoesNotHoldTogetherIsRefusedNotFollowed() throws {
+        let dir = CLI.temporaryDirectory(), dataset = dir + "/set"
+        #expect(try CLI.run(["import", "--partitions", "2", dataset, "Fixtures/kiosk-day.ndjson"]).status == 0)
+        let manifest = try String(contentsOfFile: dataset + "/manifest.json", encoding: .utf8)
+        for (from, to) in [("\"part-0000.log\"", "\"../../outside.log\""), ("\"events\" : 17", "\"events\" : -17"),
+                           ("\"seqs_bytes\" : ", "\"seqs_bytes\" : 9999999999")] {
+            try manifest.replacingOccurrences(of: from, with: to).write(toFile: dataset + "/manifest.json", atomically: true, encoding: .utf8)
+            for command in [["replay", dataset], ["verify", dataset], ["import", dataset, "Fixtures/zones.ndjson"]] {
+                let result = try CLI.run(command)
+                #expect(result.status == 65 && result.stderr.contains("manifest"), "\(from) → \(to), \(command): \(result.status) \(result.stderr)")
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir + "/../outside.log"))
+    }
+
     /// `ORDERS_CRASH_TRIALS=100 swift test --filter Datasets` for a longer run.
     @Test func killingADatasetImportLeavesEveryPartAsBeforeOrWithAllOfIt() throws {
         let trials = Int(ProcessInfo.processInfo.environment["ORDERS_CRASH_TRIALS"] ?? "") ?? 10

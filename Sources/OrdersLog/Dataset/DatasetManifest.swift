@@ -37,6 +37,16 @@ public struct DatasetManifest: Codable, Hashable, Sendable {
         public var events: Int64 = 0
         public var lastSeq: Int64 = 0
 
+        /// Whether its names are plain file names in the directory (never a path
+        /// elsewhere, which a writer would cut) and its counts can be.
+        var holdsTogether: Bool {
+            func plain(_ name: String) -> Bool {
+                !name.isEmpty && !name.contains("/") && name != "." && name != ".." && !name.hasPrefix(".")
+            }
+            return plain(log) && plain(seqs) && log != seqs && logBytes >= 0 && seqsBytes >= 0 && events >= 0 && lastSeq >= 0
+                && (events == 0) == (lastSeq == 0) && lastSeq >= events && events <= max(0, seqsBytes - 8)
+        }
+
         enum CodingKeys: String, CodingKey {
             case log, seqs, events
             case logBytes = "log_bytes", logCRC32C = "log_crc32c", seqsBytes = "seqs_bytes", seqsCRC32C = "seqs_crc32c", lastSeq = "last_seq"
@@ -88,9 +98,11 @@ public struct DatasetManifest: Codable, Hashable, Sendable {
         guard manifest.version <= currentVersion else {
             throw InputError(file: path, message: "a dataset of version \(manifest.version), newer than this release reads (\(currentVersion))", code: .corruptLog)
         }
-        guard manifest.routing == routingRule, !manifest.parts.isEmpty,
-              manifest.parts.reduce(0, { $0 + $1.events }) == manifest.events else {
-            throw InputError(file: path, message: "the manifest does not hold together (its routing, parts or event counts)", code: .corruptLog)
+        guard manifest.routing == routingRule, !manifest.parts.isEmpty, manifest.parts.count <= PartRouting.maxParts,
+              manifest.parts.allSatisfy(\.holdsTogether), manifest.events >= 0,
+              manifest.parts.reduce(0, { $0 + $1.events }) == manifest.events,
+              manifest.parts.allSatisfy({ $0.lastSeq <= manifest.events }) else {
+            throw InputError(file: path, message: "the manifest does not hold together (its routing, parts, file names, sizes or event counts)", code: .corruptLog)
         }
         return manifest
     }

@@ -78,7 +78,8 @@ public final class DatasetReader: EventStream {
     /// Opens every part that holds events, and reads their seqs.
     private func openParts() throws {
         for index in dataset.partsWithEvents {
-            cursors.append(PartCursor(reader: try dataset.openPart(index), seqs: try dataset.seqs(of: index)))
+            // One thread a part: the merge takes one event at a time from each, and many parts would make many threads.
+            cursors.append(PartCursor(reader: try dataset.openPart(index, threads: 1), seqs: try dataset.seqs(of: index)))
         }
         opened = true
     }

@@ -49,7 +49,7 @@ public final class DatasetWriter {
         var seqs: [Int64] = []
         /// Where the seqs file ends, its CRC-32C, its last seq and its events, as written so far.
         var seqsEnd: Int64, seqsCRC: UInt32, lastSeq: Int64, seqsWritten: Int64
-        /// By the stream's numbers: each cart's and voter's part, once routed; -1 before.
+
         init(writer: LogWriter, seqsPath: String, _ entry: DatasetManifest.Part) {
             self.writer = writer
             self.seqsPath = seqsPath
@@ -90,6 +90,10 @@ public final class DatasetWriter {
             created = mkdir(directory, 0o755) == 0
             guard created || errno == EEXIST else {
                 throw FileError(path: directory, operation: "creating the dataset's directory", errno: Errno(rawValue: errno))
+            }
+            var status = stat()
+            if !created, stat(directory, &status) == 0, status.st_mode & S_IFMT != S_IFDIR {
+                throw InputError(file: directory, message: "a file, not a dataset's directory: `orders repartition \(directory) DIR --partitions P` copies a log into a new dataset", code: .malformedInput)
             }
         }
         createdDirectory = created

@@ -79,7 +79,7 @@ public enum SeqFile {
             throw InputError(file: path, location: .offset(0), message: "not a file of seqs (no ORDSEQS1)", code: .corruptLog)
         }
         var seqs: [Int64] = []
-        seqs.reserveCapacity(Int(part.events))
+        seqs.reserveCapacity(min(Int(part.events), bytes.count))
         var previous: Int64 = 0, gap: UInt64 = 0, shift: UInt64 = 0
         for (offset, byte) in bytes.enumerated().dropFirst(magic.count) {
             guard shift < 63 else { throw InputError(file: path, location: .offset(Int64(offset)), message: "a varint longer than 64 bits", code: .corruptLog) }
