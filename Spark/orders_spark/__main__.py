@@ -83,6 +83,17 @@ def fold_task(dataset, name, notes, tz, fail_once, fail_part):
     return task
 
 
+def keep(scratch, kind, results):
+    """Writes each part's text of (part, text) results to scratch/kind-PART, in part order; their paths."""
+    paths = []
+    for part, text in sorted(results):
+        path = os.path.join(scratch, "%s-%d" % (kind, part))
+        with open(path, "wb") as file:
+            file.write(text)
+        paths.append(path)
+    return paths
+
+
 def main(argv=None):
     arguments = parse_arguments(sys.argv[1:] if argv is None else argv)
     dataset = os.path.abspath(arguments.dataset)
@@ -123,12 +134,7 @@ def main(argv=None):
 
         claims = context.parallelize(parts, slices).map(claims_task(dataset, name)).collect()
         stage("claims")
-        claim_files = []
-        for part, text in sorted(claims):
-            path = os.path.join(scratch, "claims-%d" % part)
-            with open(path, "wb") as file:
-                file.write(text)
-            claim_files.append(path)
+        claim_files = keep(scratch, "claims", claims)
         notes = run([binary, "part", "decide"] + claim_files) if claim_files else b"orders-notes\t1\n"
         stage("decide")
         checkouts = sum(text.count(b"\n") - 2 for _, text in claims)
@@ -136,12 +142,7 @@ def main(argv=None):
         folded = context.parallelize(parts, slices).map(
             fold_task(dataset, name, broadcast, arguments.tz, arguments.fail_once, arguments.fail_part)).collect()
         stage("fold")
-        report_files = []
-        for part, text in sorted(folded):
-            path = os.path.join(scratch, "reports-%d" % part)
-            with open(path, "wb") as file:
-                file.write(text)
-            report_files.append(path)
+        report_files = keep(scratch, "reports", folded)
         if arguments.out:
             os.makedirs(arguments.out, exist_ok=True)
             run([binary, "part", "merge"] + report_files + ["--out", arguments.out, "--tz", arguments.tz])

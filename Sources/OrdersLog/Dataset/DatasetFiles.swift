@@ -50,17 +50,6 @@ package enum DatasetFiles {
         try syncDirectory(of: path)
     }
 
-    /// Syncs the directory that holds `path`, so that a new name in it survives a crash.
-    static func syncDirectory(of path: String) throws {
-        var directory = FilePath(path)
-        directory.removeLastComponent()
-        if directory.isEmpty { directory = "." }
-        let fd = open(directory.string, O_RDONLY | O_DIRECTORY)
-        guard fd >= 0 else { throw FileError(path: directory.string, operation: "opening the directory", errno: Errno(rawValue: errno)) }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw FileError(path: directory.string, operation: "syncing the directory", errno: Errno(rawValue: errno)) }
-    }
-
     /// The size of the file at `path`; 0 if there is none.
     package static func size(_ path: String) throws -> Int64 {
         var status = stat()

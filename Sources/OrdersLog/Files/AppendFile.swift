@@ -170,7 +170,7 @@ final class AppendFile {
             let record = CommitRecord(endSeq: endSeq, offset: UInt64(offset))
             try descriptor.writeAll(at: offset, record.encoded(), path: path)
             offset += Int64(CommitRecord.size)
-            if created { try syncDirectory() }
+            if created { try syncDirectory(of: path) }
             let checkpoint = WriterCheckpoint(endSeq: endSeq, committedEnd: offset, firstBatch: firstBatch ?? 0)
             switch durability {
             case .synced:
@@ -228,16 +228,5 @@ final class AppendFile {
 
     private static func sync(_ file: FileDescriptor, path: String) throws {
         guard fsync(file.rawValue) == 0 else { throw FileError(path: path, operation: "syncing", errno: Errno(rawValue: errno)) }
-    }
-
-    /// Syncs the directory that holds the log, so that a new file's name survives a crash.
-    private func syncDirectory() throws {
-        var directory = FilePath(path)
-        directory.removeLastComponent()
-        if directory.isEmpty { directory = "." }
-        let fd = open(directory.string, O_RDONLY | O_DIRECTORY)
-        guard fd >= 0 else { throw FileError(path: directory.string, operation: "opening the directory", errno: Errno(rawValue: errno)) }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw FileError(path: directory.string, operation: "syncing the directory", errno: Errno(rawValue: errno)) }
     }
 }

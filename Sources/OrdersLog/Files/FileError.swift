@@ -80,6 +80,7 @@ extension FileDescriptor {
         }
     }
 
+
     /// The file's size in bytes.
     func size(path: String) throws(FileError) -> Int64 {
         do {
@@ -107,4 +108,16 @@ public func readWholeInput(_ path: String) throws(FileError) -> [UInt8] {
         if n == 0 { return bytes }
         bytes += chunk[..<n]
     }
+}
+
+/// Syncs the directory that holds `path`, so that a new name in it (a
+/// log just created, a file renamed into place) survives a crash.
+func syncDirectory(of path: String) throws(FileError) {
+    var directory = FilePath(path)
+    directory.removeLastComponent()
+    if directory.isEmpty { directory = "." }
+    let fd = open(directory.string, O_RDONLY | O_DIRECTORY)
+    guard fd >= 0 else { throw FileError(path: directory.string, operation: "opening the directory", errno: Errno(rawValue: errno)) }
+    defer { close(fd) }
+    guard fsync(fd) == 0 else { throw FileError(path: directory.string, operation: "syncing the directory", errno: Errno(rawValue: errno)) }
 }

@@ -45,8 +45,7 @@ extension Orders.Part {
 
         func run() throws {
             try reportingFailures {
-                let set = try Dataset(directory: dataset)
-                guard set.manifest.parts.indices.contains(part) else { throw ValidationError("--part must be 0 to \(set.manifest.parts.count - 1)") }
+                let set = try open(dataset, part: part)
                 let (claims, orders) = set.manifest.parts[part].events > 0 ? try DatasetFold.claims(of: set, part: part) : ([], SymbolTable())
                 Console.write(PartTexts.claims(part: part, claims, orders: orders))
             }
@@ -86,8 +85,7 @@ extension Orders.Part {
 
         func run() throws {
             try reportingFailures {
-                let set = try Dataset(directory: dataset)
-                guard set.manifest.parts.indices.contains(part) else { throw ValidationError("--part must be 0 to \(set.manifest.parts.count - 1)") }
+                let set = try open(dataset, part: part)
                 let rules = try zone.rules()
                 let noted = try PartTexts.readNotes(readWholeInput(notes), part: part, name: notes)
                 let (reports, ids) = set.manifest.parts[part].events > 0
@@ -159,4 +157,13 @@ extension Orders.Part {
             }
         }
     }
+}
+
+/// The dataset in `directory`, once `part` is one of its parts.
+private func open(_ directory: String, part: Int) throws -> Dataset {
+    let dataset = try Dataset(directory: directory)
+    guard dataset.manifest.parts.indices.contains(part) else {
+        throw ValidationError("--part must be 0 to \(dataset.manifest.parts.count - 1): \(directory) has \(dataset.manifest.parts.count) parts")
+    }
+    return dataset
 }
