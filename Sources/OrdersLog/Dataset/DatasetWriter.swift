@@ -166,7 +166,7 @@ public final class DatasetWriter {
                 let part = parts[p]
                 let entry = cursor.entry(at: index, in: stream.records)
                 if let record = entry?.record, let id = record.id {
-                    guard try isNew(id, fingerprint: record.fingerprint, in: p, name: stream.name) else {
+                    guard try isNew(id, fingerprint: record.fingerprint, in: p, name: stream.name, line: entry?.line ?? 0) else {
                         duplicates += 1
                         continue
                     }
@@ -204,28 +204,33 @@ public final class DatasetWriter {
 
     /// Whether the event with `id` is new to the dataset; false for one recorded already.
     /// - Throws: ``InputError`` if another event holds `id`, in this part or another.
-    private func isNew(_ id: [UInt8], fingerprint: UInt64, in p: Int, name: String) throws -> Bool {
+    /// - Parameter line: the event's line in `name`, 0 for none (a log).
+    private func isNew(_ id: [UInt8], fingerprint: UInt64, in p: Int, name: String, line: Int) throws -> Bool {
         let part = parts[p]
         let local = part.nextLocalSeq
         switch part.writer.arrivingIDs.check(id: id, seq: local, fingerprint: fingerprint) {
         case .duplicate: return false
-        case .conflict(let held): throw try conflict(id, part: p, local: held, name: name)
+        case .conflict(let held): throw try conflict(id, part: p, local: held, name: name, line: line)
         case .new:
             for q in parts.indices where q != p {
                 switch parts[q].writer.arrivingIDs.lookUp(id: id, fingerprint: fingerprint) {
                 case .new: continue
                 case .duplicate(let held), .conflict(let held):
                     part.writer.arrivingIDs.forget(fromSeq: local)
-                    throw try conflict(id, part: q, local: held, name: name)
+                    throw try conflict(id, part: q, local: held, name: name, line: line)
                 }
             }
             return true
         }
     }
 
-    /// The error for an event whose id the event at local seq `local` of part `p` holds.
-    private func conflict(_ id: [UInt8], part p: Int, local: Int64, name: String) throws -> InputError {
-        InputError(file: name, message: "the event with id \(String(decoding: id, as: UTF8.self)) is another event than the one at seq \(try datasetSeq(part: p, local: local))", code: .idConflict)
+    /// The error for an event whose id the event at local seq `local` of part `p` holds: as a log's import says it.
+    private func conflict(_ id: [UInt8], part p: Int, local: Int64, name: String, line: Int) throws -> InputError {
+        var quoted: [UInt8] = []
+        JSONText.appendString(id, to: &quoted)
+        return InputError(file: name, location: line > 0 ? .line(line) : nil, field: "id",
+                          message: "\(String(decoding: quoted, as: UTF8.self)) is the id of another event, at seq \(try datasetSeq(part: p, local: local))",
+                          code: .idConflict)
     }
 
     /// The dataset seq of the event at local seq `local` of part `p`.
@@ -254,12 +259,14 @@ public final class DatasetWriter {
                 try part.write()
                 try part.writer.commit(ids: part.ids)
                 var entry = after.parts[index]
-                guard part.seqsWritten > entry.events else { continue }
-                try SeqFile.sync(part.seqsPath)
+                // Every part's committed bytes, those of a part that got no event too (its header).
                 let end = part.writer.committedEnd
                 entry.logCRC32C = try DatasetFiles.crc(of: directory + "/" + entry.log, entry.logBytes..<end, continuing: entry.logCRC32C)
                 entry.logBytes = end
-                (entry.seqsBytes, entry.seqsCRC32C, entry.lastSeq, entry.events) = (part.seqsEnd, part.seqsCRC, part.lastSeq, part.seqsWritten)
+                if part.seqsWritten > entry.events {
+                    try SeqFile.sync(part.seqsPath)
+                    (entry.seqsBytes, entry.seqsCRC32C, entry.lastSeq, entry.events) = (part.seqsEnd, part.seqsCRC, part.lastSeq, part.seqsWritten)
+                }
                 after.parts[index] = entry
             }
             after.events = nextSeq - 1
