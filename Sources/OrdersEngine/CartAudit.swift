@@ -39,7 +39,7 @@ public struct CartAudit: ~Copyable {
         }
         var cursor = EventRecords.Cursor()
         for (i, event) in events.enumerated() {
-            if event.kind == .ignored {
+            if event.isIgnored {
                 guard let record = cursor.record(at: i, in: records), record.stringExtra(named: "cart") == cart else { continue }
                 found += 1
                 try entry(AuditEntry(seq: first + Int64(i), event: event, status: .ignored, cartUnits: totals.units, cartTotal: totals.total),

@@ -49,6 +49,15 @@ public struct Event: Hashable, Sendable {
         }
     }
 
+    /// Whether it is of a type the fold does not know: a match on the kind,
+    /// not `kind == .ignored`, which compares the payloads' enum generically
+    /// (4.5% of reading a log's events whole).
+    @inlinable
+    public var isIgnored: Bool {
+        if case .ignored = kind { return true }
+        return false
+    }
+
     /// The cart this event is about, if any.
     @inlinable
     public var cart: Symbol? {

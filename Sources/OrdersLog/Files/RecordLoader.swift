@@ -40,7 +40,7 @@ final class RecordLoader {
     /// - Throws: ``InputError`` naming the frame's offset if it is damaged.
     func records(of batch: LogLayout.Batch, events: [Event]? = nil) throws -> EventRecords {
         guard let (offset, header) = batch.records else {
-            if let unknown = events?.firstIndex(where: { $0.kind == .ignored }) {
+            if let unknown = events?.firstIndex(where: \.isIgnored) {
                 throw corrupt(batch, at: batch.offset, "the event at seq \(batch.header.firstSeq + UInt64(unknown)) has a type the fold does not know, and no record spells it")
             }
             return EventRecords()
@@ -55,7 +55,7 @@ final class RecordLoader {
         }
         guard let events else { return records }
         var cursor = EventRecords.Cursor()
-        for (i, event) in events.enumerated() where (event.kind == .ignored) != (cursor.record(at: i, in: records)?.type != nil) {
+        for (i, event) in events.enumerated() where event.isIgnored != (cursor.record(at: i, in: records)?.type != nil) {
             throw corrupt(batch, at: frameOffset, "the record of seq \(batch.header.firstSeq + UInt64(i)) does not fit its event's kind")
         }
         return records
