@@ -54,7 +54,7 @@ public enum DatasetFold {
                 numbering[part][symbol.index] = orders.intern(claims[part].orders[symbol]).index
             }
             return numbering[part][symbol.index]
-        }.notes
+        }
     }
 
     /// The second pass over one part: its reports, and the ids they name by the part's numbers.

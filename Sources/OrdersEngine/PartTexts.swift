@@ -193,7 +193,7 @@ public enum PartTexts {
         guard text.starts(with: header) else { throw bad(name, 1, "not a text of \(kind), version 1") }
         guard text.last == 0x0A else { throw bad(name, text.count(where: { $0 == 0x0A }) + 1, "the text ends without a newline: cut short?") }
         var fields: [ArraySlice<UInt8>] = []
-        var start = header.count, fieldStart = header.count, line = 2
+        var fieldStart = header.count, line = 2
         for index in header.count..<text.count {
             let byte = text[index]
             guard byte == 0x09 || byte == 0x0A else { continue }
@@ -203,10 +203,8 @@ public enum PartTexts {
                 try body(fields, line)
                 fields.removeAll(keepingCapacity: true)
                 line += 1
-                start = index + 1
             }
         }
-        _ = start
     }
 
     /// A field as a decimal integer (an optional leading minus).

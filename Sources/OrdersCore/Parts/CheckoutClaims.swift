@@ -39,9 +39,6 @@ public struct CheckoutClaims: EventSink, ~Copyable {
         self.seqs = seqs
     }
 
-    /// How many events it has been given.
-    public var eventsSeen: Int { index }
-
     public mutating func itemAdded(at: Timestamp, cart: Symbol, product: Symbol, qty: Int64, price: Int64, currency: Currency) {
         _ = ledger.addItem(cart: cart, product: product, qty: qty, price: price, currency: currency)
         index += 1

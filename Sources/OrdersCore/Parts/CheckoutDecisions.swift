@@ -29,35 +29,28 @@ public enum CheckoutDecisions {
     /// order, order ids by the part's numbers), naming order ids across
     /// parts by `orderID(part, symbol)`, an integer that is the same for
     /// the same id in any part.
-    /// - Returns: for each part, its notes; and how many checkouts applied.
-    public static func decide(
-        _ claims: [[CheckoutClaims.Claim]], orderID: (Int, Symbol) -> Int
-    ) -> (notes: [[Note]], applied: Int) {
+    /// - Returns: for each part, its notes.
+    public static func decide(_ claims: [[CheckoutClaims.Claim]], orderID: (Int, Symbol) -> Int) -> [[Note]] {
         struct Entry { var seq: Int64; var part: Int32; var index: Int32 }
         var all: [Entry] = []
         all.reserveCapacity(claims.reduce(0) { $0 + $1.count })
+        /// By part, then claim: the claim's order id across parts.
+        let ids = claims.enumerated().map { part, list in list.map { orderID(part, $0.order) } }
         for (part, list) in claims.enumerated() {
             for index in list.indices { all.append(Entry(seq: list[index].seq, part: Int32(part), index: Int32(index))) }
         }
         all.sort { $0.seq < $1.seq }
-        /// By global order id: the seq and part of the checkout that took it; seq 0 for none.
-        var taken: [(seq: Int64, part: Int32)] = []
+        /// By order id across parts: the seq and part of the checkout that took it; seq 0 for none.
+        var taken = [(seq: Int64, part: Int32)](repeating: (0, -1), count: (ids.lazy.compactMap { $0.max() }.max() ?? -1) + 1)
         var closed = claims.map { _ in [Bool]() }
-        var ids = claims.map { [Int](repeating: -1, count: $0.count) }
-        var applied = 0
         for entry in all {
             let part = Int(entry.part), index = Int(entry.index)
-            let claim = claims[part][index]
-            let id = orderID(part, claim.order)
-            ids[part][index] = id
-            if id >= taken.count { taken.append(contentsOf: repeatElement((seq: Int64(0), part: Int32(-1)), count: id - taken.count + 1)) }
-            let cart = claim.cart.index
+            let claim = claims[part][index], id = ids[part][index], cart = claim.cart.index
             if cart < closed[part].count, closed[part][cart] { continue }
             guard taken[id].seq == 0, claim.possible else { continue }
             taken[id] = (claim.seq, entry.part)
             if cart >= closed[part].count { closed[part].append(contentsOf: repeatElement(false, count: cart - closed[part].count + 1)) }
             closed[part][cart] = true
-            applied += 1
         }
         var notes = claims.map { _ in [Note]() }
         for (part, list) in claims.enumerated() {
@@ -70,6 +63,6 @@ public enum CheckoutDecisions {
                 }
             }
         }
-        return (notes, applied)
+        return notes
     }
 }

@@ -21,9 +21,6 @@ public struct NotedFold: EventSink, ~Copyable {
         }
     }
 
-    /// How many events it has been given.
-    public var eventsSeen: Int { index }
-
     @inlinable
     public func prefetchVote(voter: Symbol, near: Bool) {
         projector.prefetchVote(voter: voter, near: near)

@@ -238,14 +238,10 @@ public final class DatasetWriter {
         let part = parts[p]
         let held = part.nextLocalSeq - Int64(part.events.count)
         if local >= held { return part.seqs[Int(local - held)] }
-        let written = manifest.parts[p].events
-        if local > written {
-            // Written by this transaction, not committed: read back from the seqs file as far as it goes.
-            var entry = manifest.parts[p]
-            (entry.seqsBytes, entry.seqsCRC32C, entry.events) = (part.seqsEnd, part.seqsCRC, part.seqsWritten)
-            return try SeqFile.read(entry, in: directory)[Int(local - 1)]
-        }
-        return try SeqFile.read(manifest.parts[p], in: directory)[Int(local - 1)]
+        // Written already: read back from the seqs file, as far as this transaction wrote it.
+        var entry = manifest.parts[p]
+        (entry.seqsBytes, entry.seqsCRC32C, entry.events) = (part.seqsEnd, part.seqsCRC, part.seqsWritten)
+        return try SeqFile.read(entry, in: directory)[Int(local - 1)]
     }
 
     /// Makes the import durable and visible, all of it or (if this throws) none:

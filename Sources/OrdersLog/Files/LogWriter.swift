@@ -645,7 +645,7 @@ public final class LogWriter {
 
     /// Reads every id and event id of the log now, rather than at the first
     /// append: for a caller that checks event ids in ``arrivingIDs`` itself
-    /// before appending (a dataset's parts, the server).
+    /// before appending, as a dataset's parts do.
     public func readAllIDs() throws { try knowAll() }
 
     /// Where the log's last commit ends: its size once committed.
