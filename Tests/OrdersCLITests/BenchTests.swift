@@ -35,9 +35,10 @@ struct BenchTests {
         }
     }
 
-    /// `--shapes`: a row a named shape, each a bench of its own, the best shape at 1.00×.
+    /// `--shapes`: a row a named shape, each a bench of its own, the best shape at 1.00×; in
+    /// rounds, each row the best of its shape's, each phase still its row less the one above.
     @Test func benchMeasuresEveryShape() throws {
-        let result = try CLI.run(["bench", "--shapes", "--events", "3000", "--runs", "1", "--threads", "1", "--json"])
+        let result = try CLI.run(["bench", "--shapes", "--events", "3000", "--runs", "2", "--threads", "1", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any])
         let shapes = try #require(object["shapes"] as? [[String: Any]])
@@ -47,6 +48,15 @@ struct BenchTests {
         for shape in shapes {
             let bench = try #require(shape["bench"] as? [String: Any])
             #expect(bench["events"] as? Int == 3_000)
+            #expect(bench["runs"] as? Int == 2)
+            var previous: Double?
+            for phase in try #require(bench["phases"] as? [[String: Any]]) {
+                let seconds = try #require(phase["seconds"] as? Double)
+                if let own = phase["phase_seconds"] as? Double {
+                    #expect(abs(own - (seconds - (previous ?? 0))) <= 0.00015, "\(phase)")
+                    previous = seconds
+                }
+            }
             let nanoseconds = try #require(shape["ns_per_event"] as? Double)
             let replay = try #require((bench["phases"] as? [[String: Any]])?.first { ($0["name"] as? String)?.hasPrefix("+ reports") == true })
             #expect(abs(nanoseconds - (replay["seconds"] as? Double ?? 0) / 3_000 * 1e9) <= 0.01 * nanoseconds + 0.1, "\(shape)")

@@ -36,7 +36,8 @@ extension Orders {
             unless told) for each named shape (classic, the 90-day default, a wide
             catalog, long carts, vote-heavy, UUID ids), one row each, with every phase,
             the one-thread time an event against the best shape's, and the ratios to
-            the floor.
+            the floor. It benches the shapes in --runs rounds, every shape once a
+            round, so that a machine whose speed drifts slows every shape alike.
 
             Examples:
               orders bench store.log
@@ -84,12 +85,7 @@ extension Orders {
             try reportingFailures {
                 defer { PartialOutput.abandon() }  // the scratch log, if any
                 if shapes {
-                    var matrix = ShapeMatrix()
-                    for (name, shape) in WorkloadShape.named {
-                        let path = try generated(events ?? 1_000_000, shape: shape, label: name)
-                        matrix.results.append((name, "--shape \(ShapeOptions.slug(name))", try measure(path)))
-                        PartialOutput.abandon()
-                    }
+                    let matrix = try measureShapes(events: events ?? 1_000_000)
                     Console.write(json ? matrix.json : Array(matrix.table.utf8))
                     return
                 }
@@ -104,15 +100,50 @@ extension Orders {
             let directory = try makeScratchDirectory()
             let path = directory + "/generated.log"
             PartialOutput.begin(path, scratchDirectory: directory)
+            try generate(events, shape: shape, label: label, to: path)
+            return path
+        }
+
+        private func generate(_ events: Int, shape: WorkloadShape, label: String, to path: String) throws {
             var generator = StreamGenerator(seed: seed, shape: shape, events: events)
             let progress = Progress("generating \(label)")
             try writeGeneratedLog(&generator, events: events, to: path, progress: progress)
             progress.finish()
-            return path
         }
 
-        /// Every phase of reading `path`, timed.
-        private func measure(_ path: String) throws -> BenchResult {
+        /// A generated log of each named shape, then --runs rounds that bench
+        /// every shape once each, keeping each row's best: this machine's speed
+        /// drifts over minutes, and rounds let the drift fall on every shape
+        /// alike, where shape after shape it would fall on some and not others.
+        private func measureShapes(events: Int) throws -> ShapeMatrix {
+            let named = WorkloadShape.named
+            let directory = try makeScratchDirectory()
+            let paths = named.indices.map { "\(directory)/shape-\($0).log" }
+            PartialOutput.begin(paths, scratchDirectory: directory)
+            for ((name, shape), path) in zip(named, paths) {
+                try generate(events, shape: shape, label: name, to: path)
+            }
+            var fastest: [BenchResult] = []
+            for round in 1...runs {
+                for (index, path) in paths.enumerated() {
+                    let result = try measure(path, runs: 1, label: "round \(round) of \(runs), \(named[index].name): ")
+                    if round == 1 { fastest.append(result) } else { fastest[index].keepFaster(result) }
+                }
+            }
+            var matrix = ShapeMatrix()
+            for ((name, _), result) in zip(named, fastest) {
+                matrix.results.append((name, "--shape \(ShapeOptions.slug(name))", result))
+            }
+            return matrix
+        }
+
+        /// Every phase of reading `path`, timed, each the best of `runs`.
+        private func measure(_ path: String, runs: Int? = nil, label: String = "") throws -> BenchResult {
+            let runs = runs ?? self.runs
+            /// The best of `runs` timings, with a progress line; nil if `body` gives none.
+            func best(label phase: String, events: Int64, _ body: () throws -> Duration?) throws -> Duration? {
+                try self.best(label: phase, prefix: label, runs: runs, events: events, body)
+            }
             let probe = try LogReader(path: path)
             for notice in probe.notices { Console.note("orders: warning: \(notice)") }
             var result = BenchResult(file: path, events: probe.eventCount, runs: runs)
@@ -157,9 +188,9 @@ extension Orders {
         }
 
         /// The best of `runs` timings, with a progress line; nil if `body` gives none.
-        private func best(label: String, events: Int64, _ body: () throws -> Duration?) throws -> Duration? {
+        private func best(label: String, prefix: String, runs: Int, events: Int64, _ body: () throws -> Duration?) throws -> Duration? {
             if let only, !label.hasPrefix(only) { return .zero }
-            let progress = Progress("bench: \(label)")
+            let progress = Progress("bench: \(prefix)\(label)")
             defer { progress.finish() }
             var fastest: Duration?
             for run in 1...runs {

@@ -32,6 +32,22 @@ struct BenchResult {
         rows.append(Row(name: name, seconds: seconds, phaseSeconds: phase ? seconds - (previous?.seconds ?? 0) : nil))
     }
 
+    /// Takes each row's time from `other`, the same rows measured again,
+    /// where it was faster: one more run, of which each row keeps its best.
+    mutating func keepFaster(_ other: BenchResult) {
+        precondition(other.rows.map(\.name) == rows.map(\.name), "the same phases")
+        var previous: Double?
+        for index in rows.indices {
+            rows[index].seconds = min(rows[index].seconds, other.rows[index].seconds)
+            if rows[index].phaseSeconds != nil {
+                rows[index].phaseSeconds = rows[index].seconds - (previous ?? 0)
+                previous = rows[index].seconds
+            }
+        }
+        floorSeconds = min(floorSeconds, other.floorSeconds)
+        runs += other.runs
+    }
+
     var table: String {
         var table = TextTable([
             .init("phase"), .init("time", .right), .init("own phase", .right), .init("events/s", .right),

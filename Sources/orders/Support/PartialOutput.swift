@@ -5,13 +5,13 @@ import Darwin
 #endif
 import OrdersLog
 
-/// A file being written that is worth nothing unfinished: removed if the
-/// command fails, or is interrupted (SIGINT, SIGTERM, SIGHUP), before it is
-/// finished, as `zstd` removes its partial output. `bench`'s scratch log
-/// can be hundreds of MB in a temporary directory; `generate`'s output is
-/// whatever the user named.
+/// Files being written that are worth nothing unfinished: removed if the
+/// command fails, or is interrupted (SIGINT, SIGTERM, SIGHUP), before they
+/// are finished, as `zstd` removes its partial output. `bench`'s scratch
+/// logs can be hundreds of MB in a temporary directory; `generate`'s output
+/// is whatever the user named.
 ///
-/// One at a time. A signal the process was started ignoring (as a shell
+/// One set at a time. A signal the process was started ignoring (as a shell
 /// starts a background job ignoring SIGINT) stays ignored. The handler only
 /// unlinks, removes the directory if asked, and dies of the signal as it
 /// would have: all safe in a signal handler.
@@ -22,8 +22,17 @@ enum PartialOutput {
     /// being written: remove it, and its writer checkpoint if it is a log,
     /// should an interrupt come.
     static func begin(_ path: String, scratchDirectory scratch: String? = nil) {
-        pendingFile = strdup(path)
-        pendingCheckpoint = strdup(WriterCheckpoint.path(of: path))
+        begin([path], scratchDirectory: scratch)
+    }
+
+    /// Each of `paths` (in the directory `scratch`, if given) is being
+    /// written, or soon will be: as ``begin(_:scratchDirectory:)`` for each.
+    static func begin(_ paths: [String], scratchDirectory scratch: String? = nil) {
+        let names = paths.flatMap { [$0, WriterCheckpoint.path(of: $0)] }
+        let files = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: names.count)
+        for (i, name) in names.enumerated() { (files + i).initialize(to: strdup(name)) }
+        pendingFiles = files
+        pendingCount = names.count
         pendingDirectory = scratch.flatMap { strdup($0) }
         // Ignoring for a moment, never handling a signal that was ignored: the C idiom.
         for signal in signals where !isIgnore(Glibc.signal(signal, SIG_IGN)) {
@@ -31,20 +40,22 @@ enum PartialOutput {
         }
     }
 
-    /// The file is complete: keep it.
+    /// The files are complete: keep them.
     static func finish() {
         for signal in signals where !isIgnore(Glibc.signal(signal, SIG_IGN)) {
             Glibc.signal(signal, SIG_DFL)
         }
-        free(pendingFile)
-        free(pendingCheckpoint)
+        if let files = pendingFiles {
+            for i in 0..<pendingCount { free(files[i]) }
+            files.deallocate()
+        }
         free(pendingDirectory)
-        pendingFile = nil
-        pendingCheckpoint = nil
+        pendingFiles = nil
+        pendingCount = 0
         pendingDirectory = nil
     }
 
-    /// The file will not be finished, or is not wanted: remove it (and its directory).
+    /// The files will not be finished, or are not wanted: remove them (and their directory).
     static func abandon() {
         removePending()
         finish()
@@ -56,8 +67,8 @@ enum PartialOutput {
 }
 
 // Set before the handler is installed, cleared after it is removed.
-nonisolated(unsafe) private var pendingFile: UnsafeMutablePointer<CChar>?
-nonisolated(unsafe) private var pendingCheckpoint: UnsafeMutablePointer<CChar>?
+nonisolated(unsafe) private var pendingFiles: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+nonisolated(unsafe) private var pendingCount = 0
 nonisolated(unsafe) private var pendingDirectory: UnsafeMutablePointer<CChar>?
 
 private func removePartialOutput(_ signal: Int32) {
@@ -66,9 +77,10 @@ private func removePartialOutput(_ signal: Int32) {
     raise(signal)
 }
 
-/// Unlinks the file and removes its directory, if any: safe in a signal handler.
+/// Unlinks the files and removes their directory, if any: safe in a signal handler.
 private func removePending() {
-    if let file = pendingFile { unlink(file) }
-    if let file = pendingCheckpoint { unlink(file) }
+    if let files = pendingFiles {
+        for i in 0..<pendingCount { if let file = files[i] { unlink(file) } }
+    }
     if let directory = pendingDirectory { rmdir(directory) }
 }
