@@ -1,7 +1,8 @@
 /// A small cache in front of an ``OwnedMap`` of sales by day and currency:
 /// the entries that recent orders went to, in sets of two chosen by a hash
-/// of what the map's key holds besides the day (a currency, or a product
-/// and a currency), so that most orders and lines skip the map's lookup.
+/// of what the map's key holds besides the day (a currency; once also a
+/// product and a currency, which ``ProductDays`` now indexes), so that most
+/// orders skip the map's lookup.
 ///
 /// Fixed in size, whatever the number of products. Two ways to a set, so
 /// that two keys whose hashes meet do not take turns evicting each other.

@@ -2,16 +2,17 @@
 /// vote by vote: the observer of the ``Projector``'s ledger.
 ///
 /// The fold updates these for every order line and vote, so they live in
-/// noncopyable maps (``OwnedMap``), each with a small cache in front: the
-/// daily and product entries that recent orders went to (``RecentEntries``),
-/// the last tally entry per candidate, and the zone's offset over the span
-/// of time in which it holds. ``reports(counts:openCarts:)`` then makes the
+/// noncopyable tables: maps (``OwnedMap``) with a small cache in front (the
+/// daily entries that recent orders went to, ``RecentEntries``, and the last
+/// tally entry per candidate), product sales indexed day by day
+/// (``ProductDays``), and the zone's offset over the span of time in which
+/// it holds. ``reports(counts:openCarts:)`` then makes the
 /// ``Reports`` value, which merges and renders.
 public struct ReportsGatherer: ~Copyable, FoldObserver, @unchecked Sendable {  // Owns its tables; nothing is shared.
     /// The zone in which daily and product sales count dates.
     public let zone: ZoneRules
     @usableFromInline var daily = OwnedMap<DailySales.Key, SalesTotals>()
-    @usableFromInline var products = OwnedMap<ProductSales.Key, ProductSales.Totals>()
+    @usableFromInline var products = ProductDays()
     @usableFromInline var tally = OwnedMap<VoteTally.Key, Int64>()
     @usableFromInline var votes: Int64 = 0
     /// The zone's offset, in ms, and the instants from which and until which it holds.
@@ -20,8 +21,6 @@ public struct ReportsGatherer: ~Copyable, FoldObserver, @unchecked Sendable {  /
     @usableFromInline var offsetUntil: Int64 = 0
     /// Recent daily entries, by a hash of their currency.
     @usableFromInline var recentDaily = RecentEntries(setBits: 3)
-    /// Recent product entries, by a hash of their product and currency.
-    @usableFromInline var recentProduct = RecentEntries(setBits: 10)
     /// By candidate number: the tally entry its last vote went to.
     @usableFromInline var recentVote = OwnedTable<RecentVote>()
 
@@ -54,10 +53,7 @@ public struct ReportsGatherer: ~Copyable, FoldObserver, @unchecked Sendable {  /
         daily[entry: entry].units.add(order.units)
         daily[entry: entry].revenue.add(order.total)
         for line in order.lines {
-            let entry = recentProduct.entry(day: day, key: UInt64(line.product.rawValue) << 32 | currency) {
-                products.entry(for: ProductSales.Key(day: day, product: line.product, currency: order.currency),
-                               empty: ProductSales.Totals())
-            }
+            let entry = products.entry(for: ProductSales.Key(day: day, product: line.product, currency: order.currency))
             products[entry: entry].units.add(line.qty)
             // Safe from wrapping: the order's total fitted, so each line's does.
             products[entry: entry].revenue.add(line.qty &* line.price)

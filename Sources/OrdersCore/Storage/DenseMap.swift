@@ -44,6 +44,19 @@ public struct DenseMap<Key: PackedKey, Value: Sendable>: Sendable {
         self.seed = seed
     }
 
+    /// A map of `keys`, no two alike, and their `values`, each key hashed
+    /// once into a table of them all: how ``ProductDays``, which indexes
+    /// entries by day, hands them over.
+    init(distinctKeys keys: [Key], values: [Value]) {
+        precondition(keys.count == values.count, "a value for each key")
+        seed = randomSeed()
+        storedKeys = keys
+        storedValues = values
+        var size = 16
+        while keys.count * 2 > size { size *= 2 }
+        layOut(size: size)
+    }
+
     @inlinable
     public var count: Int { storedKeys.count }
 
@@ -128,8 +141,14 @@ public struct DenseMap<Key: PackedKey, Value: Sendable>: Sendable {
 
     @inlinable
     mutating func grow() {
-        slots = Array(repeating: 0, count: slots.count * 2)
-        let mask = slots.count - 1
+        layOut(size: slots.count * 2)
+    }
+
+    /// Slots for every entry, `size` of them (a power of two).
+    @inlinable
+    mutating func layOut(size: Int) {
+        slots = Array(repeating: 0, count: size)
+        let mask = size - 1
         for index in storedKeys.indices {
             var slot = Self.hash(storedKeys[index], seed: seed) & mask
             while slots[slot] != 0 { slot = (slot &+ 1) & mask }
