@@ -46,4 +46,22 @@ struct ProductDaysTests {
         }
         #expect(dense[ProductSales.Key(day: 99, product: Symbol(rawValue: 1), currency: usd)] == nil)
     }
+
+    /// A new day's table is sized by the entries of the day before: a busy
+    /// day followed by quiet ones gives one of them a large table, not each.
+    @Test func quietDaysAfterABusyOneKeepSmallTables() throws {
+        let usd = try #require(Currency("USD"))
+        var days = ProductDays()
+        for product in 0..<5_000 {
+            _ = days.entry(for: ProductSales.Key(day: 0, product: Symbol(rawValue: UInt32(product)), currency: usd))
+        }
+        let busy = days.slots.count
+        #expect(busy >= 10_000)
+        for day in 1...2_000 {
+            _ = days.entry(for: ProductSales.Key(day: Int64(day), product: Symbol(rawValue: 1), currency: usd))
+        }
+        // The first quiet day as large as the busy one, then 64 slots a day.
+        #expect(days.slots.count <= 2 * busy + 2_000 * ProductDays.firstSize)
+        #expect(days.count == 7_000)
+    }
 }

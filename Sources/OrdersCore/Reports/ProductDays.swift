@@ -47,10 +47,13 @@ struct ProductDays: ~Copyable {
 
     /// The first day's table: enough slots for a day of a small shop's sales.
     @usableFromInline static let firstSize = 64
-    /// The size of the table grown last: a new day's starts there, since a
-    /// store sells about as many products one day as the day before, and
-    /// growing each day's from a few slots to thousands rehashed each entry
-    /// about twice (1.3% of replaying a wide catalog).
+    /// The size a new day's table starts at: what the day last looked up
+    /// needs, since a store sells about as many products one day as the
+    /// day before, and growing each day's from a few slots to thousands
+    /// rehashed each entry about twice (1.3% of replaying a wide catalog).
+    /// Sized by that day's entries, not its table, so that a busy day
+    /// followed by many quiet ones gives no more than one of them a large
+    /// table.
     @usableFromInline var newSize = firstSize
 
     @inlinable init() {}
@@ -89,6 +92,11 @@ struct ProductDays: ~Copyable {
     /// Makes `day`'s table the one lookups use, making it if the day has none.
     @usableFromInline
     mutating func useTable(of day: Int64) {
+        if lastTable >= 0 {
+            let entries = tables[entry: lastTable].count
+            newSize = Self.firstSize
+            while newSize < 2 * entries + 2 { newSize *= 2 }
+        }
         lastTable = tables.entry(for: Day(day), empty: Table())
         lastDay = day
         if tables[entry: lastTable].size == 0 {
@@ -122,7 +130,6 @@ struct ProductDays: ~Copyable {
             slots[table.start + slot] = entry
         }
         tables[entry: index] = table
-        newSize = table.size
     }
 
     /// The entries as a ``DenseMap``, the value that merges and renders,
