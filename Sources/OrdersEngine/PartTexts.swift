@@ -160,18 +160,11 @@ public enum PartTexts {
 
     private static func unhex(_ field: ArraySlice<UInt8>) -> [UInt8]? {
         guard field.count % 2 == 0, !field.isEmpty else { return nil }
-        func value(_ digit: UInt8) -> UInt8? {
-            switch digit {
-            case 0x30...0x39: digit - 0x30
-            case 0x61...0x66: digit - 0x61 + 10
-            default: nil
-            }
-        }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(field.count / 2)
         var index = field.startIndex
         while index < field.endIndex {
-            guard let high = value(field[index]), let low = value(field[index + 1]) else { return nil }
+            guard let high = hexDigitValue(field[index]), let low = hexDigitValue(field[index + 1]) else { return nil }
             bytes.append(high << 4 | low)
             index += 2
         }

@@ -1,4 +1,5 @@
 import Hummingbird
+import OrdersCore
 
 /// Answers every error as the spec's `{"error": "..."}`: Hummingbird's own
 /// too (no such route, a body too large), which would otherwise go out
@@ -23,17 +24,8 @@ func percentDecoded(_ text: String) -> [UInt8]? {
     var bytes = text.utf8.makeIterator()
     while let byte = bytes.next() {
         guard byte == 0x25 else { out.append(byte); continue }
-        guard let high = bytes.next().flatMap(hexValue), let low = bytes.next().flatMap(hexValue) else { return nil }
+        guard let high = bytes.next().flatMap(hexDigitValue), let low = bytes.next().flatMap(hexDigitValue) else { return nil }
         out.append(high << 4 | low)
     }
     return out
-}
-
-private func hexValue(_ byte: UInt8) -> UInt8? {
-    switch byte {
-    case 0x30...0x39: byte - 0x30
-    case 0x41...0x46: byte - 0x41 + 10
-    case 0x61...0x66: byte - 0x61 + 10
-    default: nil
-    }
 }

@@ -34,7 +34,7 @@ package enum DatasetFiles {
     /// Replaces the file at `path` with `bytes` so that a crash leaves the
     /// old or the new one whole: a temporary file, synced, renamed over it,
     /// then the directory synced.
-    static func replace(_ path: String, with bytes: [UInt8]) throws {
+    package static func replace(_ path: String, with bytes: [UInt8]) throws {
         let temporary = path + ".tmp"
         do {
             let file = try FileDescriptor.open(FilePath(temporary), .writeOnly, options: [.create, .truncate],

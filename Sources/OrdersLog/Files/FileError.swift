@@ -80,7 +80,6 @@ extension FileDescriptor {
         }
     }
 
-
     /// The file's size in bytes.
     func size(path: String) throws(FileError) -> Int64 {
         do {

@@ -24,7 +24,7 @@ extension EventRecord {
             guard p + 4 <= bytes.count - 1 else { return nil }
             var value: UInt32 = 0
             for _ in 0..<4 {
-                guard let digit = Character(Unicode.Scalar(bytes[p])).hexDigitValue else { return nil }
+                guard let digit = hexDigitValue(bytes[p]) else { return nil }
                 value = value << 4 | UInt32(digit)
                 p += 1
             }

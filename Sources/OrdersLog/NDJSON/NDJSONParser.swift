@@ -644,15 +644,8 @@ public struct NDJSONParser {
         guard p + 4 <= line.count else { throw notJSON("a \\u escape needs four hex digits", at: p) }
         var value: UInt32 = 0
         for _ in 0..<4 {
-            let byte = line[p]
-            let digit: UInt32
-            switch byte {
-            case 0x30...0x39: digit = UInt32(byte - 0x30)
-            case 0x41...0x46: digit = UInt32(byte - 0x41 + 10)
-            case 0x61...0x66: digit = UInt32(byte - 0x61 + 10)
-            default: throw notJSON("a \\u escape needs four hex digits", at: p)
-            }
-            value = value << 4 | digit
+            guard let digit = hexDigitValue(line[p]) else { throw notJSON("a \\u escape needs four hex digits", at: p) }
+            value = value << 4 | UInt32(digit)
             p += 1
         }
         return value

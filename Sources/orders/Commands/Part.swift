@@ -1,9 +1,4 @@
 import ArgumentParser
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import OrdersCore
 import OrdersEngine
 import OrdersLog
@@ -130,16 +125,9 @@ extension Orders.Part {
                 if let print { return Console.write(try render(print, format, reports, ids)) }
                 for output in Output.allCases {
                     let name = out! + "/" + output.rawValue + (output == .replay ? ".json" : ".csv")
-                    try write(render(output, .csv, reports, ids), to: name)
+                    try DatasetFiles.replace(name, with: render(output, .csv, reports, ids))
                 }
             }
-        }
-
-        /// Writes `bytes` to a new file at `path`, replacing one there.
-        private func write(_ bytes: [UInt8], to path: String) throws {
-            guard let file = fopen(path, "w") else { throw ValidationError("\(path): cannot write: \(String(cString: strerror(errno)))") }
-            defer { fclose(file) }
-            guard fwrite(bytes, 1, bytes.count, file) == bytes.count else { throw ValidationError("\(path): writing failed") }
         }
 
         /// One output, as the command that prints it would print it.
