@@ -45,3 +45,17 @@ public struct InputError: OrdersError, Hashable, Sendable, CustomStringConvertib
         return text + ": " + message
     }
 }
+
+extension InputError {
+    /// The refusal of a FILE whose content, with events without an id, was
+    /// imported into `log` before (`seqs`, the seqs its events took), or is
+    /// given twice in one import (`earlier`, the name it was given by first).
+    static func importedAgain(_ file: String, into log: String, seqs: Range<UInt64>, earlier: String?) -> InputError {
+        let what = seqs.isEmpty ? "no new events" : seqs.seqDescription
+        guard let earlier else {
+            return InputError(file: file, message: "this content was imported into \(log) before, as \(what), and its events without an id would be appended again; --again imports it anyway")
+        }
+        let given = earlier == file ? "is given twice" : "has the content of \(earlier), given before it"
+        return InputError(file: file, message: "\(given) in this import (\(what) of \(log)), and its events without an id would be appended twice; --again imports it anyway")
+    }
+}

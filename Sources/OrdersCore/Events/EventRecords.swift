@@ -26,6 +26,9 @@ public struct EventRecords: Sendable {
 
     public var isEmpty: Bool { entries.isEmpty }
 
+    /// How many of the events these are the records of have an id.
+    public var withID: Int { entries.reduce(0) { $0 + ($1.record.id == nil ? 0 : 1) } }
+
     /// Adds the record of the event at `index`, which comes after every index so far.
     public mutating func append(_ record: EventRecord, index: Int, line: Int = 0) {
         precondition(entries.last.map { $0.index < index } ?? true, "records in event order")

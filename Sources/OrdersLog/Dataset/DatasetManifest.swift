@@ -66,6 +66,18 @@ public struct DatasetManifest: Codable, Hashable, Sendable {
         }
     }
 
+    /// What stands for the dataset's content when it is imported into a log
+    /// or another dataset: its parts' bytes in all, and the CRC-32C of each
+    /// part's length and CRC (which the manifest holds) in part order.
+    public var contentDigest: TextDigest {
+        var words: [UInt8] = []
+        for part in parts {
+            withUnsafeBytes(of: UInt64(part.logBytes).littleEndian) { words.append(contentsOf: $0) }
+            withUnsafeBytes(of: part.logCRC32C.littleEndian) { words.append(contentsOf: $0) }
+        }
+        return TextDigest(length: UInt64(parts.reduce(0) { $0 + $1.logBytes }), crc: words.withUnsafeBytes { CRC32C.checksum($0) })
+    }
+
     /// An empty dataset of `parts` parts.
     public init(parts count: Int) {
         parts = (0..<count).map { index in

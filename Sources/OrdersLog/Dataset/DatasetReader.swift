@@ -68,6 +68,12 @@ public final class DatasetReader: EventStream {
         }
     }
 
+    /// Once read to its end, if it has events without an id: the digest of
+    /// its parts' committed bytes (``DatasetManifest/contentDigest``).
+    public private(set) var reimportDigest: TextDigest?
+    /// Events handed out that have no id.
+    private var eventsWithoutID = 0
+
     /// Opens the dataset in `directory`: its manifest; its parts at the first `next`.
     /// - Throws: ``FileError``, or ``InputError`` if it is not a dataset.
     public init(directory: String, options: ReadOptions = ReadOptions()) throws {
@@ -92,7 +98,10 @@ public final class DatasetReader: EventStream {
         records.removeAll()
         if !opened { try openParts() }
         let manifest = dataset.manifest
-        guard nextSeq <= manifest.events else { return nil }
+        guard nextSeq <= manifest.events else {
+            if eventsWithoutID > 0 { reimportDigest = manifest.contentDigest }
+            return nil
+        }
         let first = nextSeq
         let end = min(manifest.events + 1, first + Int64(Self.chunkEvents))
         owners.removeAll(keepingCapacity: true)
@@ -113,6 +122,7 @@ public final class DatasetReader: EventStream {
             events.append(event)
         }
         nextSeq = end
+        eventsWithoutID += Int(end - first) - records.withID
         return first
     }
 }

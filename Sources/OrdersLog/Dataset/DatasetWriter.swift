@@ -37,6 +37,8 @@ public final class DatasetWriter {
     private let batchEvents: Int
     /// The NDJSON read by this transaction, to note in the manifest.
     private var imports: [DatasetManifest.Import] = []
+    /// The names of the streams `imports` came from.
+    private var importedStreams: [String] = []
 
     /// One part being appended to.
     private final class Part {
@@ -181,11 +183,14 @@ public final class DatasetWriter {
             events.removeAll(keepingCapacity: true)
         }
         guard let digest = stream.reimportDigest else { return }
-        if !again, let before = (manifest.imports + imports).first(where: { $0.length == digest.length && $0.crc32c == digest.crc }) {
-            let seqs = before.firstSeq == before.endSeq ? "no new events" : before.firstSeq + 1 == before.endSeq ? "seq \(before.firstSeq)" : "seq \(before.firstSeq)–\(before.endSeq - 1)"
-            throw InputError(file: stream.name, message: "this content was imported into \(directory) before, as \(seqs), and its events without an id would be appended again; --again imports it anyway")
+        let all = manifest.imports + imports
+        if !again, let i = all.firstIndex(where: { $0.length == digest.length && $0.crc32c == digest.crc }) {
+            let seqs = UInt64(all[i].firstSeq)..<UInt64(all[i].endSeq)
+            throw InputError.importedAgain(stream.name, into: directory, seqs: seqs,
+                                           earlier: i < manifest.imports.count ? nil : importedStreams[i - manifest.imports.count])
         }
         imports.append(DatasetManifest.Import(length: digest.length, crc32c: digest.crc, firstSeq: first, endSeq: nextSeq))
+        importedStreams.append(stream.name)
     }
 
     /// The part of `event`, remembered by the stream's number of its cart or voter.
@@ -275,6 +280,7 @@ public final class DatasetWriter {
         defer {
             manifest = after
             imports = []
+            importedStreams = []
         }
         return manifest.events + 1..<after.events + 1
     }

@@ -67,15 +67,13 @@ final class AppendFile {
             let layout = try LogLayout.scan(opened, path: path)
             var end = layout.committedEnd
             // What was acknowledged is checked before anything is cut: a log shorter than that lost events.
-            var checkpoint = created ? nil : try WriterCheckpoint.read(log: path)
             let logFirstBatch = WriterCheckpoint.firstBatch(layout.batches.first?.header)
-            if let found = checkpoint, found.firstBatch != logFirstBatch, found.firstBatch != 0, logFirstBatch != 0 {
-                recovery = "\(WriterCheckpoint.path(of: path)): a writer checkpoint of another log; it is replaced"
-                checkpoint = nil
-            }
-            if let missing = checkpoint?.missing(endSeq: layout.endSeq, committedEnd: layout.committedEnd) {
-                throw InputError(file: path, location: .offset(layout.committedEnd),
-                                 message: "the log is corrupt: \(missing); nothing was cut; run `orders verify`", code: .corruptLog)
+            let (checkpoint, missing, foreign) = WriterCheckpoint.check(
+                created ? nil : try WriterCheckpoint.read(log: path), firstBatch: layout.batches.first?.header,
+                endSeq: layout.endSeq, committedEnd: layout.committedEnd)
+            if foreign { recovery = "\(WriterCheckpoint.path(of: path)): a writer checkpoint of another log; it is replaced" }
+            if let missing {
+                throw WriterCheckpoint.cutShort(path, at: layout.committedEnd, missing: missing, "nothing was cut; run `orders verify`")
             }
             checkpointFile = try CheckpointFile(log: path, last: checkpoint)
             if created || checkpoint == nil { try checkpointFile.reset() }

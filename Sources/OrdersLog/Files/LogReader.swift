@@ -27,6 +27,8 @@ public final class LogReader: EventStream {
     let endSeq: UInt64
     /// Bytes after the last commit, if any.
     public let tail: LogLayout.Tail?
+    /// Where the last commit record ends.
+    let committedEnd: Int64
     /// With `skippingCorrupt`: damage found, and batches that would not decode.
     public internal(set) var skipped: [Skip] = []
     /// Damaged stretches that cost no events (a damaged commit record between sound batches).
@@ -69,18 +71,24 @@ public final class LogReader: EventStream {
         checkingSpellings = options.checkingSpellings
         workers = threads > 1 && options.callerMostlyWaits ? threads : max(0, threads - 1)
         file = try FileDescriptor.openInput(path)
+        /// What the log's writers acknowledged, read before the log (``WriterCheckpoint/check(_:firstBatch:endSeq:committedEnd:)``);
+        /// a dataset's manifest, not a part's checkpoint, says how much of a part the dataset holds.
+        let checkpoint: WriterCheckpoint?
         do {
+            checkpoint = options.endingAt == nil ? try WriterCheckpoint.read(log: path) : nil
             if skippingCorrupt {
                 let survey = try LogSurvey(path: path)
                 batches = survey.committedBatches
                 endSeq = survey.committedEndSeq
                 tail = survey.tail
+                committedEnd = survey.committedEnd
                 (skipped, harmlessDamage) = Self.gaps(in: survey, batches: batches, endSeq: endSeq)
             } else {
                 let layout = try LogLayout.scan(file, path: path, limit: options.endingAt)
                 batches = layout.batches
                 endSeq = layout.endSeq
                 tail = layout.tail
+                committedEnd = layout.committedEnd
             }
             loader = try BatchLoader(file: file, name: path)
             recordLoader = try RecordLoader(file: file, name: path)
@@ -88,7 +96,16 @@ public final class LogReader: EventStream {
             try? file.close()
             throw error
         }
-        if let tail, !isLockedByWriter() {
+        // What the writer acknowledged must all be there: a log cut short after it was
+        // written is corrupt, never answered from as if what is left were the whole.
+        let missing = WriterCheckpoint.check(checkpoint, firstBatch: batches.first?.header, endSeq: endSeq, committedEnd: committedEnd).missing
+        if let missing {
+            guard skippingCorrupt else {
+                throw WriterCheckpoint.cutShort(path, at: committedEnd, missing: missing,
+                                                "run `orders verify`; --skip-corrupt reads what is left")
+            }
+            notices.append("\(path): the log is corrupt: \(missing); reading what is left (--skip-corrupt)")
+        } else if let tail, !isLockedByWriter() {
             notices.append("\(path): ignoring \(tail.length) bytes after byte \(tail.offset) that no commit covers (\(tail.reason)): an append cut short; the next import removes them")
         }
     }
@@ -97,6 +114,30 @@ public final class LogReader: EventStream {
         // The workers may be reading the file: they are stopped and joined first (the last reference goes).
         loaders = nil
         try? file.close()
+    }
+
+    /// Once read to its end by `next`, if it has events without an id: the
+    /// digest of its committed bytes, which stand for its content when it
+    /// is imported into another log (FORMAT.md, "Import note").
+    public private(set) var reimportDigest: TextDigest?
+    /// Events handed out by `next` that have no id.
+    private var eventsWithoutID = 0
+
+    /// The length and CRC-32C of the log's bytes up to its last commit.
+    private func committedDigest() throws -> TextDigest {
+        var digest = TextDigest()
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var offset: Int64 = 0
+        while offset < committedEnd {
+            let count = Int(min(Int64(buffer.count), committedEnd - offset))
+            try buffer.withUnsafeMutableBytes { bytes in
+                let chunk = UnsafeMutableRawBufferPointer(rebasing: bytes[..<count])
+                try file.readAll(at: offset, into: chunk, path: name)
+                digest.add(UnsafeRawBufferPointer(chunk))
+            }
+            offset += Int64(count)
+        }
+        return digest
     }
 
     public var progress: (done: Int64, total: Int64)? {
@@ -115,8 +156,12 @@ public final class LogReader: EventStream {
     var batchOffsets: [Int64] { batches.map(\.frameOffset) }
 
     public func next(ids: inout Identifiers, into events: inout [Event]) throws -> Int64? {
-        guard let batch = try loadNext(.events(checkingSpellings: checkingSpellings), ids: &ids) else { return nil }
+        guard let batch = try loadNext(.events(checkingSpellings: checkingSpellings), ids: &ids) else {
+            if eventsWithoutID > 0, reimportDigest == nil { reimportDigest = try committedDigest() }
+            return nil
+        }
         records = try recordLoader.records(of: batch, events: current.events)
+        eventsWithoutID += current.events.count - records.withID
         if events.isEmpty { swap(&events, &current.events) } else { events.append(contentsOf: current.events) }
         return Int64(batch.header.firstSeq)
     }

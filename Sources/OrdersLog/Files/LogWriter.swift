@@ -158,22 +158,29 @@ public final class LogWriter {
     /// Notes that this transaction read `digest`, whose events took `seqs`:
     /// written before its commit record, for ``importedBefore(_:)`` to find.
     /// `append(contentsOf:)` notes the NDJSON it reads itself.
-    public func noteImport(_ digest: TextDigest, seqs: Range<UInt64>) {
+    public func noteImport(_ digest: TextDigest, seqs: Range<UInt64>, stream: String = "") {
         importNotes.append(ImportNote(digest: digest, seqs: seqs))
+        notedStreams.append(stream)
     }
 
     /// The seqs that an earlier import of the same text (by its digest) took,
     /// in this log or in this transaction, if any did (for a stream still
     /// held, the seqs it is to take).
-    public func importedBefore(_ digest: TextDigest) -> Range<UInt64>? {
-        if let note = importNotes.last(where: { $0.digest == digest }) { return note.seqs }
+    /// - Returns: those seqs, and the name of the stream if this transaction took them.
+    public func importedBefore(_ digest: TextDigest) -> (seqs: Range<UInt64>, stream: String?)? {
+        if let i = importNotes.lastIndex(where: { $0.digest == digest }) {
+            return (importNotes[i].seqs, i < committedImportNotes ? nil : notedStreams[i - committedImportNotes])
+        }
         var seq = nextSeq
         for stream in held {
             defer { seq += UInt64(stream.events.count) }
-            if stream.note == digest { return seq..<seq + UInt64(stream.events.count) }
+            if stream.note == digest { return (seq..<seq + UInt64(stream.events.count), stream.name) }
         }
         return nil
     }
+
+    /// The names of the streams this transaction noted, in the order of `importNotes` past the committed ones.
+    private var notedStreams: [String] = []
 
     /// The serial of the stream being appended, and the seq each stream's first event took.
     private var streamSerial = 0
@@ -182,12 +189,12 @@ public final class LogWriter {
     /// Adds a stream's `events` (or part of them, in order), with their
     /// `records`; with `note`, they are its last, and its import note is taken.
     private func addStream(_ events: [Event], ids: Identifiers?, records: EventRecords, serial: Int, note: TextDigest?,
-                           through pool: CompressorPool?) throws {
+                           name: String, through pool: CompressorPool?) throws {
         let first = nextSeq
         if streamStarts[serial] == nil { streamStarts[serial] = first }
         keep(records, first: first)
         try add(events, ids: ids, through: pool)
-        if let note { noteImport(note, seqs: streamStarts[serial]!..<nextSeq) }
+        if let note { noteImport(note, seqs: streamStarts[serial]!..<nextSeq, stream: name) }
     }
 
     /// The digest to note for `stream`, read to its end: NDJSON with an event
@@ -196,7 +203,7 @@ public final class LogWriter {
     private func noteToTake(for stream: any EventStream, again: Bool) throws -> TextDigest? {
         guard let digest = stream.reimportDigest else { return nil }
         if !again, let before = importedBefore(digest) {
-            throw InputError(file: stream.name, message: "this content was imported into \(path) before, as \(before.isEmpty ? "no new events" : before.seqDescription), and its events without an id would be appended again; --again imports it anyway")
+            throw InputError.importedAgain(stream.name, into: path, seqs: before.seqs, earlier: before.stream)
         }
         return digest
     }
@@ -501,7 +508,7 @@ public final class LogWriter {
         }
         try writeHeld(compressors: compressors)
         let pool = compressorPool(compressors)
-        try addStream(streamHeld, ids: ids, records: streamHeldRecords, serial: serial, note: nil, through: pool)
+        try addStream(streamHeld, ids: ids, records: streamHeldRecords, serial: serial, note: nil, name: stream.name, through: pool)
         streamHeld = []
         if stream.idNaming == .byBytes {
             // The rest of the text reads its ids straight into the log's tables, once the held events are written.
@@ -524,7 +531,7 @@ public final class LogWriter {
             if !pending.isEmpty { try emit(encodeBatch(ids: ids), through: pool) }
         }
         try drain(pool)
-        if let note = try noteToTake(for: stream, again: again) { noteImport(note, seqs: streamStarts[serial]!..<nextSeq) }
+        if let note = try noteToTake(for: stream, again: again) { noteImport(note, seqs: streamStarts[serial]!..<nextSeq, stream: stream.name) }
     }
 
     /// Whether `stream`, of which `events` events have been read, will have
@@ -551,7 +558,7 @@ public final class LogWriter {
         let pool = compressorPool(compressors ?? heldCompressors)
         for stream in held {
             let ids = stream.ids ?? heldIDs
-            try addStream(stream.events, ids: ids, records: stream.records, serial: stream.serial, note: stream.note, through: pool)
+            try addStream(stream.events, ids: ids, records: stream.records, serial: stream.serial, note: stream.note, name: stream.name, through: pool)
             if !pending.isEmpty { try emit(encodeBatch(ids: ids), through: pool) }
         }
         held = []
@@ -637,6 +644,7 @@ public final class LogWriter {
         try file.commit(endSeq: nextSeq, wrote: nextSeq > firstSeq || !notes.isEmpty, durability: durability)
         numbering.commit()
         committedImportNotes = importNotes.count
+        notedStreams.removeAll()
         records.removeAll()
         recordsTaken = 0
         defer { firstSeq = nextSeq }
@@ -663,6 +671,7 @@ public final class LogWriter {
         heldCount = 0
         nextSeq = firstSeq
         importNotes.removeLast(importNotes.count - committedImportNotes)
+        notedStreams.removeAll()
         records.removeAll()
         recordsTaken = 0
         arrivingIDs.taken.removeIDs(fromSeq: Int64(firstSeq))

@@ -98,6 +98,29 @@ public struct WriterCheckpoint: Hashable, Sendable {
         header.map { CRC32C.checksum($0.encoded()) } ?? 0
     }
 
+    /// What `found`, the checkpoint beside a log (``read(log:)``), says of
+    /// that log, whose first batch has `firstBatch` and whose committed part
+    /// ends at seq `endSeq`, byte `committedEnd`: what is missing if the log
+    /// ends before what its writer acknowledged, and whether the checkpoint
+    /// is another log's (left beside a file of the same name), which says
+    /// nothing of this one. A reader reads the checkpoint before the log:
+    /// a writer writes it only after its commit, so it is then never ahead
+    /// of what the reader finds.
+    static func check(_ found: WriterCheckpoint?, firstBatch header: BatchHeader?, endSeq: UInt64, committedEnd: Int64)
+        -> (checkpoint: WriterCheckpoint?, missing: String?, foreign: Bool)
+    {
+        guard let found else { return (nil, nil, false) }
+        let logFirstBatch = firstBatch(header)
+        if found.firstBatch != logFirstBatch, found.firstBatch != 0, logFirstBatch != 0 { return (nil, nil, true) }
+        return (found, found.missing(endSeq: endSeq, committedEnd: committedEnd), false)
+    }
+
+    /// The error of a reader or writer given a log that ends before what
+    /// its writer acknowledged (`missing`, from ``check(_:firstBatch:endSeq:committedEnd:)``).
+    static func cutShort(_ log: String, at committedEnd: Int64, missing: String, _ consequence: String) -> InputError {
+        InputError(file: log, location: .offset(committedEnd), message: "the log is corrupt: \(missing); \(consequence)", code: .corruptLog)
+    }
+
     /// What is wrong if a log whose committed part ends at seq `endSeq`,
     /// byte `committedEnd`, has this checkpoint: nil if nothing is.
     public func missing(endSeq logEnd: UInt64, committedEnd logCommitted: Int64) -> String? {

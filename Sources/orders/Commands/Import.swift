@@ -28,8 +28,9 @@ extension Orders {
             written back by export. An event with an "id" is recorded once: sent again
             (the same event), it is passed over and counted; an event that reuses an id
             fails the import, naming the seq that holds it. A FILE with events that have
-            no id, whose content was imported into LOG before, is refused; --again
-            imports it anyway.
+            no id (NDJSON, a log or a dataset), whose content was imported into LOG
+            before, is refused; --again imports it anyway. A log is never imported into
+            itself.
 
             Prints how many events it appended, and their seqs.
 
@@ -74,6 +75,10 @@ extension Orders {
             guard !files.isEmpty else { throw ValidationError("name at least one FILE to import (- for standard input)") }
             guard files.filter({ $0 == "-" }).count <= 1 else { throw ValidationError("standard input (-) can be read only once") }
             try Threads.check(threads)
+            for file in files where file != "-" && Self.isWithin(log, file) {
+                let what = Self.sameFile(file, log) ? "the log being appended to" : "a file of the dataset \(log), which is being appended to"
+                throw ValidationError("\(file) is \(what): a log is never imported into itself")
+            }
             let swapped = "the log comes first, then the files to import, e.g. orders import store.log \(log)"
             let prefix = Self.firstBytes(of: log)
             if prefix.isEmpty, Self.textSuffixes.contains(where: { log.lowercased().hasSuffix($0) }) {
@@ -95,6 +100,21 @@ extension Orders {
             var bytes = [UInt8](repeating: 0, count: 16)
             let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             return Array(bytes.prefix(max(0, count)))
+        }
+
+        /// Whether `file` is the log at `log`, or a file of the dataset at `log` (a part):
+        /// importing it would append the log's own events to it again.
+        static func isWithin(_ log: String, _ file: String) -> Bool {
+            if sameFile(file, log) { return true }
+            let parent = file.contains("/") ? String(file[..<file.lastIndex(of: "/")!]) : "."
+            return DatasetManifest.isDataset(log) && sameFile(parent.isEmpty ? "/" : parent, log)
+        }
+
+        /// Whether two paths name one file (the same device and inode); false if either does not exist.
+        static func sameFile(_ a: String, _ b: String) -> Bool {
+            var sa = stat(), sb = stat()
+            guard stat(a, &sa) == 0, stat(b, &sb) == 0 else { return false }
+            return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
         }
 
         /// The endings of NDJSON files' names: a LOG that does not exist yet with one of them is a FILE named first by mistake.
