@@ -21,7 +21,7 @@ struct Orders: ParsableCommand {
 
         Exit status: 0 success; 1 a report sum does not fit 64 bits; 64 bad usage;
         65 malformed input or a corrupt log; 66 an input that cannot be opened;
-        74 an I/O error.
+        74 an I/O error (or an address serve cannot listen on).
 
         Start here:
           orders import store.log Fixtures/kiosk-day.ndjson
@@ -39,6 +39,7 @@ struct Orders: ParsableCommand {
         do {
             try Arguments.checkUTF8()
             try Report.checkReportName(in: CommandLine.arguments)
+            try checkHelpTopic(in: CommandLine.arguments)
             var command = try parseAsRoot()
             try command.run()
         } catch {
@@ -57,9 +58,22 @@ struct Orders: ParsableCommand {
         // ArgumentParser's full message: "Error: <message>", then the command's usage block.
         let lines = fullMessage(for: error).split(separator: "\n", omittingEmptySubsequences: false)
         let usage = lines.drop { !$0.hasPrefix("Usage: ") }
-        Console.note("orders: error: \(message(for: error))")
+        Console.note("orders: error: \(UsageHints.explained(message(for: error), arguments: CommandLine.arguments, commands: commandNames))")
         if !usage.isEmpty { Console.note(usage.joined(separator: "\n")) }
         terminate(code.rawValue)
+    }
+}
+
+extension Orders {
+    /// The names of the commands, as a person types them.
+    static var commandNames: [String] { configuration.subcommands.compactMap { $0.configuration.commandName } }
+
+    /// `orders help WORD`, where WORD is no command: an error naming the commands
+    /// (ArgumentParser would print the main help and exit 0).
+    static func checkHelpTopic(in arguments: [String]) throws {
+        guard arguments.count > 2, arguments[1] == "help", !arguments[2].hasPrefix("-"), !commandNames.contains(arguments[2]) else { return }
+        Console.note("orders: error: \(UsageHints.unknownCommand(arguments[2], commands: commandNames))")
+        throw ExitCode.validationFailure
     }
 }
 

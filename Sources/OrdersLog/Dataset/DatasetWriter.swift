@@ -78,6 +78,22 @@ public final class DatasetWriter {
         }
     }
 
+    /// A file in `directory` that no dataset writes (its lock, its parts' logs, checkpoints and
+    /// seqs, which a first import killed before its manifest leaves), if there is one.
+    static func strangerFile(in directory: String) -> String? {
+        guard let dir = opendir(directory) else { return nil }
+        defer { closedir(dir) }
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name == "." || name == ".." || name == "lock" { continue }
+            let stem = name.hasPrefix("part-") ? name.dropFirst(5).prefix { $0.isASCII && $0.isNumber } : ""
+            let rest = name.dropFirst(5 + stem.count)
+            if stem.count >= 4, [".log", ".log.chk", ".seqs"].contains(rest) { continue }
+            return name
+        }
+        return nil
+    }
+
     /// Opens the dataset in `directory` to append to it, creating it (and
     /// the directory) with `parts` parts if it has no manifest; cuts what
     /// an import cut short left in its parts; reads every part's ids.
@@ -97,6 +113,9 @@ public final class DatasetWriter {
             if !created, stat(directory, &status) == 0, status.st_mode & S_IFMT != S_IFDIR {
                 throw InputError(file: directory, message: "a file, not a dataset's directory: `orders repartition \(directory) DIR --partitions P` copies a log into a new dataset", code: .malformedInput)
             }
+        }
+        if count != nil, !created, !DatasetManifest.isDataset(directory), let stranger = Self.strangerFile(in: directory) {
+            throw InputError(file: directory, message: "a directory that is not a dataset and holds other files (\(stranger)): name a new or empty directory for the dataset", code: .malformedInput)
         }
         createdDirectory = created
         let manifestPath = directory + "/" + DatasetManifest.fileName
@@ -154,7 +173,7 @@ public final class DatasetWriter {
     ///   - again: append NDJSON whose content was imported before all the same.
     ///   - progress: called after each chunk with how many events it held.
     /// - Throws: what reading throws, ``InputError`` for an id conflict or NDJSON imported before; call `rollback()` then.
-    public func append(contentsOf stream: any EventStream, again: Bool = false, progress: (Int) -> Void = { _ in }) throws {
+    public func append(contentsOf stream: any EventStream, again: Bool = false, progress: (Int) throws -> Void = { _ in }) throws {
         let first = nextSeq
         var ids = Identifiers()
         var events: [Event] = []
@@ -179,7 +198,7 @@ public final class DatasetWriter {
                 nextSeq += 1
                 if part.events.count >= batchEvents { try part.write() }
             }
-            progress(events.count)
+            try progress(events.count)
             events.removeAll(keepingCapacity: true)
         }
         guard let digest = stream.reimportDigest else { return }

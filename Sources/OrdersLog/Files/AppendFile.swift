@@ -106,16 +106,20 @@ final class AppendFile {
     /// Takes the log's lock, waiting for another writer that holds it; fails
     /// if `orders serve` holds it meanwhile, since a server does not let go.
     private static func lock(_ file: FileDescriptor, path: String, waiting: (String) -> Void) throws {
+        func heldByServer() throws {
+            if let server = ServedMarker.server(of: path) {
+                throw FileError(path: path, operation: "locking", reason: "orders serve (pid \(server.pid)) holds this log and answers at \(server.address): append over HTTP (POST /events), or stop the server first")
+            }
+        }
         guard flock(file.rawValue, LOCK_EX | LOCK_NB) != 0 else { return }
+        try heldByServer()
         waiting("\(path): another orders process is writing to this log; waiting for it to finish")
         // Polled rather than blocked on, so that a server that takes the log meanwhile is noticed.
         while flock(file.rawValue, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR else {
                 throw FileError(path: path, operation: "locking", errno: Errno(rawValue: errno))
             }
-            if let server = ServedMarker.server(of: path) {
-                throw FileError(path: path, operation: "locking", reason: "orders serve (pid \(server.pid)) holds this log and answers at \(server.address): append over HTTP (POST /events), or stop the server first")
-            }
+            try heldByServer()
             usleep(50_000)
         }
     }

@@ -436,7 +436,7 @@ public final class LogWriter {
     /// - Throws: what reading or writing throws; call `rollback()` then.
     ///   - again: append NDJSON whose content was imported before (``importedBefore(_:)``) all the same.
     public func append(contentsOf stream: any EventStream, compressors: Int = 1, again: Bool = false,
-                       progress: (Int) -> Void = { _ in }) throws {
+                       progress: (Int) throws -> Void = { _ in }) throws {
         precondition(pending.isEmpty, "flush events appended with their own tables of ids first")
         streamSerial += 1
         let serial = streamSerial
@@ -478,7 +478,7 @@ public final class LogWriter {
                     let taken = try takeRecords(of: stream, events: &events, first: nextStreamSeq + UInt64(streamHeld.count))
                     streamHeldRecords.append(contentsOf: taken, offset: streamHeld.count)
                     streamHeld.append(contentsOf: events)
-                    progress(events.count)
+                    try progress(events.count)
                     events.removeAll(keepingCapacity: true)
                     foreseenTooLong = inGroups == 0 && Self.foresees(streamHeld.count, of: stream, pastHolding: holdAtMost)
                 }
@@ -516,7 +516,7 @@ public final class LogWriter {
             while !ended, try stream.next(ids: &numbering.table, into: &events) != nil {
                 keep(try takeRecords(of: stream, events: &events, first: nextSeq), first: nextSeq)
                 try add(events, ids: nil, through: pool)
-                progress(events.count)
+                try progress(events.count)
                 events.removeAll(keepingCapacity: true)
             }
             if !pending.isEmpty { try emit(encodeBatch(ids: ended ? ids : nil), through: pool) }
@@ -525,7 +525,7 @@ public final class LogWriter {
             while !ended, try stream.next(ids: &ids, into: &events) != nil {
                 keep(try takeRecords(of: stream, events: &events, first: nextSeq), first: nextSeq)
                 try add(events, ids: ids, through: pool)
-                progress(events.count)
+                try progress(events.count)
                 events.removeAll(keepingCapacity: true)
             }
             if !pending.isEmpty { try emit(encodeBatch(ids: ids), through: pool) }

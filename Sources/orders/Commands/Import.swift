@@ -122,6 +122,9 @@ extension Orders {
 
         func run() throws {
             if partitions != nil || DatasetManifest.isDataset(log) { return try runDataset() }
+            // Ctrl-C rolls the import back, as a failure does: the log is left as it was.
+            Interruption.watch()
+            defer { Interruption.stopWatching() }
             try reportingFailures(consequence: "nothing was appended to \(log)") {
                 /// Started at the first batch read, so that its rate is the read's.
                 var reading: Progress?
@@ -142,7 +145,10 @@ extension Orders {
                         stream.checkIDs(against: writer.arrivingIDs, seqBase: Int64(writer.nextStreamSeq) - 1)
                         let progress = Progress("importing \(stream.name)")
                         defer { progress.finish() }
-                        try writer.append(contentsOf: stream, compressors: threads, again: again) { progress.advance($0, position: stream.progress) }
+                        try writer.append(contentsOf: stream, compressors: threads, again: again) {
+                            try Interruption.check()
+                            progress.advance($0, position: stream.progress)
+                        }
                         duplicates += stream.duplicates
                         if let limit = warnEarlier.milliseconds, let (first, latest) = writer.lastStreamStart, latest - first > limit {
                             let warning = "\(stream.name): its first event (\(RFC3339.format(Timestamp(milliseconds: first)))) is \(TimeSpan.describe(latest - first)) before the latest already in \(log) (\(RFC3339.format(Timestamp(milliseconds: latest)))); the fold takes events in log order, not by time, so its events are folded after those later ones (an item added to a cart checked out later in time is a cart_closed anomaly, say). Import files in time order; --warn-earlier sets when this is said"
@@ -150,6 +156,7 @@ extension Orders {
                             Console.note("orders: warning: \(warning)")
                         }
                     }
+                    try Interruption.check()
                     let seqs = try writer.commit(ids: Identifiers())
                     duplicates += writer.duplicatesPassedOver
                     reading?.finish()
@@ -166,6 +173,8 @@ extension Orders {
 
         /// Appends every FILE to the dataset LOG, all or nothing across its parts.
         private func runDataset() throws {
+            Interruption.watch()
+            defer { Interruption.stopWatching() }
             try reportingFailures(consequence: "nothing was appended to \(log)") {
                 let writer = try DatasetWriter(directory: log, parts: partitions, batchEvents: batchEvents,
                                                waiting: { Console.note("orders: \($0)") })
@@ -178,9 +187,13 @@ extension Orders {
                         for notice in stream.notices { Console.note("orders: warning: \(notice)") }
                         let progress = Progress("importing \(stream.name)")
                         defer { progress.finish() }
-                        try writer.append(contentsOf: stream, again: again) { progress.advance($0, position: stream.progress) }
+                        try writer.append(contentsOf: stream, again: again) {
+                            try Interruption.check()
+                            progress.advance($0, position: stream.progress)
+                        }
                         duplicatesRead += stream.duplicates
                     }
+                    try Interruption.check()
                     let seqs = try writer.commit()
                     printOutcome(appended: Int64(seqs.count), first: seqs.lowerBound, duplicates: writer.duplicates + duplicatesRead, warnings: [])
                 } catch {

@@ -39,6 +39,11 @@ extension Orders {
 
         func run() throws {
             try reportingFailures {
+                let format = Import.firstBytes(of: log).withUnsafeBytes(InputFormat.detect)
+                if access(log, R_OK) == 0, format != .log {
+                    let what = format == .ndjson || format == .zstdNDJSON ? "holds NDJSON," : "is"
+                    throw InputError(file: log, message: "\(what) not an orders log: repair copies what can be read of a damaged log; `orders import NEW \(log)` makes a log of events")
+                }
                 let reader = try LogReader(path: log, options: ReadOptions(skippingCorrupt: true, threads: threads))
                 for notice in reader.notices { Console.note("orders: warning: \(notice)") }
                 let writer = try LogWriter(path: output)

@@ -107,6 +107,8 @@ extension Orders.Report {
         @Option(help: "table, csv or json.")
         var format: TabularFormat = .table
 
+        func validate() throws { try checkTop(top) }
+
         func run() throws {
             try reportingFailures { try runProductReport(input, zone, dates, top, limit, catalog, format, .product) }
         }
@@ -140,10 +142,17 @@ extension Orders.Report {
         @Option(help: "table, csv or json.")
         var format: TabularFormat = .table
 
+        func validate() throws { try checkTop(top) }
+
         func run() throws {
             try reportingFailures { try runProductReport(input, zone, dates, top, limit, catalog, format, .category) }
         }
     }
+}
+
+/// `--top N` takes N ≥ 1.
+private func checkTop(_ top: Int?) throws {
+    if let top, top < 1 { throw ValidationError("--top must be at least 1, got \(top)") }
 }
 
 /// Replays the input and prints the products report, per product or per catalog category.
@@ -151,7 +160,6 @@ private func runProductReport(
     _ input: InputArgument<FoldThreads>, _ zone: ZoneOption, _ dates: DateRange, _ top: Int?, _ limit: TableLimit, _ catalog: String?,
     _ format: TabularFormat, _ grouping: ProductReport.Grouping
 ) throws {
-    if let top, top < 1 { throw ValidationError("--top must be at least 1") }
     let products = try loadCatalog(catalog)
     let (reports, ids) = try replay(input, zone: try zone.rules())
     let report = ProductReport(reports.products, ids: ids, zone: zone.zone, catalog: products, grouping: grouping,

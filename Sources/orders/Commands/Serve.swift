@@ -11,7 +11,8 @@ extension Orders {
             commandName: "serve",
             abstract: "Keep a log open and answer HTTP: appends, carts, orders, replay.",
             discussion: """
-            Holds LOG as its only writer (an import waits for it) and answers HTTP/1.1
+            Holds LOG as its only writer (an import fails at once, naming the address to
+            POST to) and answers HTTP/1.1
             (EVENTS.md, section 5). The first line on standard output says where it
             listens; logs go to standard error. An append is answered once it is on
             disk; appends that arrive while one syncs are synced together. SIGTERM or
@@ -20,7 +21,8 @@ extension Orders {
             Routes: POST /events and /carts/{cart}/events (NDJSON; If-Match), GET
             /carts/{cart} (ETag), /orders/{order}, /replay, /reports/daily, /products
             and /categories (?tz=&from=&to=&format=csv|json), /tally?poll=,
-            /audit?cart= or ?order=, /events?after=S&limit=N, /health, /metrics.
+            /audit?cart= or ?order=, /events?after=S&limit=N, /events/stream (Server-Sent
+            Events; Last-Event-ID or ?after=S), /health, /metrics, and / (a live page).
 
             Examples:
               orders serve store.log
@@ -80,7 +82,9 @@ extension Orders {
                 // What the server's task threw, read after it ended.
                 let failure = Mutex<(any Error)?>(nil)
                 Task {
-                    do { try await app.runService() } catch { failure.withLock { $0 = error } }
+                    do { try await app.runService() } catch {
+                        failure.withLock { $0 = ListenError.explaining(error, host: host, port: port) }
+                    }
                     done.signal()
                 }
                 done.wait()

@@ -16,6 +16,10 @@ func reportingFailures(consequence: String? = nil, _ body: () throws -> Void) th
     } catch let error as ExitCode {
         Console.flush()
         throw error
+    } catch let interrupted as Interrupted {
+        Console.flush()
+        Console.note("orders: interrupted\(consequence.map { ": \($0)" } ?? "")")
+        throw ExitCode(128 + interrupted.signal)
     } catch {
         Console.flush()
         // Each module's errors carry their code (ErrorCode), which says the exit status.

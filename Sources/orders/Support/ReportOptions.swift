@@ -139,6 +139,8 @@ struct DateArgument: ExpressibleByArgument {
         guard let date = CivilDate(parsing: argument) else { return nil }
         self.date = date
     }
+
+    var defaultValueDescription: String { "\(date)" }
 }
 
 /// The knobs of a generated stream (``WorkloadShape``), each defaulting to

@@ -14,7 +14,7 @@ struct TimeSpan: ExpressibleByArgument, Hashable {
         milliseconds = count * unit
     }
 
-    var defaultValueDescription: String { milliseconds.map { "\($0 / 60_000)m" } ?? "off" }
+    var defaultValueDescription: String { milliseconds.map { TimeSpan.describe($0) } ?? "off" }
 
     /// A person's reading of `milliseconds`: `2d 3h`, `23h 10m`, `45s`.
     static func describe(_ milliseconds: Int64) -> String {
