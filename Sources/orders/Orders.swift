@@ -19,9 +19,10 @@ struct Orders: ParsableCommand {
         zstd-compressed (recognised from the content, not the name). Data goes to
         standard output; progress and messages go to standard error.
 
-        Exit status: 0 success; 1 a report sum does not fit 64 bits; 64 bad usage;
-        65 malformed input or a corrupt log; 66 an input that cannot be opened;
-        74 an I/O error (or an address serve cannot listen on).
+        Exit status: 0 success; 1 a report sum does not fit 64 bits (or verify --strict
+        found anomalies); 64 bad usage; 65 malformed input or a corrupt log; 66 an
+        input that cannot be opened; 74 an I/O error (or an address serve cannot
+        listen on); 128+N stopped by signal N (130 for Ctrl-C).
 
         Start here:
           orders import store.log Fixtures/kiosk-day.ndjson

@@ -4,7 +4,6 @@ import Glibc
 import Darwin
 #endif
 import OrdersCore
-import Synchronization
 import SystemPackage
 
 /// Reads a file or pipe of text, plain or zstd-compressed, and cuts it into
@@ -32,8 +31,6 @@ final class LineChunker {
     private var textEnd = 0
     private var inputEnded = false
     private var atStart = true
-    /// Bytes read from the file so far (read from any thread, for progress).
-    let bytesRead = Atomic<Int64>(0)
     /// The text cut into chunks so far (decompressed, if it was compressed):
     /// what tells a file imported before. Read by another thread only once
     /// the input has ended, which the hand-over of its end orders after the last write.
@@ -63,7 +60,6 @@ final class LineChunker {
             guard pipe(&ends) == 0 else { throw FileError(path: name, operation: "making a pipe to wake its reads", errno: Errno(rawValue: errno)) }
             wake = (ends[0], ends[1])
         }
-        bytesRead.store(Int64(prefix.count), ordering: .relaxed)
         text = [UInt8](repeating: 0, count: Self.readSize * 2)
         if compressed {
             decompressor = try ZstdDecompressor()
@@ -149,7 +145,8 @@ final class LineChunker {
             textEnd = tail
             atStart = false
         }
-        return TextChunk(text: chunk, lines: textStart..<stop, atStart: atStart)
+        let position = decompressor == nil ? Int64(digest.length) : compressedOffset
+        return TextChunk(text: chunk, lines: textStart..<stop, atStart: atStart, position: position)
     }
 
     /// A buffer of `count` bytes left as they come: every byte is written,
@@ -222,14 +219,11 @@ final class LineChunker {
         try waitForInput()
         do {
             if intoText {
-                let n = try text.withUnsafeMutableBytes { try file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[textEnd...])) }
-                bytesRead.add(Int64(n), ordering: .relaxed)
-                return n
+                return try text.withUnsafeMutableBytes { try file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[textEnd...])) }
             }
             compressed.append(contentsOf: repeatElement(0, count: Self.readSize))
             let n = try compressed.withUnsafeMutableBytes { try file.read(into: $0) }
             compressed.removeLast(Self.readSize - n)
-            bytesRead.add(Int64(n), ordering: .relaxed)
             return n
         } catch {
             throw FileError(path: name, operation: "reading", reason: "\(error)")
@@ -244,6 +238,9 @@ struct TextChunk: Sendable {
     var lines: Range<Int>
     /// Whether the chunk starts the input (where a byte order mark may be).
     var atStart: Bool
+    /// About where in the input file the chunk ends: its offset in plain text,
+    /// the compressed bytes taken so far in zstd; for progress.
+    var position: Int64 = 0
 
     /// Parses every line, appending the events to `events` and their ids to
     /// `ids`, until the end or the first line that fails.

@@ -58,8 +58,12 @@ public final class NDJSONReader: EventStream {
     private var producer: pthread_t?
     private var ended = false
 
+    /// Where in the input the last chunk handed out ends: the progress of what was
+    /// read (the reading thread's own position runs ahead by the chunks queued).
+    private var position: Int64 = 0
+
     public var progress: (done: Int64, total: Int64)? {
-        size.map { (chunker.bytesRead.load(ordering: .relaxed), $0) }
+        size.map { (position, $0) }
     }
 
     /// Lines longer than this are refused rather than buffered without bound.
@@ -109,6 +113,7 @@ public final class NDJSONReader: EventStream {
                 return nil
             }
             if let (index, failure) = parsed.failure { throw describe(failure, at: line + index) }
+            position = parsed.position
             guard !parsed.events.isEmpty else { line += parsed.lines; continue }
             // Each role's new numbers, one table after another: read with no bounds check,
             // since every id of the chunk is a number in its role's table.
@@ -236,6 +241,8 @@ private struct ParsedChunk: Sendable {
     var records = EventRecords()
     var ids: Identifiers
     var lines = 0
+    /// About where in the input the chunk ends (``TextChunk/position``).
+    var position: Int64 = 0
     /// The first line that failed, counted from the chunk's first line as 1.
     var failure: (line: Int, NDJSONParser.Failure)?
     /// In place of a chunk: the input ended, or reading it failed.
@@ -248,6 +255,7 @@ private struct ParsedChunk: Sendable {
         case .text(let chunk):
             // Room for a line of every 64 bytes, shorter than any event's: growing by doubling copied every event twice.
             events.reserveCapacity(chunk.lines.count / 64)
+            position = chunk.position
             (lines, failure) = chunk.parse(with: &parser, ids: &self.ids, into: &events, records: &records)
         case .end: inputEnded = true
         case .failure(let error): inputFailure = error

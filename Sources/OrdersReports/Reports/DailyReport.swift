@@ -87,13 +87,15 @@ public struct DailyReport {
     /// Money formatted per currency, the average order value (rounded half
     /// to even, ``Money/average(_:over:)``), and a totals row per currency,
     /// which sums every row, shown or not.
-    /// - Parameter limit: the most rows shown, then a line says how many were left out; nil for all.
-    public func table(limit: Int? = nil) throws(SumOverflow) -> String {
+    /// - Parameters:
+    ///   - limit: the most rows shown, then a line says how many were left out; nil for all.
+    ///   - width: the columns to fit in if it can (the average order goes first); nil for any.
+    public func table(limit: Int? = nil, width: Int? = nil) throws(SumOverflow) -> String {
         let all = try checkedRows()
         let rows = all.prefix(limit ?? all.count)
         guard !rows.isEmpty else { return "daily sales in \(zone)\nno orders\n" }
         var table = TextTable([.init("date"), .init("currency"), .init("orders", .right), .init("units", .right),
-                               .init("revenue", .right), .init("avg order", .right)])
+                               .init("revenue", .right), .init("avg order", .right, spare: true)])
         for row in rows {
             table.row([row.date.description, row.currency.description, Thousands.grouped(row.orders), Thousands.grouped(row.units),
                        Money.format(row.revenue, row.currency), Money.format(Money.average(row.revenue, over: row.orders), row.currency)])
@@ -106,6 +108,6 @@ public struct DailyReport {
                            Money.format(total.revenue, total.currency), Money.format(Money.average(total.revenue, over: total.orders), total.currency)])
             }
         }
-        return "daily sales in \(zone)\n" + table.rendered + (TextTable.leftOut(shown: rows.count, of: all.count) ?? "")
+        return "daily sales in \(zone)\n" + table.rendered(width: width) + (TextTable.leftOut(shown: rows.count, of: all.count, width: width) ?? "")
     }
 }

@@ -28,28 +28,33 @@ public enum SummaryReport {
         return object
     }
 
-    /// A few aligned lines for a person at a terminal.
-    public static func text(_ summary: Summary, source: String) throws(SumOverflow) -> String {
+    /// A few aligned lines for a person at a terminal: a line too long for
+    /// `width` columns (nil: any) goes on below its value, broken between
+    /// items, never inside one.
+    public static func text(_ summary: Summary, source: String, width: Int? = nil) throws(SumOverflow) -> String {
         var lines: [(String, String)] = [
             ("events", Thousands.grouped(summary.events)),
             ("applied", Thousands.grouped(summary.applied)),
         ]
         let anomalies = Anomaly.allCases.filter { summary.anomalies[$0] > 0 }
-            .map { "\($0) \(Thousands.grouped(summary.anomalies[$0]))" }
+            .map { "\($0)\u{A0}\(Thousands.grouped(summary.anomalies[$0]))" }
         lines.append(("anomalies", Thousands.grouped(summary.anomalies.total) + (anomalies.isEmpty ? "" : "  (" + anomalies.joined(separator: ", ") + ")")))
-        if summary.ignored > 0 { lines.append(("ignored", Thousands.grouped(summary.ignored) + "  (types the fold does not know)")) }
+        if summary.ignored > 0 { lines.append(("ignored", Thousands.grouped(summary.ignored) + "  (types the fold does\u{A0}not\u{A0}know)")) }
         lines.append(("orders", Thousands.grouped(summary.orders)))
         var revenue: [String] = []
         var units: [String] = []
         for currency in summary.revenue.keys.sorted() {
             revenue.append(Money.format(try summary.revenue[currency]!.checked("revenue in \(currency)"), currency))
-            units.append("\(currency) \(Thousands.grouped(try summary.units[currency]!.checked("units in \(currency)")))")
+            units.append("\(currency)\u{A0}\(Thousands.grouped(try summary.units[currency]!.checked("units in \(currency)")))")
         }
         lines.append(("revenue", revenue.isEmpty ? "—" : revenue.joined(separator: "  ")))
         lines.append(("units", units.isEmpty ? "—" : units.joined(separator: "  ")))
         lines.append(("open carts", Thousands.grouped(summary.openCarts)))
         lines.append(("votes", Thousands.grouped(summary.votes)))
-        let width = lines.map(\.0.count).max()!
-        return "replay of \(source)\n" + lines.map { "  " + $0.0 + String(repeating: " ", count: width - $0.0.count + 2) + $0.1 + "\n" }.joined()
+        let labels = lines.map(\.0.count).max()!
+        return "replay of \(source)\n" + lines.map { label, value in
+            "  " + label + String(repeating: " ", count: labels - label.count + 2)
+                + TextTable.wrapped(value, indent: labels + 4, width: width) + "\n"
+        }.joined()
     }
 }

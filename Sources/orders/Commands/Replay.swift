@@ -30,7 +30,8 @@ extension Orders {
                 if json {
                     Console.write(try SummaryReport.json(reports.summary))
                 } else {
-                    Console.write(try SummaryReport.text(reports.summary, source: input.log == "-" ? "standard input" : input.log))
+                    Console.write(try SummaryReport.text(reports.summary, source: input.log == "-" ? "standard input" : input.log,
+                                                         width: Console.stdoutColumns))
                 }
             }
         }

@@ -69,7 +69,7 @@ extension Orders.Report {
                 let (reports, _) = try replay(input, zone: try zone.rules())
                 let report = DailyReport(reports.daily, zone: zone.zone, from: dates.from?.date, to: dates.to?.date)
                 switch format {
-                case .table: Console.write(try report.table(limit: limit.rows))
+                case .table: Console.write(try report.table(limit: limit.rows, width: Console.stdoutColumns))
                 case .csv: Console.write(try report.csv())
                 case .json: Console.write(try report.json())
                 case .svg: Console.write(try report.svg())

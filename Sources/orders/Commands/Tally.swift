@@ -34,12 +34,13 @@ extension Orders {
             try reportingFailures {
                 let (reports, ids) = try replay(input, zone: .utc)
                 let report = TallyReport(reports.tally, ids: ids, poll: poll.map { Array($0.utf8) })
+                // A poll asked for that has no votes is an answer on standard error alone, as an audit's cart is.
+                if let poll, report.rows.isEmpty { return Console.note("orders: no votes for poll \(poll) in \(input.log)") }
                 switch format {
                 case .table: Console.write(report.table(limit: limit.rows(default: 50)))
                 case .csv: Console.write(report.csv())
                 case .json: Console.write(report.json())
                 }
-                if let poll, report.rows.isEmpty { Console.note("orders: no votes for poll \(poll) in \(input.log)") }
             }
         }
     }

@@ -85,6 +85,13 @@ enum Console {
 
     static var stderrIsTerminal: Bool { isatty(2) == 1 }
 
+    /// The width of the terminal on standard output, if it is one: what tables for people fit in.
+    static var stdoutColumns: Int? {
+        var size = winsize()
+        guard isatty(1) == 1, ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
+    }
+
     /// The width of the terminal on standard error, as it is now, or 80 if it does not say.
     static var stderrColumns: Int {
         var size = winsize()
