@@ -16,8 +16,9 @@ struct Orders: ParsableCommand {
         abstract: "Keep store events in a compressed log; fold them into carts, orders, daily sales and vote tallies.",
         discussion: """
         Every command that reads a LOG also reads NDJSON events directly, plain or
-        zstd-compressed (recognised from the content, not the name). Data goes to
-        standard output; progress and messages go to standard error.
+        zstd-compressed (recognised from the content, not the name). Data and what a
+        command did ("appended 17 events to store.log") go to standard output;
+        progress, warnings and errors, each after "orders:", go to standard error.
 
         Exit status: 0 success; 1 a report sum does not fit 64 bits (or verify --strict
         found anomalies); 64 bad usage; 65 malformed input or a corrupt log; 66 an

@@ -70,7 +70,7 @@ struct FirstUseTests {
     @Test func countsInMessagesAreGrouped() throws {
         let dir = CLI.temporaryDirectory()
         let generated = try CLI.run(["generate", "--events", "3000", "-o", dir + "/g.log"])
-        #expect(generated.stderr.contains("wrote 3,000 events"), "\(generated.stderr)")
+        #expect(generated.text == "wrote 3,000 events to \(dir)/g.log\n", "\(generated.text)")
         let imported = try CLI.run(["import", dir + "/copy.log", dir + "/g.log"])
         #expect(imported.text.contains("appended 3,000 events"), "\(imported.text)")
     }

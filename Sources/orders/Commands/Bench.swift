@@ -82,6 +82,9 @@ extension Orders {
         }
 
         func run() throws {
+            #if DEBUG
+            Console.note("orders: warning: this is a debug build, many times slower than a release one: its figures say nothing of orders' speed; measure with `swift build -c release` and .build/release/orders bench")
+            #endif
             try reportingFailures {
                 defer { PartialOutput.abandon() }  // the scratch log, if any
                 if shapes {

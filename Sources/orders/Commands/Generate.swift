@@ -121,7 +121,7 @@ extension Orders {
 
         private func writeLog(_ generator: inout StreamGenerator, _ progress: Progress) throws {
             let seqs = try writeGeneratedLog(&generator, events: events, to: output, progress: progress)
-            Console.note("orders: wrote \(counted(seqs.count, "event")) to \(output)")
+            Console.write("wrote \(counted(seqs.count, "event")) to \(output)\n")
         }
 
         private func writeNDJSON(_ generator: inout StreamGenerator, _ progress: Progress) throws {
@@ -158,7 +158,8 @@ extension Orders {
             var info = stat()
             let regular = file != 1 && fstat(file, &info) == 0 && info.st_mode & S_IFMT == S_IFREG  // not a pipe or a device
             if regular && fsync(file) != 0 { throw FileError(path: output, operation: "syncing", reason: String(cString: strerror(errno))) }
-            if file != 1 { Console.note("orders: wrote \(counted(events, "event")) to \(output)") }
+            // What was done goes to standard output, as import's and repair's do; not when the data went there.
+            if file != 1 { Console.write("wrote \(counted(events, "event")) to \(output)\n") }
         }
 
         private func writeAll(_ file: Int32, _ bytes: [UInt8]) throws {

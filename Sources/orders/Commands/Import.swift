@@ -151,7 +151,8 @@ extension Orders {
                         }
                         duplicates += stream.duplicates
                         if let limit = warnEarlier.milliseconds, let (first, latest) = writer.lastStreamStart, latest - first > limit {
-                            let warning = "\(stream.name): its first event (\(RFC3339.format(Timestamp(milliseconds: first)))) is \(TimeSpan.describe(latest - first)) before the latest already in \(log) (\(RFC3339.format(Timestamp(milliseconds: latest)))); the fold takes events in log order, not by time, so its events are folded after those later ones (an item added to a cart checked out later in time is a cart_closed anomaly, say). Import files in time order; --warn-earlier sets when this is said"
+                            // One line; what it means is in docs/commands.md ("--warn-earlier").
+                            let warning = "\(stream.name) starts \(TimeSpan.describe(latest - first)) before the latest event in \(log); its events fold after those (--warn-earlier off to not say so)"
                             warnings.append(warning)
                             Console.note("orders: warning: \(warning)")
                         }

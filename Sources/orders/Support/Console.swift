@@ -43,7 +43,7 @@ enum Console {
                 if errno == EINTR { continue }
                 // The reader went away (e.g. `| head`): stop quietly, as Unix tools do.
                 if errno == EPIPE { exit(0) }
-                toStandardError("orders: writing to standard output failed: \(String(cString: strerror(errno)))\n")
+                toStandardError("orders: error: writing to standard output failed: \(String(cString: strerror(errno)))\n")
                 exit(74)
             }
             offset += n
