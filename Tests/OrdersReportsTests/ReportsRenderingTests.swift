@@ -44,11 +44,38 @@ struct ReportsRenderingTests {
         let heights = bars.map { Double($0["height"]!)! }
         #expect(heights.allSatisfy { $0 > 0 && $0 <= 220 })
         // The date axis is continuous: the KRW panel keeps 2025-09-17, a day it sold nothing, in its place.
-        let krw = bars.filter { $0["data-currency"] == "KRW" }.map { Double($0["x"]!)! }
-        let usd = bars.filter { $0["data-currency"] == "USD" }.map { Double($0["x"]!)! }
+        // Each from its own panel's axis: panels may stand side by side.
+        let axes = elements.all("line").filter { $0["class"] == "axis y" }.map { Double($0["x1"]!)! }
+        let krw = bars.filter { $0["data-currency"] == "KRW" }.map { Double($0["x"]!)! - axes[0] }
+        let usd = bars.filter { $0["data-currency"] == "USD" }.map { Double($0["x"]!)! - axes[1] }
         #expect(krw.count == 2 && usd.count == 1)
         #expect(abs((krw[1] - krw[0]) - 2 * (usd[0] - krw[0])) < 0.2, "16th to 18th is two days' slots, 16th to 17th one")
         #expect(svg.components(separatedBy: ">2025-09-17</text>").count - 1 == 2, "both panels label the 17th")
+    }
+
+    /// The revenue axis ends at the first 1, 2 or 5 × 10ⁿ tick at or above the peak ($250,000 for
+    /// $240,000, not $500,000), with whole units in its labels unless the peak is a few cents; a
+    /// chart of one day in four currencies is laid two panels a row, not a strip.
+    @Test func theRevenueAxisEndsNearThePeakInWholeUnits() throws {
+        let (gathered, _) = reports { ids in
+            order(&ids, cart: "a", product: "p", price: 24_000_000, currency: "USD", at: "2025-09-16T01:00:00Z")
+                + order(&ids, cart: "b", product: "p", price: 101_000_000, currency: "EUR", at: "2025-09-16T01:00:00Z")
+                + order(&ids, cart: "c", product: "p", price: 7, currency: "JPY", at: "2025-09-16T01:00:00Z")
+                + order(&ids, cart: "d", product: "p", price: 37, currency: "GBP", at: "2025-09-16T01:00:00Z")
+        }
+        let svg = try DailyReport(gathered.daily, zone: "UTC").svg()
+        // Each panel's labels, in the panels' order (EUR, GBP, JPY, USD).
+        let panels = svg.components(separatedBy: "<g class=\"series\"").dropFirst().map { panel in
+            panel.components(separatedBy: "class=\"tick y\"").dropFirst().map { $0[$0.index(after: $0.firstIndex(of: ">")!)..<$0.range(of: "</text>")!.lowerBound] }
+        }
+        #expect(panels.map { $0.last ?? "" } == ["€1,200,000", "£0.40", "¥8", "$250,000"], "\(panels)")
+        #expect(panels[3] == ["$0", "$50,000", "$100,000", "$150,000", "$200,000", "$250,000"])
+        #expect(panels[1].contains("£0.10"), "a peak of cents keeps them")
+        let elements = SVGElements(svg)
+        let root = elements.all("svg")[0]
+        #expect(Double(root["width"]!)! >= Double(root["height"]!)!, "\(root)")
+        let bars = elements.all("rect").filter { $0["class"] == "bar" }
+        #expect(bars.allSatisfy { Double($0["width"]!)! <= 28 })
     }
 
     /// A chart grows with its rows: one bar per row, and each panel labels

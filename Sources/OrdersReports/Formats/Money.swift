@@ -32,9 +32,22 @@ public enum Money {
         return away ? quotient + (amount < 0 ? -1 : 1) : quotient
     }
 
-    /// `₩1,150,000`, `$9.99`, `CHF 1,234.50`.
-    public static func format(_ amount: Int64, _ currency: Currency) -> String {
+    /// `₩1,150,000`, `$9.99`, `CHF 1,234.50`; with `wholeUnits`, an amount of
+    /// whole major units without its fraction (`$250,000`), as an axis labels it.
+    public static func format(_ amount: Int64, _ currency: Currency, wholeUnits: Bool = false) -> String {
         let digits = minorDigits(currency)
+        if wholeUnits, amount % pow10(digits) == 0 { return format(amount / pow10(digits), currency, digits: 0) }
+        return format(amount, currency, digits: digits)
+    }
+
+    /// 10 to the power `n`, for n ≤ 18.
+    private static func pow10(_ n: Int) -> Int64 {
+        var value: Int64 = 1
+        for _ in 0..<n { value *= 10 }
+        return value
+    }
+
+    private static func format(_ amount: Int64, _ currency: Currency, digits: Int) -> String {
         let magnitude = amount.magnitude
         var divisor: UInt64 = 1
         for _ in 0..<digits { divisor *= 10 }

@@ -18,8 +18,8 @@ extension DailyReport {
         /// A line of text at `size`: DejaVu Sans's ascent and descent, 1.17 em.
         static func line(_ size: Double) -> Double { size * 1.17 }
         static let panelHeight = 220.0, tickGap = 6.0, gap = 8.0
-        /// The widest plot, and the widest slot a day gets.
-        static let plotWidth = 900.0, widestSlot = 40.0
+        /// The widest plot, the narrowest, and the widest slot a day's bar gets.
+        static let plotWidth = 900.0, leastPlotWidth = 280.0, widestSlot = 40.0
         /// How far apart upright date labels must be: a line of text and a little air.
         static let labelSpacing = 16.0
     }
@@ -32,16 +32,18 @@ extension DailyReport {
         let days = first.map { Int(last!.daysSinceEpoch - $0.daysSinceEpoch) + 1 } ?? 1
         let palette = ["#4269d0", "#efb118", "#ff725c", "#6cc5b0", "#3ca951", "#ff8ab7", "#a463f2", "#97bbf5"]
         let title = "Revenue per day, \(zone)", axisTitle = "date (\(zone))"
-        let scales = Dictionary(uniqueKeysWithValues: currencies.map { currency in
-            (currency, niceCeiling(max(byCurrency[currency]!.map(\.revenue).max() ?? 1, 1)))
+        let axes = Dictionary(uniqueKeysWithValues: currencies.map { currency in
+            (currency, RevenueAxis(peak: byCurrency[currency]!.map(\.revenue).max() ?? 1, minorDigits: Money.minorDigits(currency)))
         })
         // Left: the y axis title (upright), then the widest revenue label.
-        let tickLabels = currencies.flatMap { currency in (0...4).map { Money.format(scales[currency]! / 4 * Int64($0), currency) } }
+        let tickLabels = currencies.flatMap { currency in axes[currency]!.ticks.map { Money.format($0, currency, wholeUnits: true) } }
         let widestTick = tickLabels.map { TextWidth.of($0, size: Layout.font) }.max() ?? 0
         let left = Layout.margin + Layout.line(Layout.font) + Layout.gap + widestTick + Layout.tickGap
-        // The plot: a slot a day, as wide as fits, and never narrower than its axis title.
-        let slot = min(Layout.widestSlot, Layout.plotWidth / Double(days))
-        let plotWidth = max(slot * Double(days), TextWidth.of(axisTitle, size: Layout.font) + 2 * Layout.gap, 120)
+        // The plot: a slot a day, as wide as fits, and never narrower than its axis title or a
+        // least width (a few days' slots widen to it; their bars stay as wide as the widest slot's).
+        let plotWidth = max(min(Layout.widestSlot * Double(days), Layout.plotWidth), TextWidth.of(axisTitle, size: Layout.font) + 2 * Layout.gap,
+                            Layout.leastPlotWidth)
+        let slot = plotWidth / Double(days)
         let labelEvery = max(1, Int((Layout.labelSpacing / slot).rounded(.up)))
         let dateLabelWidth = TextWidth.of("0000-00-00", size: Layout.font)
         // Under a panel: the dates, upright, then the axis title; over the next, its currency.
@@ -49,9 +51,12 @@ extension DailyReport {
         let header = Layout.line(Layout.headerFont) + Layout.gap
         let top = Layout.margin + Layout.line(Layout.titleFont) + Layout.gap + header
         let panelStep = Layout.panelHeight + bottomBand + Layout.gap + header
-        let width = max(left + plotWidth + Layout.margin + Layout.line(Layout.font),
-                        2 * Layout.margin + TextWidth.of(title, size: Layout.titleFont, bold: true))
-        let height = top + Double(max(currencies.count, 1)) * panelStep - header
+        let panelWidth = left + plotWidth + Layout.margin + Layout.line(Layout.font)
+        // Narrow panels (a few days) go two a row, so that a chart of four currencies is no strip.
+        let perRow = currencies.count > 1 && plotWidth < Layout.plotWidth / 2 ? 2 : 1
+        let panelRows = max(1, (currencies.count + perRow - 1) / perRow)
+        let width = max(Double(perRow) * panelWidth, 2 * Layout.margin + TextWidth.of(title, size: Layout.titleFont, bold: true))
+        let height = top + Double(panelRows) * panelStep - header
         var svg = """
         <svg xmlns="http://www.w3.org/2000/svg" width="\(fmt(width))" height="\(fmt(height))" viewBox="0 0 \(fmt(width)) \(fmt(height))" font-family="\(TextWidth.fontFamily)" font-size="\(fmt(Layout.font))">
         <title>Revenue per day (\(escape(zone)))</title>
@@ -64,26 +69,26 @@ extension DailyReport {
         }
         for (index, currency) in currencies.enumerated() {
             let series = byCurrency[currency]!
-            let scale = scales[currency]!
-            let y0 = top + Double(index) * panelStep
+            let axis = axes[currency]!, scale = axis.top
+            let x0 = Double(index % perRow) * panelWidth, left = x0 + left
+            let y0 = top + Double(index / perRow) * panelStep
             let baseline = y0 + Layout.panelHeight
             let color = palette[index % palette.count]
             svg += "<g class=\"series\" data-currency=\"\(currency)\">\n"
             svg += "<text class=\"currency\" x=\"\(fmt(left))\" y=\"\(fmt(y0 - Layout.gap))\" font-size=\"\(fmt(Layout.headerFont))\" font-weight=\"bold\" fill=\"\(color)\">\(currency)</text>\n"
-            // The y axis: revenue in the currency, four ticks.
+            // The y axis: revenue in the currency, a tick every 1, 2 or 5 × 10ⁿ up to just above the peak.
             svg += "<line class=\"axis y\" x1=\"\(fmt(left))\" y1=\"\(fmt(y0))\" x2=\"\(fmt(left))\" y2=\"\(fmt(baseline))\" stroke=\"black\"/>\n"
-            for tick in 0...4 {
-                let value = scale / 4 * Int64(tick)
-                let y = baseline - Double(tick) / 4 * Layout.panelHeight
-                svg += "<line x1=\"\(fmt(left - 4))\" y1=\"\(fmt(y))\" x2=\"\(fmt(left + plotWidth))\" y2=\"\(fmt(y))\" stroke=\"\(tick == 0 ? "black" : "#ddd")\"/>\n"
-                svg += "<text class=\"tick y\" x=\"\(fmt(left - Layout.tickGap))\" y=\"\(fmt(y + Layout.font * 0.36))\" text-anchor=\"end\">\(escape(Money.format(value, currency)))</text>\n"
+            for value in axis.ticks {
+                let y = baseline - Double(value) / Double(scale) * Layout.panelHeight
+                svg += "<line x1=\"\(fmt(left - 4))\" y1=\"\(fmt(y))\" x2=\"\(fmt(left + plotWidth))\" y2=\"\(fmt(y))\" stroke=\"\(value == 0 ? "black" : "#ddd")\"/>\n"
+                svg += "<text class=\"tick y\" x=\"\(fmt(left - Layout.tickGap))\" y=\"\(fmt(y + Layout.font * 0.36))\" text-anchor=\"end\">\(escape(Money.format(value, currency, wholeUnits: true)))</text>\n"
             }
-            let axisX = Layout.margin + Layout.font * 0.93
+            let axisX = x0 + Layout.margin + Layout.font * 0.93
             svg += "<text class=\"axis-label\" transform=\"translate(\(fmt(axisX)) \(fmt(y0 + Layout.panelHeight / 2))) rotate(-90)\" text-anchor=\"middle\">revenue (\(currency))</text>\n"
             for row in series {
                 let day = Double(row.date.daysSinceEpoch - first!.daysSinceEpoch)
                 let barHeight = Double(row.revenue) / Double(scale) * Layout.panelHeight
-                let barWidth = max(1, slot * 0.7)
+                let barWidth = max(1, min(slot, Layout.widestSlot) * 0.7)
                 svg += "<rect class=\"bar\" data-date=\"\(row.date)\" data-currency=\"\(currency)\" data-revenue=\"\(row.revenue)\" x=\"\(fmt(left + day * slot + (slot - barWidth) / 2))\" y=\"\(fmt(baseline - barHeight))\" width=\"\(fmt(barWidth))\" height=\"\(fmt(barHeight))\" fill=\"\(color)\"><title>\(row.date) \(escape(Money.format(row.revenue, currency))) (\(row.orders) orders)</title></rect>\n"
             }
             if let first {
@@ -110,16 +115,7 @@ extension DailyReport {
         text.replacingAll("&", "&amp;").replacingAll("<", "&lt;").replacingAll(">", "&gt;").replacingAll("\"", "&quot;")
     }
 
-    /// The smallest 1, 2 or 5 × 10ⁿ at least `value`, for round tick labels.
-    private func niceCeiling(_ value: Int64) -> Int64 {
-        var magnitude: Int64 = 1
-        while magnitude <= value / 10 { magnitude *= 10 }
-        for step: Int64 in [1, 2, 5, 10] where step * magnitude >= value {
-            let (product, overflow) = step.multipliedReportingOverflow(by: magnitude)
-            return overflow ? value : product
-        }
-        return value
-    }
+
 }
 
 extension String {
