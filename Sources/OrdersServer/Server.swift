@@ -146,7 +146,8 @@ public enum Server {
                 })
         }
         router.get("/") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: Page.html)))
+            let html = Page.html(state: try await pageState(live))
+            return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: html)))
         }
         router.get("health") { _, _ in
             json(Array(#"{"status": "ok"}"#.utf8) + [0x0A])
@@ -154,6 +155,25 @@ public enum Server {
         router.get("metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                      body: .init(byteBuffer: ByteBuffer(bytes: live.metrics.registry.emitToBuffer())))
+        }
+    }
+
+    /// What the page opens on (``Page``): the answers of `/replay`, `/reports/daily` and `/tally`,
+    /// the last 20 events' export lines, and the seq they end at.
+    private static func pageState(_ live: LiveLog) async throws -> [UInt8] {
+        let head = await live.nextSeq - 1
+        let reports = await live.reports
+        var lines: [UInt8] = []
+        if head > 0 { try exportedLines(of: live.path, after: max(0, head - 20), limit: Int(min(head, 20)), into: &lines) }
+        do {
+            var state: [UInt8] = Array(#"{"replay": "#.utf8) + (try SummaryReport.json(reports.summary)).dropLast()
+            state += Array(#", "daily": "#.utf8) + (try DailyReport(reports.daily, zone: "UTC").json()).dropLast()
+            state += Array(#", "tally": "#.utf8) + TallyReport(reports.tally, ids: await live.ids).json().dropLast()
+            state += Array(#", "events": ["#.utf8) + Array(lines.split(separator: 0x0A).joined(separator: [0x2C, 0x20])) + Array(#"]"#.utf8)
+            state += Array(#", "head": \#(head)}"#.utf8)
+            return state
+        } catch {
+            throw JSONError(error)
         }
     }
 

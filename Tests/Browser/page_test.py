@@ -91,10 +91,38 @@ try:
         with open(os.path.join(out, name), "wb") as f:
             f.write(base64.b64decode(data))
 
+    def evaluate(expression):
+        return call("Runtime.evaluate", {"expression": expression, "returnByValue": True}, session)["result"].get("value")
+
+    # The server wrote the log's state into the page: it is there without a script, and the
+    # first look, as soon as the document is parsed, already shows the numbers.
+    html = urllib.request.urlopen(url + "/", timeout=20).read().decode()
+    if '<script id="state" type="application/json">{"replay": {"events": 17,' not in html or '"head": 17}' not in html:
+        fail("the page does not carry the log's state")
+    wait_for(lambda: evaluate("document.getElementById('state') !== null && document.readyState !== 'loading'"), "the page to be parsed", seconds=10)
+    first_look = (text("counts"), text("sales"), text("status"))
+    if not first_look[0].startswith("17 events") or "no sales yet" in first_look[1] or "connecting" in first_look[2]:
+        fail(f"the first look shows placeholders, not the numbers: {first_look}")
+    screenshot("page-at-load.png")
     wait_for(lambda: text("counts").startswith("17 events") and text("status") == "live", "the page to show 17 events, live")
     before = (text("counts"), text("sales"), text("polls"))
     if "3 orders" not in before[0] or "dark" not in before[2]:
         fail(f"the page shows {before}")
+    # What a person reads: plurals, grouped counts, amounts on one line, a scaled chart, one date for one day.
+    if "1 votes" in before[2] or "1 vote" not in before[2] or "1 open cart" not in before[0]:
+        fail(f"plurals: {before}")
+    if evaluate("count(1234567) + '|' + counted(1, 'vote') + '|' + counted(2, 'vote')") != "1,234,567|1 vote|2 votes":
+        fail("counts are not grouped, or plurals are wrong")
+    one_line = evaluate("""[...document.querySelectorAll('#sales .big')].every(cell => {
+        const range = document.createRange(); range.selectNodeContents(cell); return range.getClientRects().length === 1; })""")
+    if not one_line or "₩2,788,000" not in before[1]:
+        fail(f"a sales amount wraps, or is not shown: {before[1]!r}")
+    chart = evaluate("[...document.querySelectorAll('#chart svg > text')].map(t => t.textContent)")
+    if chart.count("2025-09-16") != 1 or "₩0" not in chart or "₩3,000,000" not in chart or "$400" not in chart:
+        fail(f"the chart has no scale, or shows its one date twice: {chart!r}")
+    header = evaluate("[...document.querySelectorAll('#events th')].map(th => th.textContent).join('|')")
+    if header != "seq|time (UTC)|type|what":
+        fail(f"the latest events are not a table: {header!r}")
     screenshot("page-before.png")
     with open("Fixtures/zones.ndjson", "rb") as f:
         request = urllib.request.Request(url + "/events", data=f.read(), method="POST")
@@ -106,9 +134,12 @@ try:
     after = (text("counts"), text("sales"), text("polls"))
     if after == before or "15 orders" not in after[0] or after[1] == before[1]:
         fail(f"the numbers did not change as they should: before {before}, after {after}")
-    latest = text("events")
-    if '"seq": 41' not in latest.split("\n")[0]:
-        fail(f"the latest event is not the last appended: {latest[:200]!r}")
+    first_row = evaluate("[...document.querySelectorAll('#events tbody tr:first-child td')].map(td => td.textContent).join('|')")
+    if not first_row or not first_row.startswith("41|"):
+        fail(f"the latest event is not the last appended: {first_row!r}")
+    fits = evaluate("[...document.querySelectorAll('#events td')].every(td => td.getBoundingClientRect().right <= document.documentElement.clientWidth)")
+    if not fits:
+        fail("the events table runs off the page")
     screenshot("page-after.png")
     print(f"page: 1 passed, 0 failed (before: {before[0]}; after: {after[0]}; screenshots in {out})")
 finally:
