@@ -41,7 +41,7 @@ struct Orders: ParsableCommand {
         do {
             try Arguments.checkUTF8()
             try Report.checkReportName(in: CommandLine.arguments)
-            try checkHelpTopic(in: CommandLine.arguments)
+            try checkCommandName(in: CommandLine.arguments)
             var command = try parseAsRoot()
             try command.run()
         } catch {
@@ -60,7 +60,7 @@ struct Orders: ParsableCommand {
         // ArgumentParser's full message: "Error: <message>", then the command's usage block.
         let lines = fullMessage(for: error).split(separator: "\n", omittingEmptySubsequences: false)
         let usage = lines.drop { !$0.hasPrefix("Usage: ") }
-        Console.note("orders: error: \(UsageHints.explained(message(for: error), arguments: CommandLine.arguments, commands: commandNames))")
+        Console.note("orders: error: \(UsageHints.explained(message(for: error), arguments: CommandLine.arguments))")
         if !usage.isEmpty { Console.note(usage.joined(separator: "\n")) }
         terminate(code.rawValue)
     }
@@ -70,11 +70,14 @@ extension Orders {
     /// The names of the commands, as a person types them.
     static var commandNames: [String] { configuration.subcommands.compactMap { $0.configuration.commandName } }
 
-    /// `orders help WORD`, where WORD is no command: an error naming the commands
-    /// (ArgumentParser would print the main help and exit 0).
-    static func checkHelpTopic(in arguments: [String]) throws {
-        guard arguments.count > 2, arguments[1] == "help", !arguments[2].hasPrefix("-"), !commandNames.contains(arguments[2]) else { return }
-        Console.note("orders: error: \(UsageHints.unknownCommand(arguments[2], commands: commandNames))")
+    /// `orders WORD …` or `orders help WORD`, where WORD is no command: an error naming
+    /// the commands and the nearest (ArgumentParser would say "unexpected arguments", or
+    /// for help print the main help and exit 0).
+    static func checkCommandName(in arguments: [String]) throws {
+        let word = arguments.count > 2 && arguments[1] == "help" ? arguments[2] : arguments.count > 1 ? arguments[1] : "help"
+        guard !word.hasPrefix("-"), word != "help", !commandNames.contains(word) else { return }
+        Console.note("orders: error: \(UsageHints.unknownCommand(word, commands: commandNames))")
+        Console.note("Usage: orders <subcommand>\n  See 'orders --help' for more information.")
         throw ExitCode.validationFailure
     }
 }

@@ -87,7 +87,7 @@ struct FirstUseTests {
             #expect(!run.stderr.contains("error"), "\(command): \(run.stderr)")
         }
         #expect(try CLI.run(["audit", day, "--cart", "nope"]).stdout.isEmpty)
-        #expect(try CLI.run(["tally", day, "--poll", "nope", "--format", "csv"]).text == "poll,candidate,votes\n")
+        #expect(try CLI.run(["tally", day, "--poll", "nope", "--format", "csv"]).stdout.isEmpty)
     }
 
     /// Each command's `--threads` help says what that command does with them.

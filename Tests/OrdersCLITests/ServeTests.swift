@@ -310,12 +310,24 @@ struct ServeTests {
         let refused = try CLI.run(["import", server.log, "Fixtures/kiosk-day.ndjson"])
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("orders serve (pid \(server.process.processIdentifier)) holds this log and answers at \(server.base)"))
+        #expect(!refused.stderr.contains("waiting"), "it does not wait, so it does not say it does: \(refused.stderr)")
         #expect(Date().timeIntervalSince(started) < 5)
         // Readers need no lock.
         #expect(try CLI.run(["replay", server.log, "--json"]).status == 0)
         #expect(server.stop() == 0)
         #expect(!FileManager.default.fileExists(atPath: server.log + ".serving"))
         #expect(try CLI.run(["import", server.log, "Fixtures/kiosk-day.ndjson"]).status == 0)
+    }
+
+    /// A second server on the first's address: a plain message naming it, and 74 (an I/O error) as the exit table says.
+    @Test func aServerOnAnAddressInUseSaysSoAndExits74() async throws {
+        let server = try Running()
+        let address = String(server.base.dropFirst("http://".count))
+        let second = try CLI.run(["serve", CLI.temporaryDirectory() + "/other.log", "--listen", address])
+        #expect(second.status == 74, "\(second.stderr)")
+        #expect(second.stderr.hasPrefix("orders: error: cannot listen on \(address): the address is in use"), "\(second.stderr)")
+        #expect(!second.stderr.contains("errno"), "\(second.stderr)")
+        #expect(server.stop() == 0)
     }
 
     @Test func badAppendsGetTheRightStatusAndAppendNothing() async throws {

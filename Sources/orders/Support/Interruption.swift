@@ -14,10 +14,16 @@ enum Interruption {
     private static let signals = [SIGINT, SIGTERM, SIGHUP]
 
     /// Notes the signals from now on; one the process was started ignoring stays ignored.
+    /// They are unblocked too: a parent may start its children with them blocked (a test
+    /// runner does), and then a handler would never hear them.
     static func watch() {
+        var set = sigset_t()
+        sigemptyset(&set)
         for signal in signals where !isIgnore(Glibc.signal(signal, SIG_IGN)) {
             Glibc.signal(signal, noteSignal)
+            sigaddset(&set, signal)
         }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
     /// The signals act as they would have again.

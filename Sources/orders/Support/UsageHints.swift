@@ -1,6 +1,6 @@
 /// ArgumentParser's words for a usage mistake, made to say what to do:
-/// the format a value takes, the command a misspelled one is near, and
-/// that a negative number is not an option.
+/// the format a value takes, and that a negative number is not an option;
+/// and the command a misspelled one is near.
 enum UsageHints {
     /// What each kind of value looks like, by the value name its options show in usage.
     static let formats: [String: String] = [
@@ -12,7 +12,7 @@ enum UsageHints {
     ]
 
     /// `message`, from ArgumentParser, with what it leaves out, for the command line `arguments`.
-    static func explained(_ message: String, arguments: [String], commands: [String]) -> String {
+    static func explained(_ message: String, arguments: [String]) -> String {
         if let (value, option, name) = invalidValue(message), let format = formats[name] {
             return "\(option) takes \(format), not '\(value)'"
         }
@@ -21,9 +21,6 @@ enum UsageHints {
            let value = Optional(arguments[i + 1]), value.hasPrefix("-"), value.dropFirst().first?.isNumber == true
         {
             return "\(option) takes a number that is not negative, not \(value)"
-        }
-        if arguments.count > 1, message == "Unexpected argument '\(arguments[1])'" {
-            return unknownCommand(arguments[1], commands: commands)
         }
         return message
     }
