@@ -46,8 +46,9 @@ struct FormatsTests {
         #expect(table.rendered == "id    n\n───  ──\ne\u{301}e\u{301}    1\nabc  22\n")
     }
 
+    /// As JSON writes them, so that an id reads as it was sent.
     @Test func controlCharactersInIdsStayOnOneLine() {
-        #expect(String(identifier: Array("a\nb".utf8)) == "a\\u{a}b")
+        #expect(String(identifier: Array("a\nb\tc\r\u{1}\u{7F}".utf8)) == #"a\nb\tc\r\u0001\u007f"#)
     }
 
     /// An average order is rounded half to even, as a bank rounds, never truncated.

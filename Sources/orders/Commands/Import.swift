@@ -20,9 +20,9 @@ extension Orders {
             line fails the import with its file, line number and field. Anomalies (an add
             to a closed cart, a duplicate vote) are not errors; the log keeps them as facts.
 
-            Once the command exits 0 the events are on disk (fsynced). A crash part-way
-            leaves the log as it was; the next import removes the unfinished tail and
-            says so on standard error.
+            Once the command exits 0 the events are on disk (fsynced). Ctrl-C rolls the
+            import back and says so (exit 130). A crash part-way leaves the log as it was;
+            the next import removes the unfinished tail and says so on standard error.
 
             Everything a line holds is kept: members the spec does not list (extras) are
             written back by export. An event with an "id" is recorded once: sent again

@@ -39,8 +39,9 @@ extension Orders {
 
         func run() throws {
             try reportingFailures {
-                let format = Import.firstBytes(of: log).withUnsafeBytes(InputFormat.detect)
-                if access(log, R_OK) == 0, format != .log {
+                // Text is refused here, by name; what cannot be read (a directory, a missing file) is the reader's to say.
+                let prefix = Import.firstBytes(of: log), format = prefix.withUnsafeBytes(InputFormat.detect)
+                if !prefix.isEmpty, format != .log {
                     let what = format == .ndjson || format == .zstdNDJSON ? "holds NDJSON," : "is"
                     throw InputError(file: log, message: "\(what) not an orders log: repair copies what can be read of a damaged log; `orders import NEW \(log)` makes a log of events")
                 }
