@@ -1,8 +1,10 @@
 import Hummingbird
 
 /// With a token, every request that writes must carry `Authorization:
-/// Bearer <token>` (401 otherwise); with `--private`, every request.
-/// Tokens are compared in constant time and never logged.
+/// Bearer <token>` (401 with `WWW-Authenticate: Bearer` otherwise; the
+/// scheme in any case, as RFC 9110 has it); with `--private`, every request
+/// but `GET /health`, which a liveness probe asks without a token and which
+/// says nothing of the log. Tokens are compared in constant time and never logged.
 struct Guard<Context: RequestContext>: RouterMiddleware {
     let token: [UInt8]?
     let guardsReads: Bool
@@ -13,14 +15,21 @@ struct Guard<Context: RequestContext>: RouterMiddleware {
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if let token, request.method != .get || guardsReads {
-            let given = request.headers[.authorization].map { Array($0.utf8) } ?? []
-            let prefix = Array("Bearer ".utf8)
-            guard given.starts(with: prefix), Self.sameBytes(Array(given.dropFirst(prefix.count)), token) else {
-                throw JSONError(.unauthorized, "this route needs Authorization: Bearer and the server's token")
+        let reads = request.method == .get || request.method == .head
+        if let token, !reads || (guardsReads && request.uri.path != "/health") {
+            guard let given = request.headers[.authorization].flatMap(Self.bearerToken), Self.sameBytes(given, token) else {
+                throw JSONError(.unauthorized, "this request needs the header Authorization: Bearer <the server's token>",
+                                headers: [.wwwAuthenticate: #"Bearer realm="orders""#])
             }
         }
         return try await next(request, context)
+    }
+
+    /// The token of an `Authorization` value of the Bearer scheme, named in any case.
+    static func bearerToken(_ value: String) -> [UInt8]? {
+        let bytes = Array(value.utf8), scheme = Array("bearer".utf8)
+        guard bytes.count > scheme.count, zip(bytes, scheme).allSatisfy({ $0 | 0x20 == $1 }), bytes[scheme.count] == 0x20 else { return nil }
+        return Array(bytes[(scheme.count + 1)...].drop { $0 == 0x20 })
     }
 
     /// Whether `a` and `b` are the same bytes, in a time that depends on their lengths alone.

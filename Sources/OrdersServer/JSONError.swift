@@ -9,11 +9,16 @@ import OrdersReports
 struct JSONError: HTTPResponseError {
     let status: HTTPResponse.Status
     private let body: [UInt8]
+    /// Headers the status calls for: `WWW-Authenticate` with a 401, `Allow` with a 405.
+    private var headers: HTTPFields = [:]
 
-    init(_ status: HTTPResponse.Status, _ message: String) {
+    /// - Parameter parameter: the query parameter at fault, named in the body as `"parameter"`.
+    init(_ status: HTTPResponse.Status, _ message: String, parameter: String? = nil, headers: HTTPFields = [:]) {
         self.status = status
+        self.headers = headers
         var object = JSONObject()
         object.string("error", message)
+        if let parameter { object.string("parameter", parameter) }
         body = object.closed + [0x0A]
     }
 
@@ -40,6 +45,8 @@ struct JSONError: HTTPResponseError {
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        var headers = headers
+        headers[.contentType] = "application/json"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 }

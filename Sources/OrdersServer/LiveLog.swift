@@ -17,6 +17,14 @@ import OrdersReports
 /// each, are appended in the order they arrived.
 actor LiveLog {
     /// Why an append was refused: the HTTP status it means, and what the error object says.
+    /// What `If-Match` asks of a cart's version.
+    enum Precondition: Sendable, Hashable {
+        /// `"V"`: that it be V.
+        case version(Int64)
+        /// `*`: that the cart exist (have an event).
+        case exists
+    }
+
     struct Refusal: Error, Sendable {
         var status: Int
         var message: String
@@ -92,8 +100,8 @@ actor LiveLog {
         var arrived: ContinuousClock.Instant
         /// The cart every event must be of (`POST /carts/{cart}/events`).
         var cart: [UInt8]?
-        /// The cart's version it must be at (`If-Match`).
-        var ifMatch: Int64?
+        /// What the cart's version must be (`If-Match`).
+        var ifMatch: Precondition?
         var reply: CheckedContinuation<Outcome, any Error>
     }
 
@@ -210,7 +218,7 @@ actor LiveLog {
     ///   - cart: the cart every event must be of.
     ///   - ifMatch: the version that cart must be at.
     /// - Throws: ``Refusal``: 400 for a malformed line or another cart, 409 for an id conflict, 412 for a version.
-    func append(_ body: ParsedBody, cart: [UInt8]? = nil, ifMatch: Int64? = nil) async throws -> Outcome {
+    func append(_ body: ParsedBody, cart: [UInt8]? = nil, ifMatch: Precondition? = nil) async throws -> Outcome {
         if let broken { throw Refusal(status: 503, message: "the log could not be written (\(broken)); restart orders serve") }
         return try await withCheckedThrowingContinuation { reply in
             queue.append(Pending(body: body, arrived: .now, cart: cart, ifMatch: ifMatch, reply: reply))
@@ -339,8 +347,12 @@ actor LiveLog {
             }
             if let ifMatch = request.ifMatch {
                 let version = symbol.map { self.version(of: $0, at: seq, after: [unsynced, taken]) } ?? 0
-                guard version == ifMatch else {
-                    throw Refusal(status: 412, message: "the cart is at version \(version), not \(ifMatch)", version: version)
+                switch ifMatch {
+                case .version(let wanted) where version != wanted:
+                    throw Refusal(status: 412, message: "the cart is at version \(version), not \(wanted)", version: version)
+                case .exists where version == 0:
+                    throw Refusal(status: 412, message: "the cart has no events (If-Match: * asks that it exist)", version: 0)
+                default: break
                 }
             }
         }

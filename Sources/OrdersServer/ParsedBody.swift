@@ -11,9 +11,10 @@ struct ParsedBody: Sendable {
     var ids = Identifiers()
 
     /// - Throws: a `Refusal` of 400 naming the line and field of the first malformed line.
-    init(_ body: [UInt8]) throws(LiveLog.Refusal) {
+    /// - Parameter keepingUnknownTypes: keep lines of types the fold does not know, as `serve --keep-unknown` says.
+    init(_ body: [UInt8], keepingUnknownTypes: Bool = false) throws(LiveLog.Refusal) {
         do {
-            try NDJSONBody.parse(body, name: "body", ids: &ids, into: &events, records: &records)
+            try NDJSONBody.parse(body, name: "body", keepingUnknownTypes: keepingUnknownTypes, ids: &ids, into: &events, records: &records)
         } catch {
             throw LiveLog.Refusal(status: error.code.httpStatus, message: error.message, line: error.line, field: error.field)
         }

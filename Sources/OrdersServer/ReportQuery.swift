@@ -17,17 +17,22 @@ struct ReportQuery {
         do throws(TimeZones.Unknown) {
             zone = try TimeZones.rules(named: query.get("tz").map { String($0) } ?? "UTC")
         } catch {
-            throw JSONError(error)
+            throw JSONError(.badRequest, "the parameter tz: \(error)", parameter: "tz")
         }
         func date(_ name: String) throws -> CivilDate? {
             guard let text = query.get(name) else { return nil }
-            guard let date = CivilDate(parsing: String(text)) else { throw JSONError(.badRequest, "\(name) must be a date, YYYY-MM-DD") }
+            guard let date = CivilDate(parsing: String(text)) else {
+                throw JSONError(.badRequest, "the parameter \(name) must be a date, YYYY-MM-DD, not \(String(text).debugDescription)", parameter: name)
+            }
             return date
         }
         from = try date("from")
         to = try date("to")
+        if let from, let to, from > to {
+            throw JSONError(.badRequest, "the parameter from (\(from)) is after to (\(to)): no date is in between", parameter: "from")
+        }
         guard let format = Format(rawValue: query.get("format").map { String($0) } ?? "json") else {
-            throw JSONError(.badRequest, "format must be csv or json")
+            throw JSONError(.badRequest, "the parameter format must be csv or json", parameter: "format")
         }
         self.format = format
     }

@@ -17,10 +17,13 @@ public enum Server {
         _ options: ServerOptions, logger: Logger, listening: @escaping @Sendable (String, Int) -> Void = { _, _ in }
     ) throws -> some ApplicationProtocol {
         let live = try LiveLog(path: options.log, logger: logger)
-        let router = Router()
+        // HEAD wherever GET is answered: the GET's headers, no body.
+        let router = Router(options: .autoGenerateHeadEndpoints)
         router.add(middleware: JSONErrors())
         router.add(middleware: Guard(token: options.token, guardsReads: options.isPrivate))
-        routes(router, live: live, options: options)
+        let table = routes(router, live: live, options: options)
+        // Added last, so that it wraps only what no route answers: a known path asked with another method is a 405.
+        router.add(middleware: MethodNotAllowed(routes: table))
         return Application(
             router: router,
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: "orders"),
@@ -28,88 +31,112 @@ public enum Server {
             logger: logger)
     }
 
-    static func routes(_ router: Router<BasicRequestContext>, live: LiveLog, options: ServerOptions) {
+    /// The most events one `GET /events` answers with (`limit`), and how many when not asked.
+    static let eventsLimit = (most: 100_000, byDefault: 10_000)
+
+    /// Adds every route to `router`.
+    /// - Returns: each route's path and methods (HEAD with GET), for ``MethodNotAllowed``.
+    @discardableResult
+    static func routes(_ router: Router<BasicRequestContext>, live: LiveLog, options: ServerOptions) -> MethodNotAllowed<BasicRequestContext>.Routes {
+        var table = MethodNotAllowed<BasicRequestContext>.Routes()
+        /// A GET route, recorded.
+        func get(_ path: String, _ handler: @escaping @Sendable (Request, BasicRequestContext) async throws -> Response) {
+            table.add(path, [.get, .head])
+            router.get(RouterPath(path), use: handler)
+        }
+        table.add("events", [.post])
         router.post("events") { request, _ in
             try await append(request, to: live, options: options)
         }
+        table.add("carts/:cart/events", [.post])
         router.post("carts/:cart/events") { request, context in
             let cart = try pathID(context, "cart")
-            var ifMatch: Int64?
+            var ifMatch: LiveLog.Precondition?
             if let tag = request.headers[.ifMatch] {
-                guard let version = Int64(tag.trimmingCharacters(in: ["\""])) else {
-                    throw JSONError(.badRequest, "If-Match must be a cart's version in quotes, as its ETag gives it")
+                if tag.trimmingCharacters(in: .whitespaces) == "*" {
+                    ifMatch = .exists
+                } else if let version = Int64(tag.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: ["\""])) {
+                    ifMatch = .version(version)
+                } else {
+                    throw JSONError(.badRequest, "If-Match must be the cart's version in quotes, as its ETag gives it, or *")
                 }
-                ifMatch = version
             }
             return try await append(request, to: live, options: options, cart: cart, ifMatch: ifMatch)
         }
-        router.get("carts/:cart") { _, context in
+        get("carts/:cart") { _, context in
             let (body, version) = await live.cartJSON(try pathID(context, "cart"))
             return json(body, headers: [.eTag: "\"\(version)\""])
         }
-        router.get("orders/:order") { _, context in
+        get("orders/:order") { _, context in
             let order = try pathID(context, "order")
             guard let body = await live.orderJSON(order) else {
                 throw JSONError(.notFound, "no applied checkout placed order \(String(decoding: order, as: UTF8.self))")
             }
             return json(body)
         }
-        router.get("replay") { _, _ in
+        get("replay") { _, _ in
             do {
                 return json(try SummaryReport.json(await live.reports.summary))
             } catch {
                 throw JSONError(error)
             }
         }
-        router.get("events") { request, _ in
+        get("events") { request, _ in
             let query = request.uri.queryParameters
-            let after = query.get("after").map { Int64(String($0)) } ?? 0
-            let limit = query.get("limit").map { Int(String($0)) } ?? 10_000
-            guard let after, let limit, after >= 0, limit >= 1 else {
-                throw JSONError(.badRequest, "after must be a seq, at least 0, and limit a count, at least 1")
-            }
+            let after = try number(query, "after", default: 0, in: 0...Int64.max, "a seq, 0 or more")
+            let limit = try number(query, "limit", default: Int64(eventsLimit.byDefault), in: 1...Int64(eventsLimit.most),
+                                   "a count from 1 to \(eventsLimit.most)")
             // Only acknowledged events: a group's commit may be on disk before its sync, and so before its answer.
             let head = await live.nextSeq - 1
             var text: [UInt8] = []
             if head > after { try exportedLines(of: live.path, after: after, limit: Int(min(Int64(limit), head - after)), into: &text) }
             return Response(status: .ok, headers: [.contentType: "application/x-ndjson"], body: .init(byteBuffer: ByteBuffer(bytes: text)))
         }
-        router.get("reports/daily") { request, _ in
+        get("reports/daily") { request, _ in
             let query = try ReportQuery(request)
             let report = DailyReport(try await live.reports(in: query.zone).daily, zone: query.zone.name, from: query.from, to: query.to)
             return try rendered(query.format) { try report.csv() } json: { try report.json() }
         }
         for (path, grouping) in [("reports/products", ProductReport.Grouping.product), ("reports/categories", .category)] {
-            router.get(RouterPath(path)) { request, _ in
+            get(path) { request, _ in
+                if grouping == .category, options.catalog == nil {
+                    throw JSONError(.badRequest, "this server was started without a catalog, which categories come from (orders serve --catalog FILE)")
+                }
                 let query = try ReportQuery(request)
                 let reports = try await live.reports(in: query.zone)
-                let report = ProductReport(reports.products, ids: await live.ids, zone: query.zone.name, catalog: options.catalog,
+                let report = ProductReport(reports.products, ids: await live.ids, zone: query.zone.name, catalog: options.catalog ?? Catalog(),
                                            grouping: grouping, from: query.from, to: query.to)
                 return try rendered(query.format) { try report.csv() } json: { try report.json() }
             }
         }
-        router.get("tally") { request, _ in
-            let poll = request.uri.queryParameters.get("poll").map { Array($0.utf8) }
+        get("tally") { request, _ in
+            let poll = try id(request.uri.queryParameters, "poll")
             let report = TallyReport(await live.reports.tally, ids: await live.ids, poll: poll)
             return json(report.json())
         }
-        router.get("audit") { request, _ in
-            let cart = request.uri.queryParameters.get("cart").map { Array($0.utf8) }
-            let order = request.uri.queryParameters.get("order").map { Array($0.utf8) }
-            guard (cart == nil) != (order == nil) else { throw JSONError(.badRequest, "give exactly one of ?cart= and ?order=") }
+        get("audit") { request, _ in
+            let cart = try id(request.uri.queryParameters, "cart"), order = try id(request.uri.queryParameters, "order")
+            guard (cart == nil) != (order == nil) else {
+                throw JSONError(.badRequest, "give exactly one of the parameters cart and order", parameter: cart == nil ? "cart" : "order")
+            }
             guard let lines = try await live.audit(cart: cart, order: order) else {
                 throw JSONError(.notFound, "no applied checkout placed order \(String(decoding: order ?? [], as: UTF8.self))")
             }
             return Response(status: .ok, headers: [.contentType: "application/x-ndjson"], body: .init(byteBuffer: ByteBuffer(bytes: lines)))
         }
-        router.get("events/stream") { request, _ in
+        // Its own HEAD: the GET's would join the stream, whose body, never sent, would never leave it.
+        router.head("events/stream") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"])
+        }
+        get("events/stream") { request, _ in
             let query = request.uri.queryParameters
             let lastEventID = request.headers.first { $0.name.canonicalName == "last-event-id" }?.value
             let resume = lastEventID ?? query.get("after").map { String($0) }
             var after: Int64?
             if let resume {
                 guard let seq = Int64(resume.trimmingCharacters(in: .whitespaces)), seq >= 0 else {
-                    throw JSONError(.badRequest, "Last-Event-ID (or ?after=) must be a seq")
+                    throw JSONError(.badRequest, "\(lastEventID == nil ? "the parameter after" : "Last-Event-ID") must be a seq, 0 or more",
+                                    parameter: lastEventID == nil ? "after" : nil)
                 }
                 after = seq
             }
@@ -145,17 +172,40 @@ public enum Server {
                     try await writer.finish(nil)
                 })
         }
-        router.get("/") { _, _ in
+        get("/") { _, _ in
             let html = Page.html(state: try await pageState(live))
             return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: html)))
         }
-        router.get("health") { _, _ in
+        get("health") { _, _ in
             json(Array(#"{"status": "ok"}"#.utf8) + [0x0A])
         }
-        router.get("metrics") { _, _ in
+        get("metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                      body: .init(byteBuffer: ByteBuffer(bytes: live.metrics.registry.emitToBuffer())))
         }
+        return table
+    }
+
+    /// The integer query parameter `name`, or `fallback` if it is not given.
+    /// - Throws: a 400 naming it, saying `what` it must be, if it is not an integer in `range`.
+    private static func number(_ query: Parameters, _ name: String, default fallback: Int64, in range: ClosedRange<Int64>,
+                               _ what: String) throws -> Int64 {
+        guard let text = query.get(name) else { return fallback }
+        guard let value = Int64(String(text)), range.contains(value) else {
+            throw JSONError(.badRequest, "the parameter \(name) must be \(what), not \(String(text).debugDescription)", parameter: name)
+        }
+        return value
+    }
+
+    /// The id the query parameter `name` gives, if it is given: 1 to 256 bytes, as the command line takes.
+    private static func id(_ query: Parameters, _ name: String) throws -> [UInt8]? {
+        guard let text = query.get(name) else { return nil }
+        let bytes = Array(text.utf8)
+        guard (1...256).contains(bytes.count) else {
+            throw JSONError(.badRequest, "the parameter \(name) must be an id of 1 to 256 bytes, not \(bytes.isEmpty ? "empty" : "\(bytes.count) bytes")",
+                            parameter: name)
+        }
+        return bytes
     }
 
     /// What the page opens on (``Page``): the answers of `/replay`, `/reports/daily` and `/tally`,
@@ -179,17 +229,18 @@ public enum Server {
 
     /// Reads an append's body and hands it to `live`.
     private static func append(
-        _ request: Request, to live: LiveLog, options: ServerOptions, cart: [UInt8]? = nil, ifMatch: Int64? = nil
+        _ request: Request, to live: LiveLog, options: ServerOptions, cart: [UInt8]? = nil, ifMatch: LiveLog.Precondition? = nil
     ) async throws -> Response {
         var request = request
         let body: ByteBuffer
         do {
             body = try await request.collectBody(upTo: options.maxBody)
         } catch is NIOTooManyBytesError {
-            throw JSONError(.contentTooLarge, "the body is over \(options.maxBody) bytes (--max-body)")
+            throw JSONError(.contentTooLarge, "the body is over \(options.maxBody) bytes, the most this server takes in one request: send the events in smaller requests")
         }
         do {
-            let outcome = try await live.append(try ParsedBody(Array(buffer: body)), cart: cart, ifMatch: ifMatch)
+            let parsed = try ParsedBody(Array(buffer: body), keepingUnknownTypes: options.keepsUnknownTypes)
+            let outcome = try await live.append(parsed, cart: cart, ifMatch: ifMatch)
             var object = JSONObject()
             object.integer("appended", outcome.appended)
             object.integer("duplicates", outcome.duplicates)

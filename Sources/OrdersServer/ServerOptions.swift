@@ -13,12 +13,15 @@ public struct ServerOptions: Sendable {
     public var isPrivate: Bool
     /// The largest request body taken, in bytes.
     public var maxBody: Int
-    /// The catalog `GET /reports/categories` groups by (and the others name products by).
-    public var catalog: Catalog
+    /// The catalog `GET /reports/categories` groups by (and the others name products by); nil if none was given.
+    public var catalog: Catalog?
+    /// Whether appends keep lines of types the fold does not know (`--keep-unknown`).
+    public var keepsUnknownTypes: Bool
 
     public init(log: String, host: String = "127.0.0.1", port: Int = 8080, token: String? = nil, isPrivate: Bool = false,
-                maxBody: Int = 16 << 20, catalog: Catalog = Catalog()) {
+                maxBody: Int = 16 << 20, catalog: Catalog? = nil, keepsUnknownTypes: Bool = false) {
         self.catalog = catalog
+        self.keepsUnknownTypes = keepsUnknownTypes
         self.log = log
         self.host = host
         self.port = port

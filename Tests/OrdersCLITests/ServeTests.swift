@@ -446,9 +446,62 @@ struct ServeTests {
         #expect(try await server.request("GET", "/replay").status == 200)
         server.stop()
         let closed = try Running(log: server.log, arguments: ["--token-file", tokenFile, "--private"])
-        #expect(try await closed.request("GET", "/replay").status == 401)
+        let refused = try await closed.request("GET", "/replay")
+        #expect(refused.status == 401)
+        #expect(refused.headers["www-authenticate"]?.hasPrefix("Bearer") == true, "\(refused.headers)")
         #expect(try await closed.request("GET", "/replay", headers: ["Authorization": "Bearer s3cret"]).status == 200)
+        // The scheme in any case (RFC 9110); the page is guarded too; a liveness probe needs no token.
+        #expect(try await closed.request("GET", "/replay", headers: ["Authorization": "bearer s3cret"]).status == 200)
+        #expect(try await closed.request("HEAD", "/replay", headers: ["Authorization": "BEARER s3cret"]).status == 200)
+        #expect(try await closed.request("GET", "/").status == 401)
+        #expect(try await closed.request("GET", "/health").status == 200)
         closed.stop()
+    }
+
+    /// HTTP as clients expect it: HEAD wherever GET is answered, 405 with Allow, If-Match: *,
+    /// and a 400 naming the query parameter wherever the command line refuses the same.
+    @Test func httpConventionsHold() async throws {
+        let server = try Running(arguments: ["--keep-unknown"])
+        #expect(try await server.request("POST", "/events", body: String(decoding: CLI.fixture("Fixtures/kiosk-day.ndjson"), as: UTF8.self)).status == 200)
+        for path in ["/replay", "/carts/kiosk-1", "/orders/A-1001", "/reports/daily", "/tally", "/audit?cart=kiosk-1", "/events?after=15", "/health",
+                     "/metrics", "/", "/events/stream"] {
+            let head = try await server.request("HEAD", path)
+            #expect(head.status == 200, "HEAD \(path)")
+            #expect(head.text.isEmpty, "HEAD \(path)")
+        }
+        #expect(try await server.request("GET", "/carts/kiosk-1").headers["etag"] == (try await server.request("HEAD", "/carts/kiosk-1")).headers["etag"])
+        for (method, path, allow) in [("PUT", "/events", "POST, GET, HEAD"), ("DELETE", "/carts/kiosk-1", "GET, HEAD"), ("POST", "/replay", "GET, HEAD"),
+                                      ("GET", "/carts/kiosk-1/events", "POST")] {
+            let answer = try await server.request(method, path)
+            #expect(answer.status == 405, "\(method) \(path)")
+            #expect(answer.headers["allow"] == allow, "\(method) \(path): \(answer.headers)")
+            #expect(answer.text.hasPrefix(#"{"error": "#))
+        }
+        #expect(try await server.request("GET", "/no/such/route").status == 404)
+        // If-Match: * is "the cart exists".
+        let add = #"{"type": "item_added", "at": "2025-09-16T10:00:00Z", "cart": "CART", "product": "p", "qty": 1, "price": 5, "currency": "USD"}"#
+        let none = try await server.request("POST", "/carts/fresh/events", body: add.replacingOccurrences(of: "CART", with: "fresh"), headers: ["If-Match": "*"])
+        #expect(none.status == 412 && none.text.contains(#""version": 0"#), "\(none)")
+        #expect(try await server.request("POST", "/carts/kiosk-1/events", body: add.replacingOccurrences(of: "CART", with: "kiosk-1"),
+                                         headers: ["If-Match": "*"]).status == 200)
+        // Each bad parameter named, as the command line names its option.
+        for (path, parameter) in [("/events?after=-1", "after"), ("/events?limit=abc", "limit"), ("/events?limit=100001", "limit"),
+                                  ("/reports/daily?tz=Mars/Olympus", "tz"), ("/reports/daily?from=2025-09-17&to=2025-09-16", "from"),
+                                  ("/reports/products?from=2025-9-1", "from"), ("/tally?poll=", "poll"), ("/audit?cart=", "cart"),
+                                  ("/audit?order=", "order"), ("/events/stream?after=x", "after")] {
+            let answer = try await server.request("GET", path)
+            #expect(answer.status == 400, "\(path)")
+            #expect(answer.text.contains(#""parameter": "\#(parameter)""#), "\(path): \(answer.text)")
+            #expect(!answer.text.contains("--"), "errors speak HTTP: \(answer.text)")
+        }
+        let categories = try await server.request("GET", "/reports/categories")
+        #expect(categories.status == 400 && categories.text.contains("without a catalog"), "\(categories)")
+        #expect(try await server.request("GET", "/events?limit=100000").status == 200)
+        // --keep-unknown: a type the fold does not know is kept, and passed over.
+        let coupon = #"{"type": "coupon_applied", "at": "2025-09-16T10:00:00Z", "cart": "kiosk-1", "code": "FALL10"}"#
+        #expect(try await server.request("POST", "/events", body: coupon).status == 200)
+        #expect(try await server.request("GET", "/replay").text.contains(#""ignored": 1"#))
+        server.stop()
     }
 
     @Test func concurrentAppendsShareCommitsAndAreAllAnswered() async throws {

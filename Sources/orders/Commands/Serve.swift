@@ -39,7 +39,7 @@ extension Orders {
         @Option(help: ArgumentHelp("A file holding the bearer token every write must carry.", valueName: "file"))
         var tokenFile: String?
 
-        @Flag(help: "With --token-file, every read needs the token too.")
+        @Flag(help: "With --token-file, every read needs the token too (the page as well, so put it behind a proxy that adds the token); GET /health stays open for liveness probes.")
         var `private` = false
 
         @Option(help: ArgumentHelp("The largest request body taken, in bytes (413 past it).", valueName: "bytes"))
@@ -47,6 +47,9 @@ extension Orders {
 
         @Option(help: ArgumentHelp("A catalog in the store API's shape, for /reports/categories.", valueName: "file"))
         var catalog: String?
+
+        @Flag(help: "Keep appended lines whose type the fold does not know (e.g. coupon_applied), as events it passes over, rather than refuse the request.")
+        var keepUnknown = false
 
         func validate() throws {
             guard address != nil else { throw ValidationError("--listen takes HOST:PORT, e.g. 127.0.0.1:8080 (port 0 picks a free one)") }
@@ -70,7 +73,7 @@ extension Orders {
                 var logger = Logger(label: "orders.serve")
                 logger.logLevel = .info
                 let options = ServerOptions(log: log, host: host, port: port, token: token, isPrivate: `private`, maxBody: maxBody,
-                                            catalog: try loadCatalog(catalog))
+                                            catalog: try catalog.map { try loadCatalog($0) }, keepsUnknownTypes: keepUnknown)
                 let app = try Server.application(options, logger: logger) { host, port in
                     let address = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
                     try? ServedMarker.write(log: log, address: address)

@@ -1,0 +1,39 @@
+import Hummingbird
+
+/// A known path asked with a method its route does not take: `405 Method
+/// Not Allowed` with `Allow`, as HTTP has it, where the router alone would
+/// answer 404. Added to the router after every route, so that it wraps
+/// only what no route answered.
+struct MethodNotAllowed<Context: RequestContext>: RouterMiddleware {
+    /// Each route's path, as segments (`:name` matches any one), and its methods.
+    struct Routes: Sendable {
+        private(set) var entries: [(segments: [Substring], methods: [HTTPRequest.Method])] = []
+
+        mutating func add(_ path: String, _ methods: [HTTPRequest.Method]) {
+            let segments = path.split(separator: "/")
+            if let i = entries.firstIndex(where: { $0.segments == segments }) {
+                entries[i].methods += methods
+            } else {
+                entries.append((segments, methods))
+            }
+        }
+
+        /// The methods of the route whose path matches `path`, if one does.
+        func methods(of path: String) -> [HTTPRequest.Method]? {
+            let asked = path.split(separator: "/")
+            return entries.first { entry in
+                entry.segments.count == asked.count && zip(entry.segments, asked).allSatisfy { $0.hasPrefix(":") || $0 == $1 }
+            }?.methods
+        }
+    }
+
+    let routes: Routes
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if let methods = routes.methods(of: request.uri.path), !methods.contains(request.method) {
+            let allow = methods.map(\.rawValue).joined(separator: ", ")
+            throw JSONError(.methodNotAllowed, "\(request.uri.path) takes \(allow), not \(request.method.rawValue)", headers: [.allow: allow])
+        }
+        return try await next(request, context)
+    }
+}
