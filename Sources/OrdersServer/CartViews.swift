@@ -3,17 +3,21 @@ import OrdersCore
 /// What `GET /carts/{cart}` and `GET /orders/{order}` answer, kept up to
 /// date as each event is folded: a cart's lines in the order they were
 /// added (the ledger keeps them in no order), its version, and every
-/// placed order. The ledger decides; this only follows what it applied.
+/// placed order. The ledger decides, and holds what it decided: this reads
+/// each line from it after the event that touched it, and keeps only what
+/// the ledger does not, the lines' order and a closed cart's last lines.
 struct CartViews {
     /// One cart as the route shows it.
     struct Cart {
         /// The seq of its last event, applied or not.
         var version: Int64 = 0
         var closed = false
-        var currency: Currency?
-        /// Its lines, in the order they were added.
-        var lines: [(product: Symbol, qty: Int64, price: Int64)] = []
+        /// Its lines, in the order they were added, as the ledger holds them.
+        var lines: [CartLine] = []
         var order: Symbol?
+
+        /// The currency of its lines, which share one; nil while it has none.
+        var currency: Currency? { lines.first?.currency }
 
         /// Σ qty and Σ qty × price of its lines, exact.
         var sums: (units: Int128, total: WideInteger) {
@@ -53,29 +57,25 @@ struct CartViews {
         symbol.index < orders.count ? orders[symbol.index] : nil
     }
 
-    /// Follows `event`, at `seq`, which the fold decided was `status`.
-    mutating func follow(_ event: Event, seq: Int64, status: Status) {
+    /// Follows `event`, at `seq`, which `ledger` decided was `status` and has applied.
+    mutating func follow(_ event: Event, seq: Int64, status: Status, ledger: borrowing Ledger) {
         guard let symbol = event.cart else { return }
         let i = symbol.index
         if i >= carts.count { carts.append(contentsOf: repeatElement(Cart(), count: i + 1 - carts.count)) }
         carts[i].version = seq
         guard status == .applied else { return }
         switch event.kind {
-        case let .itemAdded(_, product, qty, price, currency):
-            carts[i].currency = currency
+        case .itemAdded(_, let product, _, _, _), .quantityChanged(_, let product, _), .itemRemoved(_, let product):
+            // The line as the ledger now has it, or gone: in its place if it was there, last if it is new.
+            let now = ledger.line(of: product, in: symbol)
             if let line = carts[i].lines.firstIndex(where: { $0.product == product }) {
-                carts[i].lines[line].qty += qty
-                carts[i].lines[line].price = price
-            } else {
-                carts[i].lines.append((product, qty, price))
+                if let now { carts[i].lines[line] = now } else { carts[i].lines.remove(at: line) }
+            } else if let now {
+                carts[i].lines.append(now)
             }
-        case let .quantityChanged(_, product, qty):
-            if let line = carts[i].lines.firstIndex(where: { $0.product == product }) { carts[i].lines[line].qty = qty }
-        case let .itemRemoved(_, product):
-            carts[i].lines.removeAll { $0.product == product }
-            if carts[i].lines.isEmpty { carts[i].currency = nil }
-        case let .checkedOut(_, order):
-            carts[i].closed = true
+        case .checkedOut(_, let order):
+            // The ledger has let the lines go; these are the last it had.
+            carts[i].closed = ledger.isClosed(symbol)
             carts[i].order = order
             let (units, total) = carts[i].sums
             if order.index >= orders.count { orders.append(contentsOf: repeatElement(nil, count: order.index + 1 - orders.count)) }

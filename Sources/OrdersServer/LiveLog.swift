@@ -147,7 +147,8 @@ actor LiveLog {
         var seq: Int64 = 1
         while let first = try reader.next(ids: &ids, into: &events) {
             for (i, event) in events.enumerated() {
-                views.follow(event, seq: first + Int64(i), status: projector.fold(event))
+                let status = projector.fold(event)
+                views.follow(event, seq: first + Int64(i), status: status, ledger: projector.ledger)
             }
             seq = first + Int64(events.count)
             events.removeAll(keepingCapacity: true)
@@ -298,7 +299,8 @@ actor LiveLog {
         for request in group {
             let first = nextSeq
             for event in request.events {
-                views.follow(event, seq: nextSeq, status: projector.fold(event))
+                let status = projector.fold(event)
+                views.follow(event, seq: nextSeq, status: status, ledger: projector.ledger)
                 for fold in zoned.values { fold.projector.fold(event) }
                 nextSeq += 1
             }

@@ -50,6 +50,34 @@ struct SpecModelTests {
         }
     }
 
+    /// The live cart views `orders serve` answers with, which it reads from the ledger, against the
+    /// model's carts: status, version, currency, lines in the order added, exact sums and order.
+    @Test(arguments: [UInt64(3), 17, 40, 77])
+    func randomStreamsServeTheCartsTheSpecSays(seed: UInt64) async throws {
+        var random = SplitMix64(seed: seed)
+        let events = SpecStream.make(count: 60 + random.below(140), &random)
+        let model = SpecModel.fold(events)
+        let server = try ServeTests.Running()
+        #expect(try await server.request("POST", "/events", body: events.map(\.json).joined()).status == 200)
+        for (cart, view) in model.carts {
+            let encoded = cart.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let answer = try await server.request("GET", "/carts/\(encoded)")
+            let object = try JSONSerialization.jsonObject(with: Data(answer.text.utf8)) as? [String: Any] ?? [:]
+            func digits(_ key: String) -> String {
+                guard let range = answer.text.range(of: "\"\(key)\": ") else { return "" }
+                return String(answer.text[range.upperBound...].prefix { $0 == "-" || $0.isNumber })
+            }
+            let lines = (object["lines"] as? [[String: Any]] ?? []).map { "\($0["product"]!) \($0["qty"]!) \($0["price"]!)" }
+            #expect(object["status"] as? String == view.status, "seed \(seed), cart \(cart): \(answer.text)")
+            #expect(object["version"] as? Int == view.version, "seed \(seed), cart \(cart)")
+            #expect(object["currency"] as? String == view.currency, "seed \(seed), cart \(cart): \(answer.text)")
+            #expect(lines == view.lines.map { "\($0.product) \($0.qty) \($0.price)" }, "seed \(seed), cart \(cart)")
+            #expect(digits("units") == view.units && digits("total") == view.total, "seed \(seed), cart \(cart): \(answer.text)")
+            #expect(object["order"] as? String == view.order, "seed \(seed), cart \(cart)")
+        }
+        server.stop()
+    }
+
     private func expectReplay(_ input: String, threads: String, _ expected: SpecModel) throws {
         let run = try CLI.run(["replay", input, "--json", "--threads", threads])
         guard expected.totalsFit else {
@@ -211,6 +239,18 @@ struct SpecModel {
     var orders: [Order] = []
     var tally: [[String]: Int64] = [:]
     var audit: [String: [AuditRow]] = [:]
+    /// Each cart as `GET /carts/{cart}` shows it after the last event.
+    var carts: [String: CartView] = [:]
+
+    struct CartView {
+        var status: String
+        var version: Int
+        var currency: String?
+        var lines: [(product: String, qty: Int64, price: Int64)]
+        var units: String
+        var total: String
+        var order: String?
+    }
 
 
     static let kinds = ["cart_closed", "currency_mismatch", "no_such_line", "duplicate_order", "empty_cart", "overflow", "duplicate_vote"]
@@ -219,7 +259,10 @@ struct SpecModel {
         struct Cart {
             var closed = false
             var lines: [String: (qty: Int64, price: Int64)] = [:]
+            /// The products of `lines` in the order they were added (a line removed and added again comes last).
+            var added: [String] = []
             var currency = ""
+            var order: String?
             // Exact at any size, as an audit writes them: Σ qty fits Int128; Σ qty × price may not.
             var units: Int128 { lines.values.reduce(0) { $0 + Int128($1.qty) } }
             var total: BigSum { lines.values.reduce(into: BigSum()) { $0.add(UInt128($1.qty) * UInt128($1.price)) } }
@@ -240,6 +283,7 @@ struct SpecModel {
                 else if let line = cart?.lines[event["product"]], Int128(line.qty) + Int128(event.qty) > Int128(Int64.max) { status = "overflow" }
                 else {
                     var opened = cart ?? Cart()
+                    if opened.lines[event["product"]] == nil { opened.added.append(event["product"]) }
                     opened.lines[event["product"]] = ((opened.lines[event["product"]]?.qty ?? 0) + event.qty, event.price)
                     opened.currency = event["currency"]
                     cart = opened
@@ -247,7 +291,10 @@ struct SpecModel {
             case "quantity_changed", "item_removed":
                 if cart?.closed == true { status = "cart_closed" }
                 else if cart?.lines[event["product"]] == nil { status = "no_such_line" }
-                else if event.type == "item_removed" { cart!.lines[event["product"]] = nil }
+                else if event.type == "item_removed" {
+                    cart!.lines[event["product"]] = nil
+                    cart!.added.removeAll { $0 == event["product"] }
+                }
                 else { cart!.lines[event["product"]]!.qty = event.qty }
             case "checked_out":
                 if cart?.closed == true { status = "cart_closed" }
@@ -257,6 +304,7 @@ struct SpecModel {
                 else {
                     usedOrders.insert(event["order"])
                     cart!.closed = true
+                    cart!.order = event["order"]
                     model.orders.append(Order(at: event.at, currency: cart!.currency, units: cart!.units, total: Int128(cart!.total.int64!),
                                               lines: cart!.lines))
                 }
@@ -269,6 +317,12 @@ struct SpecModel {
                 }
             }
             if let cartID, let cart { carts[cartID] = cart }
+            if let cartID {
+                let lines = (cart?.added ?? []).map { (product: $0, qty: cart!.lines[$0]!.qty, price: cart!.lines[$0]!.price) }
+                model.carts[cartID] = CartView(status: cart == nil ? "none" : cart!.closed ? "closed" : "open", version: index + 1,
+                                               currency: lines.isEmpty ? nil : cart!.currency, lines: lines,
+                                               units: String(cart?.units ?? 0), total: cart?.total.description ?? "0", order: cart?.order)
+            }
             model.replay.events += 1
             if status == "applied" { model.replay.applied += 1 } else { model.replay.anomalies[status]! += 1 }
             if let cartID {
