@@ -17,15 +17,3 @@ struct JSONErrors<Context: RequestContext>: RouterMiddleware {
         }
     }
 }
-
-/// The bytes a path segment stands for, its `%XX` escapes decoded; nil if an escape is not two hex digits.
-func percentDecoded(_ text: String) -> [UInt8]? {
-    var out: [UInt8] = []
-    var bytes = text.utf8.makeIterator()
-    while let byte = bytes.next() {
-        guard byte == 0x25 else { out.append(byte); continue }
-        guard let high = bytes.next().flatMap(hexDigitValue), let low = bytes.next().flatMap(hexDigitValue) else { return nil }
-        out.append(high << 4 | low)
-    }
-    return out
-}

@@ -6,7 +6,7 @@ import Hummingbird
 /// only what no route answered.
 struct MethodNotAllowed<Context: RequestContext>: RouterMiddleware {
     /// Each route's path, as segments (`:name` matches any one), and its methods.
-    struct Routes: Sendable {
+    struct Table: Sendable {
         private(set) var entries: [(segments: [Substring], methods: [HTTPRequest.Method])] = []
 
         mutating func add(_ path: String, _ methods: [HTTPRequest.Method]) {
@@ -27,7 +27,7 @@ struct MethodNotAllowed<Context: RequestContext>: RouterMiddleware {
         }
     }
 
-    let routes: Routes
+    let routes: Table
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         if let methods = routes.methods(of: request.uri.path), !methods.contains(request.method) {

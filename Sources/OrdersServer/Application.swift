@@ -1,0 +1,40 @@
+import Hummingbird
+import Logging
+
+/// `orders serve`: the log over HTTP/1.1 (EVENTS.md, section 5), a thin
+/// adapter over ``LiveLog``, the queue of appends in front of the engine
+/// and the fold kept live: each controller turns a request into a call on
+/// it and its answer into JSON; no rule of the fold lives here.
+///
+/// The application for `options`, its log opened and folded; it runs until
+/// SIGTERM or SIGINT, after the requests in flight are answered.
+/// - Parameter listening: called with the address once it listens (port 0 picks one).
+public func buildApplication(
+    _ options: ServerOptions, logger: Logger, listening: @escaping @Sendable (String, Int) -> Void = { _, _ in }
+) throws -> some ApplicationProtocol {
+    let live = try LiveLog(path: options.log, logger: logger)
+    return Application(
+        router: buildRouter(live: live, options: options),
+        configuration: .init(address: .hostname(options.host, port: options.port), serverName: "orders"),
+        onServerRunning: { channel in listening(options.host, channel.localAddress?.port ?? options.port) },
+        logger: logger)
+}
+
+/// Every route, behind the middleware every request meets: errors as JSON, the token's guard.
+/// A new route goes in the controller of its resource, or a controller of its own added here.
+func buildRouter(live: LiveLog, options: ServerOptions) -> Router<BasicRequestContext> {
+    // HEAD wherever GET is answered: the GET's headers, no body.
+    let router = Router(options: .autoGenerateHeadEndpoints)
+    router.add(middleware: JSONErrors())
+    router.add(middleware: Guard(token: options.token, guardsReads: options.isPrivate))
+    var routes = Routes(router: router)
+    EventsController(live: live, options: options).addRoutes(to: &routes)
+    CartsController(live: live, options: options).addRoutes(to: &routes)
+    OrdersController(live: live).addRoutes(to: &routes)
+    ReportsController(live: live, options: options).addRoutes(to: &routes)
+    PageController(live: live).addRoutes(to: &routes)
+    OperationsController(live: live).addRoutes(to: &routes)
+    // Added last, so that it wraps only what no route answers: a known path asked with another method is a 405.
+    router.add(middleware: MethodNotAllowed(routes: routes.table))
+    return router
+}

@@ -1,0 +1,88 @@
+import Hummingbird
+import NIOCore
+import ServiceLifecycle
+
+/// `POST /events`, `GET /events?after=&limit=`, and `GET /events/stream`
+/// (Server-Sent Events from `Last-Event-ID` or `?after=`).
+struct EventsController {
+    let live: LiveLog
+    let options: ServerOptions
+
+    /// The most events one `GET /events` answers with (`limit`), and how many when not asked.
+    static let limit = (most: 100_000, byDefault: 10_000)
+
+    func addRoutes(to routes: inout Routes) {
+        let appending = Appending(live: live, options: options)
+        routes.post("events") { request, _ in try await appending.append(request) }
+        routes.get("events", use: page)
+        // Its own HEAD: the GET's would join the stream, whose body, never sent, would never leave it.
+        routes.head("events/stream") { _, _ in Response(status: .ok, headers: Self.streamHeaders) }
+        routes.get("events/stream", use: stream)
+    }
+
+    /// `GET /events`: the export lines after `after`, at most `limit`, of acknowledged events only
+    /// (a group's commit may be on disk before its sync, and so before its answer).
+    @Sendable func page(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let query = request.uri.queryParameters
+        let after = try RequestValues.number(query, "after", default: 0, in: 0...Int64.max, "a seq, 0 or more")
+        let limit = try RequestValues.number(query, "limit", default: Int64(Self.limit.byDefault), in: 1...Int64(Self.limit.most),
+                                             "a count from 1 to \(Self.limit.most)")
+        let head = await live.nextSeq - 1
+        var text: [UInt8] = []
+        if head > after { try Responses.exportedLines(of: live.path, after: after, limit: Int(min(limit, head - after)), into: &text) }
+        return Responses.ndjson(text)
+    }
+
+    static let streamHeaders: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
+
+    /// `GET /events/stream`: what the log held when the stream was joined, after the seq asked
+    /// for, then what is appended after: no gap, no repeat.
+    @Sendable func stream(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let lastEventID = request.headers.first { $0.name.canonicalName == "last-event-id" }?.value
+        let resume = lastEventID ?? request.uri.queryParameters.get("after").map { String($0) }
+        var after: Int64?
+        if let resume {
+            guard let seq = Int64(resume.trimmingCharacters(in: .whitespaces)), seq >= 0 else {
+                throw JSONError(.badRequest, "\(lastEventID == nil ? "the parameter after" : "Last-Event-ID") must be a seq, 0 or more",
+                                parameter: lastEventID == nil ? "after" : nil)
+            }
+            after = seq
+        }
+        let live = self.live
+        let (head, stream, continuation, id) = await live.subscribe()
+        let start = after ?? head
+        return Response(status: .ok, headers: Self.streamHeaders, body: .init { writer in
+            do {
+                if start < head {
+                    var text: [UInt8] = []
+                    try Responses.exportedLines(of: live.path, after: start, limit: Int(head - start), into: &text)
+                    var seq = start
+                    try await writer.write(contentsOf: text.split(separator: 0x0A).map { line in
+                        seq += 1
+                        return Self.serverSentEvent(seq: seq, line)
+                    })
+                }
+                try await withGracefulShutdownHandler {
+                    for await event in stream where event.seq > start {
+                        try await writer.write(Self.serverSentEvent(seq: event.seq, event.line[...]))
+                    }
+                } onGracefulShutdown: {
+                    continuation.finish()
+                }
+            } catch {
+                await live.unsubscribe(id)
+                throw error
+            }
+            await live.unsubscribe(id)
+            try await writer.finish(nil)
+        })
+    }
+
+    /// One Server-Sent Event: `id: <seq>`, `data: <export line>`, and the blank line that ends it.
+    static func serverSentEvent(seq: Int64, _ line: ArraySlice<UInt8>) -> ByteBuffer {
+        var buffer = ByteBuffer(string: "id: \(seq)\ndata: ")
+        buffer.writeBytes(line)
+        buffer.writeString("\n\n")
+        return buffer
+    }
+}

@@ -1,0 +1,61 @@
+import Hummingbird
+import OrdersCore
+import OrdersReports
+
+/// What the reading commands print, over HTTP: `GET /replay`, `/reports/daily`,
+/// `/reports/products`, `/reports/categories`, `/tally` and `/audit`.
+struct ReportsController {
+    let live: LiveLog
+    let options: ServerOptions
+
+    func addRoutes(to routes: inout Routes) {
+        routes.get("replay", use: replay)
+        routes.get("reports/daily", use: daily)
+        routes.get("reports/products") { request, _ in try await products(request, grouping: .product) }
+        routes.get("reports/categories") { request, _ in try await products(request, grouping: .category) }
+        routes.get("tally", use: tally)
+        routes.get("audit", use: audit)
+    }
+
+    @Sendable func replay(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        do {
+            return Responses.json(try SummaryReport.json(await live.reports.summary))
+        } catch {
+            throw JSONError(error)
+        }
+    }
+
+    @Sendable func daily(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let query = try ReportQuery(request)
+        let report = DailyReport(try await live.reports(in: query.zone).daily, zone: query.zone.name, from: query.from, to: query.to)
+        return try Responses.rendered(query.format) { try report.csv() } json: { try report.json() }
+    }
+
+    func products(_ request: Request, grouping: ProductReport.Grouping) async throws -> Response {
+        if grouping == .category, options.catalog == nil {
+            throw JSONError(.badRequest, "this server was started without a catalog, which categories come from (orders serve --catalog FILE)")
+        }
+        let query = try ReportQuery(request)
+        let reports = try await live.reports(in: query.zone)
+        let report = ProductReport(reports.products, ids: await live.ids, zone: query.zone.name, catalog: options.catalog ?? Catalog(),
+                                   grouping: grouping, from: query.from, to: query.to)
+        return try Responses.rendered(query.format) { try report.csv() } json: { try report.json() }
+    }
+
+    @Sendable func tally(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let poll = try RequestValues.id(request.uri.queryParameters, "poll")
+        return Responses.json(TallyReport(await live.reports.tally, ids: await live.ids, poll: poll).json())
+    }
+
+    @Sendable func audit(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let query = request.uri.queryParameters
+        let cart = try RequestValues.id(query, "cart"), order = try RequestValues.id(query, "order")
+        guard (cart == nil) != (order == nil) else {
+            throw JSONError(.badRequest, "give exactly one of the parameters cart and order", parameter: cart == nil ? "cart" : "order")
+        }
+        guard let lines = try await live.audit(cart: cart, order: order) else {
+            throw JSONError(.notFound, "no applied checkout placed order \(String(decoding: order ?? [], as: UTF8.self))")
+        }
+        return Responses.ndjson(lines)
+    }
+}

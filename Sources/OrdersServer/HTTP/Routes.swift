@@ -1,0 +1,26 @@
+import Hummingbird
+
+/// Adds routes to the router, and records each path's methods as it goes,
+/// for ``MethodNotAllowed``: a controller adds its routes through this.
+struct Routes {
+    typealias Handler = @Sendable (Request, BasicRequestContext) async throws -> Response
+
+    let router: Router<BasicRequestContext>
+    private(set) var table = MethodNotAllowed<BasicRequestContext>.Table()
+
+    /// A GET route; the router answers its HEAD (``buildRouter(live:options:)``).
+    mutating func get(_ path: String, use handler: @escaping Handler) {
+        table.add(path, [.get, .head])
+        router.get(RouterPath(path), use: handler)
+    }
+
+    mutating func post(_ path: String, use handler: @escaping Handler) {
+        table.add(path, [.post])
+        router.post(RouterPath(path), use: handler)
+    }
+
+    /// A HEAD route of its own, for a GET route whose answer must not be made only to be dropped.
+    func head(_ path: String, use handler: @escaping Handler) {
+        router.head(RouterPath(path), use: handler)
+    }
+}
