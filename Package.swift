@@ -77,6 +77,11 @@ let package = Package(
         .testTarget(name: "OrdersReportsTests", dependencies: ["OrdersReports", "OrdersCore", "OrdersLog"]),
         .testTarget(name: "OrdersWorkloadTests", dependencies: ["OrdersWorkload", "OrdersCore"]),
         .testTarget(name: "OrdersEngineTests", dependencies: ["OrdersEngine", "OrdersLog", "OrdersCore", "OrdersWorkload"]),
+        // The server's routes through Hummingbird's own test client (no socket), beside OrdersCLITests' live ones.
+        .testTarget(
+            name: "OrdersServerTests",
+            dependencies: ["OrdersServer", "OrdersCore", .product(name: "HummingbirdTesting", package: "hummingbird")]
+        ),
         .testTarget(
             name: "OrdersCLITests",
             dependencies: ["OrdersLog", "OrdersCore", "OrdersWorkload"]

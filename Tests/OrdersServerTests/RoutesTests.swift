@@ -1,0 +1,173 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import OrdersServer
+import Testing
+
+/// Every route and every error it answers, through Hummingbird's test client
+/// on the application `orders serve` runs (`buildApplication`), with no socket.
+@Suite("The server's routes")
+struct RoutesTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let kioskDay = try! Data(contentsOf: root.appendingPathComponent("Fixtures/kiosk-day.ndjson"))
+
+    /// Runs `test` against a server of a log of its own, `options` changed as `configure` says.
+    private func withServer(_ configure: (inout ServerOptions) -> Void = { _ in }, _ test: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let directory = NSTemporaryDirectory() + "orders-routes-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var options = ServerOptions(log: directory + "/served.log")
+        configure(&options)
+        var logger = Logger(label: "routes-tests")
+        logger.logLevel = .error
+        try await buildApplication(options, logger: logger).test(.router, test)
+    }
+
+    private static func text(_ response: TestResponse) -> String { String(buffer: response.body) }
+
+    /// The kiosk day, appended.
+    private static func appendDay(_ client: some TestClientProtocol) async throws {
+        try await client.execute(uri: "/events", method: .post, body: ByteBuffer(bytes: kioskDay)) { response in
+            #expect(response.status == .ok)
+            #expect(text(response) == #"{"appended": 17, "duplicates": 0, "first_seq": 1, "last_seq": 17}"# + "\n")
+        }
+    }
+
+    @Test func appendsAndTheirRefusals() async throws {
+        try await withServer({ $0.maxBody = 1024 }) { client in
+            #expect(Self.kioskDay.count > 1024, "the day is one body too large")
+            for line in Self.kioskDay.split(separator: 0x0A) {
+                try await client.execute(uri: "/events", method: .post, body: ByteBuffer(bytes: line)) { #expect($0.status == .ok) }
+            }
+            // Sent again: events without ids are appended again; an event with an id is recorded once.
+            let line = #"{"id": "e-1", "type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "v", "candidate": "c"}"#
+            for duplicates in [0, 1] {
+                try await client.execute(uri: "/events", method: .post, body: ByteBuffer(string: line)) { response in
+                    #expect(Self.text(response).contains(#""duplicates": \#(duplicates)"#))
+                }
+            }
+            let conflict = line.replacingOccurrences(of: #""c"}"#, with: #""d"}"#)
+            try await client.execute(uri: "/events", method: .post, body: ByteBuffer(string: conflict)) { response in
+                #expect(response.status == .conflict)
+                #expect(Self.text(response).contains(#""line": 1, "field": "id", "seq": 18"#), "\(Self.text(response))")
+            }
+            try await client.execute(uri: "/events", method: .post, body: ByteBuffer(string: #"{"type": "item_added"}"#)) { response in
+                #expect(response.status == .badRequest)
+                #expect(Self.text(response).contains(#""line": 1, "field": "at""#), "\(Self.text(response))")
+            }
+            try await client.execute(uri: "/events", method: .post, body: ByteBuffer(bytes: Self.kioskDay)) { response in
+                #expect(response.status == .contentTooLarge)
+                #expect(!Self.text(response).contains("--"), "errors speak HTTP")
+            }
+        }
+    }
+
+    @Test func cartsWithTheirVersionsAndPreconditions() async throws {
+        try await withServer { client in
+            try await Self.appendDay(client)
+            try await client.execute(uri: "/carts/kiosk-1", method: .get) { response in
+                #expect(response.headers[.eTag] == "\"7\"")
+                #expect(Self.text(response).hasPrefix(#"{"cart": "kiosk-1", "status": "closed", "version": 7,"#))
+            }
+            try await client.execute(uri: "/carts/never", method: .get) { response in
+                #expect(Self.text(response).contains(#""status": "none", "version": 0"#))
+            }
+            let add = #"{"type": "item_added", "at": "2025-09-16T10:00:00Z", "cart": "web-8", "product": "p", "qty": 1, "price": 5, "currency": "KRW"}"#
+            for (ifMatch, status) in [("\"1\"", HTTPResponse.Status.preconditionFailed), ("\"17\"", .ok), ("*", .ok), ("soon", .badRequest)] {
+                try await client.execute(uri: "/carts/web-8/events", method: .post, headers: [.ifMatch: ifMatch], body: ByteBuffer(string: add)) { response in
+                    #expect(response.status == status, "If-Match: \(ifMatch)")
+                }
+            }
+            try await client.execute(uri: "/carts/other/events", method: .post, body: ByteBuffer(string: add)) { response in
+                #expect(response.status == .badRequest)
+                #expect(Self.text(response).contains(#""field": "cart""#))
+            }
+            try await client.execute(uri: "/carts/fresh/events", method: .post, headers: [.ifMatch: "*"],
+                                     body: ByteBuffer(string: add.replacingOccurrences(of: "web-8", with: "fresh"))) { response in
+                #expect(response.status == .preconditionFailed)
+                #expect(Self.text(response).contains(#""version": 0"#))
+            }
+            try await client.execute(uri: "/orders/A-1001", method: .get) { response in
+                #expect(Self.text(response) == #"{"order": "A-1001", "cart": "kiosk-1", "seq": 6, "at": "2025-09-16T09:04:00.000Z", "currency": "KRW", "units": 2, "total": 398000}"# + "\n")
+            }
+            try await client.execute(uri: "/orders/nope", method: .get) { #expect($0.status == .notFound) }
+        }
+    }
+
+    @Test func readsAnswerAsTheCommandsPrint() async throws {
+        let replay = try String(contentsOf: Self.root.appendingPathComponent("Fixtures/expected/kiosk-day.replay.json"), encoding: .utf8)
+        let daily = try String(contentsOf: Self.root.appendingPathComponent("Fixtures/expected/kiosk-day.daily-seoul.csv"), encoding: .utf8)
+        let audit = try String(contentsOf: Self.root.appendingPathComponent("Fixtures/expected/kiosk-day.audit-kiosk-1.ndjson"), encoding: .utf8)
+        try await withServer { client in
+            try await Self.appendDay(client)
+            // The fixture's keys are sorted; compared as JSON.
+            try await client.execute(uri: "/replay", method: .get) { response in
+                let answer = try JSONSerialization.jsonObject(with: Data(Self.text(response).utf8)) as? NSDictionary
+                #expect(answer == (try JSONSerialization.jsonObject(with: Data(replay.utf8)) as? NSDictionary))
+            }
+            try await client.execute(uri: "/reports/daily?tz=Asia/Seoul&format=csv", method: .get) { #expect(Self.text($0) == daily) }
+            try await client.execute(uri: "/audit?cart=kiosk-1", method: .get) { #expect(Self.text($0) == audit) }
+            try await client.execute(uri: "/audit?order=A-1001", method: .get) { #expect(Self.text($0) == audit) }
+            try await client.execute(uri: "/audit?order=nope", method: .get) { #expect($0.status == .notFound) }
+            try await client.execute(uri: "/tally?poll=kiosk-design", method: .get) { #expect(Self.text($0).contains(#""candidate": "dark", "votes": 2"#)) }
+            try await client.execute(uri: "/reports/products?format=json", method: .get) { #expect(Self.text($0).hasPrefix(#"{"zone": "UTC""#)) }
+            try await client.execute(uri: "/events?after=15&limit=1", method: .get) { response in
+                #expect(Self.text(response).hasPrefix(#"{"seq": 16, "type": "vote_cast""#))
+                #expect(response.headers[.contentType] == "application/x-ndjson")
+            }
+            try await client.execute(uri: "/", method: .get) { response in
+                #expect(Self.text(response).contains(#"<script id="state" type="application/json">{"replay": {"events": 17,"#))
+            }
+            try await client.execute(uri: "/health", method: .get) { #expect(Self.text($0) == #"{"status": "ok"}"# + "\n") }
+            try await client.execute(uri: "/metrics", method: .get) { #expect(Self.text($0).contains("orders_appends_total 1")) }
+        }
+    }
+
+    @Test func badParametersAreNamed() async throws {
+        try await withServer { client in
+            for (uri, parameter) in [("/events?after=-1", "after"), ("/events?limit=abc", "limit"), ("/events?limit=0", "limit"),
+                                     ("/reports/daily?tz=Nowhere/Else", "tz"), ("/reports/daily?from=2025-09-17&to=2025-09-16", "from"),
+                                     ("/reports/daily?to=soon", "to"), ("/reports/daily?format=xml", "format"), ("/tally?poll=", "poll"),
+                                     ("/audit?cart=", "cart"), ("/audit?order=", "order"), ("/audit", "cart"),
+                                     ("/events/stream?after=x", "after")] {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .badRequest, "\(uri)")
+                    #expect(Self.text(response).contains(#""parameter": "\#(parameter)""#), "\(uri): \(Self.text(response))")
+                }
+            }
+            try await client.execute(uri: "/reports/categories", method: .get) { response in
+                #expect(response.status == .badRequest)
+                #expect(Self.text(response).contains("without a catalog"))
+            }
+        }
+    }
+
+    @Test func httpConventions() async throws {
+        try await withServer({ $0.token = "s3cret" }) { client in
+            try await client.execute(uri: "/replay", method: .head) { response in
+                #expect(response.status == .ok && response.body.readableBytes == 0)
+                #expect(response.headers[.contentType] == "application/json")
+            }
+            try await client.execute(uri: "/events/stream", method: .head) { #expect($0.headers[.contentType] == "text/event-stream") }
+            try await client.execute(uri: "/replay", method: .delete, headers: [.authorization: "Bearer s3cret"]) { response in
+                #expect(response.status == .methodNotAllowed)
+                #expect(response.headers[.allow] == "GET, HEAD")
+            }
+            try await client.execute(uri: "/nowhere", method: .get) { #expect($0.status == .notFound) }
+            let vote = ByteBuffer(string: #"{"type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "v", "candidate": "c"}"#)
+            try await client.execute(uri: "/events", method: .post, body: vote) { response in
+                #expect(response.status == .unauthorized)
+                #expect(response.headers[.wwwAuthenticate]?.hasPrefix("Bearer") == true)
+            }
+            for scheme in ["Bearer", "bearer", "BEARER"] {
+                try await client.execute(uri: "/events", method: .post, headers: [.authorization: "\(scheme) s3cret"], body: vote) { response in
+                    #expect(response.status == .ok, "\(scheme)")
+                }
+            }
+            try await client.execute(uri: "/events", method: .post, headers: [.authorization: "Basic s3cret"], body: vote) {
+                #expect($0.status == .unauthorized)
+            }
+        }
+    }
+}
