@@ -7,7 +7,7 @@ import Darwin
 
 /// The `orders` command: an event-sourced cart and order engine.
 @main
-struct Orders: ParsableCommand {
+struct Orders: AsyncParsableCommand {
     // Every command names itself: left to ArgumentParser, each name comes from
     // `String(describing:)` of its type, whose runtime lookups took a third of
     // the 46M instructions of replaying a 17-event log.
@@ -37,13 +37,18 @@ struct Orders: ParsableCommand {
         ]
     )
 
-    static func main() {
+    static func main() async {
         do {
             try Arguments.checkUTF8()
             try Report.checkReportName(in: CommandLine.arguments)
             try checkCommandName(in: CommandLine.arguments)
             var command = try parseAsRoot()
-            try command.run()
+            // `serve` runs its services async; every other command runs as it is.
+            if var served = command as? any AsyncParsableCommand {
+                try await served.run()
+            } else {
+                try command.run()
+            }
         } catch {
             exitReporting(error)
         }

@@ -1,12 +1,10 @@
 import ArgumentParser
-import Dispatch
 import Logging
-import Synchronization
 import OrdersLog
 import OrdersServer
 
 extension Orders {
-    struct Serve: ParsableCommand {
+    struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "serve",
             abstract: "Keep a log open and answer HTTP: appends, carts, orders, replay.",
@@ -65,8 +63,8 @@ extension Orders {
             return host.isEmpty ? nil : (host, port)
         }
 
-        func run() throws {
-            try reportingFailures {
+        func run() async throws {
+            try await reportingFailures {
                 let token = try tokenFile.map(ServerToken.read)
                 let (host, port) = address!
                 LoggingSystem.bootstrap(LogfmtHandler.init)
@@ -81,17 +79,11 @@ extension Orders {
                     Console.flush()
                 }
                 defer { ServedMarker.remove(log: log) }
-                let done = DispatchSemaphore(value: 0)
-                // What the server's task threw, read after it ended.
-                let failure = Mutex<(any Error)?>(nil)
-                Task {
-                    do { try await app.runService() } catch {
-                        failure.withLock { $0 = ListenError.explaining(error, host: host, port: port) }
-                    }
-                    done.signal()
+                do {
+                    try await app.runService()
+                } catch {
+                    throw ListenError.explaining(error, host: host, port: port)
                 }
-                done.wait()
-                if let error = failure.withLock({ $0 }) { throw error }
             }
         }
     }
