@@ -22,6 +22,6 @@ let package = Package(
             ],
             path: "Benchmarks/OrdersBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
+        )
     ]
 )

@@ -28,7 +28,8 @@ public struct CartAudit: ~Copyable {
     /// with its record and the cart's currency so far. An event of a type the fold does not know is the
     /// cart's when its `cart` member is the cart's id.
     public mutating func take(
-        first: Int64, _ events: [Event], records: EventRecords, ids: Identifiers, _ entry: (AuditEntry, EventRecord?, Currency?) throws -> Void
+        first: Int64, _ events: [Event], records: EventRecords, ids: Identifiers,
+        _ entry: (AuditEntry, EventRecord?, Currency?) throws -> Void
     ) rethrows {
         // The carts this chunk added compared by their bytes, once each: a log's table has no
         // hash index to look the id up in, and comparing every event's cart took a cart first
@@ -42,8 +43,9 @@ public struct CartAudit: ~Copyable {
             if event.isIgnored {
                 guard let record = cursor.record(at: i, in: records), record.stringExtra(named: "cart") == cart else { continue }
                 found += 1
-                try entry(AuditEntry(seq: first + Int64(i), event: event, status: .ignored, cartUnits: totals.units, cartTotal: totals.total),
-                          record, currency)
+                try entry(
+                    AuditEntry(seq: first + Int64(i), event: event, status: .ignored, cartUnits: totals.units, cartTotal: totals.total),
+                    record, currency)
                 continue
             }
             guard let eventCart = event.cart else { continue }  // a vote
@@ -55,8 +57,9 @@ public struct CartAudit: ~Copyable {
             found += 1
             if case let .itemAdded(_, _, _, _, c) = event.kind, status == .applied { currency = c }
             let record = records.isEmpty ? nil : cursor.record(at: i, in: records)
-            try entry(AuditEntry(seq: first + Int64(i), event: event, status: status, cartUnits: totals.units, cartTotal: totals.total),
-                      record, currency)
+            try entry(
+                AuditEntry(seq: first + Int64(i), event: event, status: status, cartUnits: totals.units, cartTotal: totals.total),
+                record, currency)
         }
     }
 }

@@ -17,7 +17,9 @@ public struct DatasetCheck {
 
     /// Checks the dataset in `directory`.
     /// - Throws: ``InputError`` if its manifest cannot be read.
-    public static func run(_ directory: String, folding: Bool, advanced: (Int, (done: Int64, total: Int64)?) -> Void = { _, _ in }) throws -> DatasetCheck {
+    public static func run(_ directory: String, folding: Bool, advanced: (Int, (done: Int64, total: Int64)?) -> Void = { _, _ in }) throws
+        -> DatasetCheck
+    {
         let dataset = try Dataset(directory: directory)
         var check = DatasetCheck(manifest: dataset.manifest)
         let routing = PartRouting(parts: dataset.manifest.parts.count)
@@ -30,7 +32,9 @@ public struct DatasetCheck {
                     continue
                 }
                 if size > entry.logBytes {
-                    check.tails.append("\(path): \(size - entry.logBytes) bytes past the manifest's \(entry.logBytes), an import cut short; the next import removes them")
+                    check.tails.append(
+                        "\(path): \(size - entry.logBytes) bytes past the manifest's \(entry.logBytes), an import cut short; the next import removes them"
+                    )
                 }
                 guard try DatasetFiles.crc(of: path, 0..<entry.logBytes, continuing: 0) == entry.logCRC32C else {
                     check.problems.append("\(path): its first \(entry.logBytes) bytes do not match the manifest's CRC-32C")
@@ -43,7 +47,8 @@ public struct DatasetCheck {
                         let symbol = Symbol(rawValue: UInt32(number))
                         let owner = table.withBytes(of: symbol) { routing.part(of: $0) }
                         guard owner == index else {
-                            check.problems.append("\(path): \(role.field) \(String(identifier: Array(table[symbol]))) belongs in part \(owner), not \(index)")
+                            check.problems.append(
+                                "\(path): \(role.field) \(String(identifier: Array(table[symbol]))) belongs in part \(owner), not \(index)")
                             break
                         }
                     }

@@ -20,23 +20,28 @@ public enum PartTexts {
     }
 
     /// Reads `claims(part:_:orders:)`'s text: the part, its claims, their order ids in a table of the part's numbers.
-    public static func readClaims(_ text: [UInt8], name: String) throws -> (part: Int, claims: [CheckoutClaims.Claim], orders: SymbolTable) {
+    public static func readClaims(_ text: [UInt8], name: String) throws -> (part: Int, claims: [CheckoutClaims.Claim], orders: SymbolTable)
+    {
         var claims: [CheckoutClaims.Claim] = []
         var orders = SymbolTable()
         var part: Int?
         try lines(of: text, kind: "orders-claims", name: name) { fields, line in
             if line == 2 {
-                guard fields.count == 2, string(fields[0]) == "part", let number = integer(fields[1]).map(Int.init), number >= 0 else { throw bad(name, line, "the second line must be: part, its number") }
+                guard fields.count == 2, string(fields[0]) == "part", let number = integer(fields[1]).map(Int.init), number >= 0 else {
+                    throw bad(name, line, "the second line must be: part, its number")
+                }
                 part = number
                 return
             }
             guard fields.count == 5, let seq = integer(fields[0]), let order = number(fields[2]), let cart = number(fields[3]),
-                  let bytes = unhex(fields[1]), let possible = integer(fields[4]), possible == 0 || possible == 1 else {
+                let bytes = unhex(fields[1]), let possible = integer(fields[4]), possible == 0 || possible == 1
+            else {
                 throw bad(name, line, "a claim is: seq, order id in hex, order number, cart number, 0 or 1")
             }
             if Int(order) >= orders.count { orders.extend(to: Int(order) + 1) }
             _ = bytes.withUnsafeBytes { orders.define(Int(order), $0) }
-            claims.append(CheckoutClaims.Claim(seq: seq, order: Symbol(rawValue: order), cart: Symbol(rawValue: cart), possible: possible == 1))
+            claims.append(
+                CheckoutClaims.Claim(seq: seq, order: Symbol(rawValue: order), cart: Symbol(rawValue: cart), possible: possible == 1))
         }
         guard let part else { throw bad(name, 2, "no part named") }
         return (part, claims, orders)
@@ -72,7 +77,9 @@ public enum PartTexts {
         let summary = reports.summary
         line(["zone", reports.zone.name])
         line(["counts", "\(summary.events)", "\(summary.orders)", "\(summary.openCarts)", "\(summary.votes)", "\(summary.ignored)"])
-        for kind in Anomaly.allCases where summary.anomalies[kind] > 0 { line(["anomaly", kind.description, "\(summary.anomalies[kind])"]) }
+        for kind in Anomaly.allCases where summary.anomalies[kind] > 0 {
+            line(["anomaly", kind.description, "\(summary.anomalies[kind])"])
+        }
         for (currency, total) in summary.revenue.entries { line(["revenue", "\(currency)", sum(total)]) }
         for (currency, total) in summary.units.entries { line(["units", "\(currency)", sum(total)]) }
         for (key, totals) in reports.daily.totals.entries {
@@ -108,7 +115,10 @@ public enum PartTexts {
             switch fields.first.map(string) {
             case "zone":
                 guard fields.count == 2, string(fields[1]) == zone.name else {
-                    throw bad(name, line, "reports folded in \(fields.dropFirst().map(string).joined()), not \(zone.name): fold every part in one zone (--tz)")
+                    throw bad(
+                        name, line,
+                        "reports folded in \(fields.dropFirst().map(string).joined()), not \(zone.name): fold every part in one zone (--tz)"
+                    )
                 }
             case "counts":
                 let numbers = fields.dropFirst().compactMap(integer)
@@ -119,27 +129,37 @@ public enum PartTexts {
                 reports.summary.votes += numbers[3]
                 reports.summary.ignored += numbers[4]
             case "anomaly":
-                guard fields.count == 3, let kind = Anomaly.allCases.first(where: { $0.description == string(fields[1]) }), let count = integer(fields[2]) else { throw malformed }
+                guard fields.count == 3, let kind = Anomaly.allCases.first(where: { $0.description == string(fields[1]) }),
+                    let count = integer(fields[2])
+                else { throw malformed }
                 reports.summary.anomalies[kind] += count
             case "revenue", "units":
                 guard fields.count == 3, let code = currency(fields[1]), let total = sum(fields[2]) else { throw malformed }
-                if string(fields[0]) == "revenue" { reports.summary.revenue[code, default: ExactSum()].add(total) } else { reports.summary.units[code, default: ExactSum()].add(total) }
+                if string(fields[0]) == "revenue" {
+                    reports.summary.revenue[code, default: ExactSum()].add(total)
+                } else {
+                    reports.summary.units[code, default: ExactSum()].add(total)
+                }
             case "daily":
                 guard fields.count == 6, let day = integer(fields[1]), let code = currency(fields[2]),
-                      let orders = sum(fields[3]), let units = sum(fields[4]), let revenue = sum(fields[5]) else { throw malformed }
+                    let orders = sum(fields[3]), let units = sum(fields[4]), let revenue = sum(fields[5])
+                else { throw malformed }
                 var totals = SalesTotals()
                 (totals.orders, totals.units, totals.revenue) = (orders, units, revenue)
                 reports.daily.totals[DailySales.Key(day: day, currency: code), default: SalesTotals()].merge(totals)
             case "product":
                 guard fields.count == 6, let day = integer(fields[1]), let code = currency(fields[2]), let id = unhex(fields[3]),
-                      let units = sum(fields[4]), let revenue = sum(fields[5]) else { throw malformed }
+                    let units = sum(fields[4]), let revenue = sum(fields[5])
+                else { throw malformed }
                 var totals = ProductSales.Totals()
                 (totals.units, totals.revenue) = (units, revenue)
                 let key = ProductSales.Key(day: day, product: ids.products.intern(id), currency: code)
                 reports.products.totals[key, default: ProductSales.Totals()].merge(totals)
             case "vote":
-                guard fields.count == 4, let poll = unhex(fields[1]), let candidate = unhex(fields[2]), let votes = integer(fields[3]) else { throw malformed }
-                reports.tally.votes[VoteTally.Key(poll: ids.polls.intern(poll), candidate: ids.candidates.intern(candidate)), default: 0] += votes
+                guard fields.count == 4, let poll = unhex(fields[1]), let candidate = unhex(fields[2]), let votes = integer(fields[3])
+                else { throw malformed }
+                reports.tally.votes[VoteTally.Key(poll: ids.polls.intern(poll), candidate: ids.candidates.intern(candidate)), default: 0] +=
+                    votes
             default:
                 throw malformed
             }
@@ -184,7 +204,9 @@ public enum PartTexts {
     private static func lines(of text: [UInt8], kind: String, name: String, _ body: ([ArraySlice<UInt8>], Int) throws -> Void) throws {
         let header = Array("\(kind)\t1\n".utf8)
         guard text.starts(with: header) else { throw bad(name, 1, "not a text of \(kind), version 1") }
-        guard text.last == 0x0A else { throw bad(name, text.count(where: { $0 == 0x0A }) + 1, "the text ends without a newline: cut short?") }
+        guard text.last == 0x0A else {
+            throw bad(name, text.count(where: { $0 == 0x0A }) + 1, "the text ends without a newline: cut short?")
+        }
         var fields: [ArraySlice<UInt8>] = []
         var fieldStart = header.count, line = 2
         for index in header.count..<text.count {

@@ -53,9 +53,17 @@ extension InputError {
     static func importedAgain(_ file: String, into log: String, seqs: Range<UInt64>, earlier: String?) -> InputError {
         let what = seqs.isEmpty ? "no new events" : seqs.seqDescription
         guard let earlier else {
-            return InputError(file: file, message: "this content was imported into \(log) before, as \(what), and its events without an id would be appended again; --again imports it anyway")
+            return InputError(
+                file: file,
+                message:
+                    "this content was imported into \(log) before, as \(what), and its events without an id would be appended again; --again imports it anyway"
+            )
         }
         let given = earlier == file ? "is given twice" : "has the content of \(earlier), given before it"
-        return InputError(file: file, message: "\(given) in this import (\(what) of \(log)), and its events without an id would be appended twice; --again imports it anyway")
+        return InputError(
+            file: file,
+            message:
+                "\(given) in this import (\(what) of \(log)), and its events without an id would be appended twice; --again imports it anyway"
+        )
     }
 }

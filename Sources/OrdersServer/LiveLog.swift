@@ -85,7 +85,9 @@ actor LiveLog {
         for (id, continuation) in subscribers {
             for line in lines {
                 if case .dropped = continuation.yield(line) {
-                    logger.warning("dropped a subscriber of /events/stream that fell \(Self.subscriberBuffer) events behind", metadata: ["subscriber": "\(id)"])
+                    logger.warning(
+                        "dropped a subscriber of /events/stream that fell \(Self.subscriberBuffer) events behind",
+                        metadata: ["subscriber": "\(id)"])
                     unsubscribe(id)
                     break
                 }
@@ -130,7 +132,6 @@ actor LiveLog {
         var projector: Projector
         init(_ projector: consuming Projector) { self.projector = projector }
     }
-
 
     /// Opens the log (creating it if missing) as its writer, and folds every event in it.
     init(path: String, logger: Logger) throws {
@@ -177,9 +178,10 @@ actor LiveLog {
         var projector = Projector(zone: zone)
         while let first = try reader.next(ids: &readerIDs, into: &events), first < upTo {
             for event in events.prefix(Int(upTo - first)) {
-                projector.fold(event.renumbered { role, symbol in
-                    readerIDs[role].withBytes(of: symbol) { ids[role].lookup($0)! }
-                })
+                projector.fold(
+                    event.renumbered { role, symbol in
+                        readerIDs[role].withBytes(of: symbol) { ids[role].lookup($0)! }
+                    })
             }
             events.removeAll(keepingCapacity: true)
         }
@@ -320,7 +322,8 @@ actor LiveLog {
     /// tail. Reads go on answering from the events acknowledged.
     private func breakDown(_ error: any Error, failing replies: [CheckedContinuation<Outcome, any Error>]) {
         broken = "\(error)"
-        logger.error("the log could not be written or synced; appends are refused until the server is restarted", metadata: ["error": "\(error)"])
+        logger.error(
+            "the log could not be written or synced; appends are refused until the server is restarted", metadata: ["error": "\(error)"])
         for reply in replies {
             reply.resume(throwing: Refusal(status: 500, message: "the append could not be made durable: \(error); restart orders serve"))
         }
@@ -344,8 +347,9 @@ actor LiveLog {
         if let wanted = request.cart {
             let symbol = ids.carts.lookup(wanted)
             if let other = events.firstIndex(where: { $0.cart == nil || $0.cart != symbol }) {
-                throw Refusal(status: 400, message: "every event must be of cart \(String(decoding: wanted, as: UTF8.self))",
-                              line: other + 1, field: "cart")
+                throw Refusal(
+                    status: 400, message: "every event must be of cart \(String(decoding: wanted, as: UTF8.self))",
+                    line: other + 1, field: "cart")
             }
             if let ifMatch = request.ifMatch {
                 let version = symbol.map { self.version(of: $0, at: seq, after: [unsynced, taken]) } ?? 0
@@ -371,15 +375,18 @@ actor LiveLog {
                 case .duplicate: continue
                 case .conflict(let held):
                     writer.arrivingIDs.forget(fromSeq: mark)
-                    throw Refusal(status: ErrorCode.idConflict.httpStatus, message: "\(String(decoding: id, as: UTF8.self)) is the id of another event",
-                                  line: entry?.line, field: "id", seq: held)
+                    throw Refusal(
+                        status: ErrorCode.idConflict.httpStatus,
+                        message: "\(String(decoding: id, as: UTF8.self)) is the id of another event",
+                        line: entry?.line, field: "id", seq: held)
                 }
             }
             if let record = entry?.record { keptRecords.append(record, index: kept.count) }
             kept.append(event)
         }
         try writer.append(kept, records: keptRecords, ids: ids)
-        return Taken(events: kept, records: keptRecords, duplicates: events.count - kept.count, arrived: request.arrived, reply: request.reply)
+        return Taken(
+            events: kept, records: keptRecords, duplicates: events.count - kept.count, arrived: request.arrived, reply: request.reply)
     }
 
     /// The version of `cart` once the groups `earlier` (whose events end
@@ -424,13 +431,15 @@ extension LiveLog {
         object.string("status", view == nil ? "none" : view!.closed ? "closed" : "open")
         object.integer("version", view?.version ?? 0)
         if let currency = view?.currency { object.string("currency", currency.description) } else { object.null("currency") }
-        object.array("lines", (view?.lines ?? []).map { line in
-            var o = JSONObject()
-            o.string("product", bytes: Array(ids.products[line.product]))
-            o.integer("qty", line.qty)
-            o.integer("price", line.price)
-            return o
-        })
+        object.array(
+            "lines",
+            (view?.lines ?? []).map { line in
+                var o = JSONObject()
+                o.string("product", bytes: Array(ids.products[line.product]))
+                o.integer("qty", line.qty)
+                o.integer("price", line.price)
+                return o
+            })
         let (units, total) = view?.sums ?? (0, WideInteger())
         object.integer("units", units)
         object.number("total", text: total.description)

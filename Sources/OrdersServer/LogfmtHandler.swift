@@ -1,11 +1,12 @@
+import Logging
+import OrdersCore
+import OrdersLog
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Logging
-import OrdersCore
-import OrdersLog
 
 /// The server's log lines on standard error, one line a record in logfmt:
 /// `at=2026-11-26T17:40:00.123Z level=info msg="listening" address=…`, for

@@ -22,9 +22,12 @@ final class ServerMetrics: Sendable {
         fsyncs = registry.makeCounter(descriptor: name("fsyncs", "total", "fsync calls on the log and its writer checkpoint."))
         appendDuration = registry.makeDurationHistogram(
             descriptor: name("append_duration", "seconds", "Appends answered 2xx, from arrival to answer."),
-            buckets: [.microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(20),
-                      .milliseconds(50), .milliseconds(100), .milliseconds(200), .milliseconds(500), .seconds(1), .seconds(2), .seconds(5)])
-        subscribers = registry.makeGauge(descriptor: MetricNameDescriptor(
-            namespace: "orders", metricName: "subscribers", unitName: "", helpText: "Clients of /events/stream now."))
+            buckets: [
+                .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(20),
+                .milliseconds(50), .milliseconds(100), .milliseconds(200), .milliseconds(500), .seconds(1), .seconds(2), .seconds(5),
+            ])
+        subscribers = registry.makeGauge(
+            descriptor: MetricNameDescriptor(
+                namespace: "orders", metricName: "subscribers", unitName: "", helpText: "Clients of /events/stream now."))
     }
 }

@@ -18,8 +18,10 @@ public struct ServerOptions: Sendable {
     /// Whether appends keep lines of types the fold does not know (`--keep-unknown`).
     public var keepsUnknownTypes: Bool
 
-    public init(log: String, host: String = "127.0.0.1", port: Int = 8080, token: String? = nil, isPrivate: Bool = false,
-                maxBody: Int = 16 << 20, catalog: Catalog? = nil, keepsUnknownTypes: Bool = false) {
+    public init(
+        log: String, host: String = "127.0.0.1", port: Int = 8080, token: String? = nil, isPrivate: Bool = false,
+        maxBody: Int = 16 << 20, catalog: Catalog? = nil, keepsUnknownTypes: Bool = false
+    ) {
         self.catalog = catalog
         self.keepsUnknownTypes = keepsUnknownTypes
         self.log = log

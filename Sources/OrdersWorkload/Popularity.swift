@@ -34,8 +34,14 @@ private func log(_ x: Double) -> Double {
     // ln x = 2 atanh((x - 1) / (x + 1)), after scaling x into [1, 2).
     var x = x
     var exponent = 0.0
-    while x >= 2 { x /= 2; exponent += 1 }
-    while x < 1 { x *= 2; exponent -= 1 }
+    while x >= 2 {
+        x /= 2
+        exponent += 1
+    }
+    while x < 1 {
+        x *= 2
+        exponent -= 1
+    }
     let t = (x - 1) / (x + 1), t2 = t * t
     var term = t, sum = 0.0, n = 1.0
     while abs(term) > 1e-17 {
@@ -50,7 +56,10 @@ private func exp(_ x: Double) -> Double {
     // e^x = (e^(x / 2^k))^(2^k), with a Taylor series for the small part.
     var k = 0
     var r = x
-    while abs(r) > 0.5 { r /= 2; k += 1 }
+    while abs(r) > 0.5 {
+        r /= 2
+        k += 1
+    }
     var term = 1.0, sum = 1.0, n = 1.0
     while abs(term) > 1e-17 {
         term *= r / n

@@ -34,20 +34,21 @@ public struct StoreCatalog: Sendable {
     ]
 
     /// Each store: its name, currency, share of traffic, UTC offset, price step, and its price from US cents.
-    private static let storeRules: [(name: String, currency: String, weight: Double, offset: Int, step: Int64, price: @Sendable (Int64) -> Int64)] = [
-        ("kr", "KRW", 0.45, 9, 1000, { $0 * 15 / 1000 * 1000 }),  // ₩, whole thousands
-        ("us", "USD", 0.30, -5, 1, { $0 }),
-        ("jp", "JPY", 0.15, 9, 10, { $0 * 16 / 100 * 10 }),  // ¥, whole tens
-        ("eu", "EUR", 0.10, 1, 1, { $0 * 112 / 100 / 100 * 100 - 1 }),  // €, .99 prices
-        ("gb", "GBP", 0.06, 0, 1, { $0 * 79 / 100 / 100 * 100 - 1 }),
-        ("ca", "CAD", 0.05, -5, 1, { $0 * 137 / 100 / 100 * 100 - 1 }),
-        ("au", "AUD", 0.05, 10, 1, { $0 * 152 / 100 / 100 * 100 }),
-        ("cn", "CNY", 0.08, 8, 100, { $0 * 72 / 1000 * 100 }),
-        ("in", "INR", 0.05, 5, 100, { $0 * 84 / 100 * 100 }),  // ₹, whole rupees (India is 5:30; whole hours here)
-        ("br", "BRL", 0.04, -3, 1, { $0 * 55 / 10 / 100 * 100 - 1 }),
-        ("ch", "CHF", 0.03, 1, 5, { $0 * 88 / 100 / 5 * 5 }),
-        ("sg", "SGD", 0.03, 8, 1, { $0 * 134 / 100 / 100 * 100 }),
-    ]
+    private static let storeRules:
+        [(name: String, currency: String, weight: Double, offset: Int, step: Int64, price: @Sendable (Int64) -> Int64)] = [
+            ("kr", "KRW", 0.45, 9, 1000, { $0 * 15 / 1000 * 1000 }),  // ₩, whole thousands
+            ("us", "USD", 0.30, -5, 1, { $0 }),
+            ("jp", "JPY", 0.15, 9, 10, { $0 * 16 / 100 * 10 }),  // ¥, whole tens
+            ("eu", "EUR", 0.10, 1, 1, { $0 * 112 / 100 / 100 * 100 - 1 }),  // €, .99 prices
+            ("gb", "GBP", 0.06, 0, 1, { $0 * 79 / 100 / 100 * 100 - 1 }),
+            ("ca", "CAD", 0.05, -5, 1, { $0 * 137 / 100 / 100 * 100 - 1 }),
+            ("au", "AUD", 0.05, 10, 1, { $0 * 152 / 100 / 100 * 100 }),
+            ("cn", "CNY", 0.08, 8, 100, { $0 * 72 / 1000 * 100 }),
+            ("in", "INR", 0.05, 5, 100, { $0 * 84 / 100 * 100 }),  // ₹, whole rupees (India is 5:30; whole hours here)
+            ("br", "BRL", 0.04, -3, 1, { $0 * 55 / 10 / 100 * 100 - 1 }),
+            ("ch", "CHF", 0.03, 1, 5, { $0 * 88 / 100 / 5 * 5 }),
+            ("sg", "SGD", 0.03, 8, 1, { $0 * 134 / 100 / 100 * 100 }),
+        ]
 
     /// Four stores (Korea, the US, Japan, Europe) selling the 32 products: the first generator's catalog.
     public static let builtIn = generated(stores: 4, products: 32)
@@ -63,10 +64,13 @@ public struct StoreCatalog: Sendable {
             var mix = SplitMix64(seed: UInt64(k))
             return (Array("\(name)-\(k / base.count)".utf8), max(100, cents * Int64(60 + mix.below(81)) / 100))
         }
-        return StoreCatalog(stores: storeRules.prefix(stores).map { rule in
-            Store(name: rule.name, currency: Currency(rule.currency)!, weight: rule.weight,
-                  products: catalog.map { ($0.id, max(rule.step, rule.price($0.cents))) }, utcOffsetHours: rule.offset, priceStep: rule.step)
-        })
+        return StoreCatalog(
+            stores: storeRules.prefix(stores).map { rule in
+                Store(
+                    name: rule.name, currency: Currency(rule.currency)!, weight: rule.weight,
+                    products: catalog.map { ($0.id, max(rule.step, rule.price($0.cents))) }, utcOffsetHours: rule.offset,
+                    priceStep: rule.step)
+            })
     }
 
     /// One store selling the catalog's products at their "from" prices, in

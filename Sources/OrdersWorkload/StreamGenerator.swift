@@ -65,8 +65,10 @@ public struct StreamGenerator: Sendable {
     ///   - catalog: what the stores sell; by default, the shape's stores and products.
     ///   - start: the time of the first event, ms since the epoch.
     ///   - events: how many events the stream will have, which `shape.days` spreads them over.
-    public init(seed: UInt64 = 1, shape: WorkloadShape = .standard, catalog: StoreCatalog? = nil,
-                start: Int64 = StreamGenerator.defaultStart, events: Int = 1_000_000) {
+    public init(
+        seed: UInt64 = 1, shape: WorkloadShape = .standard, catalog: StoreCatalog? = nil,
+        start: Int64 = StreamGenerator.defaultStart, events: Int = 1_000_000
+    ) {
         random = SplitMix64(seed: seed)
         self.seed = seed
         self.shape = shape
@@ -74,7 +76,10 @@ public struct StreamGenerator: Sendable {
         self.catalog = catalog
         let total = catalog.stores.reduce(0) { $0 + $1.weight }
         var cumulative = 0.0
-        storePicker = catalog.stores.map { cumulative += $0.weight / total; return cumulative }
+        storePicker = catalog.stores.map {
+            cumulative += $0.weight / total
+            return cumulative
+        }
         // Stores selling as many products share their popularity.
         var byCount: [Int: Popularity] = [:]
         popularity = catalog.stores.map { store in
@@ -96,7 +101,9 @@ public struct StreamGenerator: Sendable {
     /// span `days` days, and each store's share of the sessions started then.
     private static func week(_ catalog: StoreCatalog, days: Int, events: Int) -> ([Double], [[Double]]) {
         /// How busy a store is at a local hour of the day: closed at night (the web shop still sells a little), busiest 10 to 20.
-        let hourly: [Double] = [0.03, 0.02, 0.02, 0.02, 0.02, 0.03, 0.05, 0.15, 0.3, 0.6, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0.7, 0.5, 0.25, 0.1]
+        let hourly: [Double] = [
+            0.03, 0.02, 0.02, 0.02, 0.02, 0.03, 0.05, 0.15, 0.3, 0.6, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0.7, 0.5, 0.25, 0.1,
+        ]
         /// And on a local day of the week, Monday first: busier towards and over the weekend.
         let daily: [Double] = [0.9, 0.95, 1, 1.05, 1.15, 1.4, 1.25]
         var shares: [[Double]] = []
@@ -109,7 +116,11 @@ public struct StreamGenerator: Sendable {
             let sum = weights.reduce(0, +)
             busy.append(sum)
             var cumulative = 0.0
-            shares.append(weights.map { cumulative += $0 / sum; return cumulative })
+            shares.append(
+                weights.map {
+                    cumulative += $0 / sum
+                    return cumulative
+                })
         }
         let mean = busy.reduce(0, +) / 168
         let gap = Double(days) * 86_400_000 / Double(max(1, events))
@@ -158,8 +169,9 @@ public struct StreamGenerator: Sendable {
         if session.closed {
             // A late add to a cart already checked out: cart_closed.
             let product = popularity[session.store].pick(&random)
-            return .itemAdded(cart: cart, product: productID(session.store, product, &ids.products), qty: 1,
-                              price: price(of: product, in: session.store), currency: store.currency)
+            return .itemAdded(
+                cart: cart, product: productID(session.store, product, &ids.products), qty: 1,
+                price: price(of: product, in: session.store), currency: store.currency)
         }
         let roll = random.unit()
         if session.lines.isEmpty || (session.addsLeft > 0 && roll < 0.70) {
@@ -169,8 +181,9 @@ public struct StreamGenerator: Sendable {
             var currency = store.currency
             if random.chance(0.001) { currency = catalog.stores[(session.store + 1) % catalog.stores.count].currency }
             let qty = random.chance(0.85) ? 1 : Int64(2 + random.below(3))
-            return .itemAdded(cart: cart, product: productID(session.store, product, &ids.products), qty: qty,
-                              price: price(of: product, in: session.store), currency: currency)
+            return .itemAdded(
+                cart: cart, product: productID(session.store, product, &ids.products), qty: qty,
+                price: price(of: product, in: session.store), currency: currency)
         }
         if roll < 0.80 {
             // Usually a line of the cart; now and then one it does not have (no_such_line).
@@ -192,7 +205,12 @@ public struct StreamGenerator: Sendable {
         if nextOrder > firstOrder && random.chance(0.0005) { order = nextOrder - 1 } else { nextOrder += 1 }
         session.closed = !random.chance(0.01)
         session.willCheckOut = false
-        if !session.closed { session.closed = true; session.addsLeft = 0; session.lines = []; sessions.append(session) }
+        if !session.closed {
+            session.closed = true
+            session.addsLeft = 0
+            session.lines = []
+            sessions.append(session)
+        }
         return .checkedOut(cart: cart, order: orderID(order, &ids.orders))
     }
 
@@ -217,8 +235,10 @@ public struct StreamGenerator: Sendable {
         let store = picker.firstIndex { u < $0 } ?? picker.count - 1
         var adds = 1
         while adds < Int(4 * shape.cartLength) && random.chance(addMore) { adds += 1 }
-        sessions.append(Session(store: store, cart: nextCart, channel: random.below(Self.channels.count),
-                                addsLeft: adds, willCheckOut: random.chance(0.70)))
+        sessions.append(
+            Session(
+                store: store, cart: nextCart, channel: random.below(Self.channels.count),
+                addsLeft: adds, willCheckOut: random.chance(0.70)))
         nextCart += 1
         if random.chance(0.002) {
             // A checkout of a cart that never had anything: empty_cart.
@@ -238,10 +258,15 @@ public struct StreamGenerator: Sendable {
             voter = seed << Self.seedShift + UInt64(random.below(Self.voters))
             let candidates = Self.polls[poll].candidates.count
             candidate = min(random.below(candidates), random.below(candidates))  // skewed to the first
-            if recentVotes.count < 1024 { recentVotes.append((poll, voter, candidate)) } else { recentVotes[random.below(1024)] = (poll, voter, candidate) }
+            if recentVotes.count < 1024 {
+                recentVotes.append((poll, voter, candidate))
+            } else {
+                recentVotes[random.below(1024)] = (poll, voter, candidate)
+            }
         }
-        return .voteCast(poll: intern(Self.polls[poll].name, &ids.polls), voter: numbered("u-", voter, &ids.voters),
-                         candidate: intern(Self.polls[poll].candidates[candidate], &ids.candidates))
+        return .voteCast(
+            poll: intern(Self.polls[poll].name, &ids.polls), voter: numbered("u-", voter, &ids.voters),
+            candidate: intern(Self.polls[poll].candidates[candidate], &ids.candidates))
     }
 
     // MARK: Identifiers

@@ -52,9 +52,39 @@ public struct WorkloadShape: Sendable, Hashable {
     public static let named: [(name: String, shape: WorkloadShape)] = [
         ("classic", .classic),
         ("90 days", .standard),
-        ("wide catalog", { var s = WorkloadShape.standard; s.products = 200_000; return s }()),
-        ("long carts", { var s = WorkloadShape.standard; s.cartLength = 8; s.openCarts = 50_000; return s }()),
-        ("vote-heavy", { var s = WorkloadShape.standard; s.votes = 0.6; s.repeatVotes = 0.5; return s }()),
-        ("uuid ids", { var s = WorkloadShape.standard; s.ids = .uuid; return s }()),
+        (
+            "wide catalog",
+            {
+                var s = WorkloadShape.standard
+                s.products = 200_000
+                return s
+            }()
+        ),
+        (
+            "long carts",
+            {
+                var s = WorkloadShape.standard
+                s.cartLength = 8
+                s.openCarts = 50_000
+                return s
+            }()
+        ),
+        (
+            "vote-heavy",
+            {
+                var s = WorkloadShape.standard
+                s.votes = 0.6
+                s.repeatVotes = 0.5
+                return s
+            }()
+        ),
+        (
+            "uuid ids",
+            {
+                var s = WorkloadShape.standard
+                s.ids = .uuid
+                return s
+            }()
+        ),
     ]
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -15,21 +16,21 @@ struct Orders: AsyncParsableCommand {
         commandName: "orders",
         abstract: "Keep store events in a compressed log; fold them into carts, orders, daily sales and vote tallies.",
         discussion: """
-        Every command that reads a LOG also reads NDJSON events directly, plain or
-        zstd-compressed (recognised from the content, not the name). Data and what a
-        command did ("appended 17 events to store.log") go to standard output;
-        progress, warnings and errors, each after "orders:", go to standard error.
+            Every command that reads a LOG also reads NDJSON events directly, plain or
+            zstd-compressed (recognised from the content, not the name). Data and what a
+            command did ("appended 17 events to store.log") go to standard output;
+            progress, warnings and errors, each after "orders:", go to standard error.
 
-        Exit status: 0 success; 1 a report sum does not fit 64 bits (or verify --strict
-        found anomalies); 64 bad usage; 65 malformed input or a corrupt log; 66 an
-        input that cannot be opened; 74 an I/O error (or an address serve cannot
-        listen on); 128+N stopped by signal N (130 for Ctrl-C).
+            Exit status: 0 success; 1 a report sum does not fit 64 bits (or verify --strict
+            found anomalies); 64 bad usage; 65 malformed input or a corrupt log; 66 an
+            input that cannot be opened; 74 an I/O error (or an address serve cannot
+            listen on); 128+N stopped by signal N (130 for Ctrl-C).
 
-        Start here:
-          orders import store.log Fixtures/kiosk-day.ndjson
-          orders replay store.log
-          orders report daily store.log --tz Asia/Seoul
-        """,
+            Start here:
+              orders import store.log Fixtures/kiosk-day.ndjson
+              orders replay store.log
+              orders report daily store.log --tz Asia/Seoul
+            """,
         version: "0.1.0",
         subcommands: [
             Import.self, Export.self, Replay.self, Report.self, Tally.self, Audit.self, Serve.self, Generate.self, Bench.self, Verify.self,

@@ -42,7 +42,8 @@ struct BenchTests {
         #expect(result.status == 0, "\(result.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any])
         let shapes = try #require(object["shapes"] as? [[String: Any]])
-        #expect(shapes.compactMap { $0["shape"] as? String } == ["classic", "90 days", "wide catalog", "long carts", "vote-heavy", "uuid ids"])
+        #expect(
+            shapes.compactMap { $0["shape"] as? String } == ["classic", "90 days", "wide catalog", "long carts", "vote-heavy", "uuid ids"])
         let ratios = shapes.compactMap { $0["best_ratio"] as? Double }
         #expect(ratios.count == 6 && ratios.allSatisfy { $0 >= 1 } && ratios.contains(1))
         for shape in shapes {
@@ -58,7 +59,8 @@ struct BenchTests {
                 }
             }
             let nanoseconds = try #require(shape["ns_per_event"] as? Double)
-            let replay = try #require((bench["phases"] as? [[String: Any]])?.first { ($0["name"] as? String)?.hasPrefix("+ reports") == true })
+            let replay = try #require(
+                (bench["phases"] as? [[String: Any]])?.first { ($0["name"] as? String)?.hasPrefix("+ reports") == true })
             #expect(abs(nanoseconds - (replay["seconds"] as? Double ?? 0) / 3_000 * 1e9) <= 0.01 * nanoseconds + 0.1, "\(shape)")
         }
         // Each shape's log is generated as `orders generate --shape` makes it: uuid ids are longer.
@@ -75,8 +77,10 @@ struct BenchTests {
         let directory = CLI.temporaryDirectory()
         let log = directory + "/generated.log"
         #expect(try CLI.run(["generate", "--events", "200000", "-o", log]).status == 0)
-        for command in [["replay", log, "--json"], ["report", "daily", log, "--tz", "Asia/Seoul", "--format", "csv"],
-                        ["report", "products", log, "--format", "csv"], ["tally", log, "--format", "csv"], ["export", log]] {
+        for command in [
+            ["replay", log, "--json"], ["report", "daily", log, "--tz", "Asia/Seoul", "--format", "csv"],
+            ["report", "products", log, "--format", "csv"], ["tally", log, "--format", "csv"], ["export", log],
+        ] {
             let one = try CLI.run(command + ["--threads", "1"])
             let four = try CLI.run(command + ["--threads", "4"])
             #expect(one.status == 0, "\(command): \(one.stderr)")

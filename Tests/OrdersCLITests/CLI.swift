@@ -3,7 +3,8 @@ import Foundation
 /// Runs the built `orders` binary, as a person or a script would.
 enum CLI {
     /// The package's root folder.
-    static let root: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     /// The `orders` binary built beside the test bundle.
     static let binary: URL = {

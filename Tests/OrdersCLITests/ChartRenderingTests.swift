@@ -2,13 +2,16 @@ import Foundation
 import Testing
 
 /// Whether the renderer and the measuring script's Python are installed.
-private let rendererIsInstalled = ["/usr/bin/rsvg-convert", "/usr/bin/python3"].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+private let rendererIsInstalled = ["/usr/bin/rsvg-convert", "/usr/bin/python3"].allSatisfy {
+    FileManager.default.isExecutableFile(atPath: $0)
+}
 
 /// `report daily --format svg`, rendered by a real renderer (rsvg-convert,
 /// Debian's librsvg2-bin) and measured from its pixels
 /// (`Tests/Tools/text-boxes.py`): at every size, from one day to 400, in
 /// one currency or twelve, no text may leave the canvas or touch another.
-@Suite("The daily chart, rendered and looked at", .enabled(if: rendererIsInstalled, "needs rsvg-convert and python3 (.ci/run installs them)"))
+@Suite(
+    "The daily chart, rendered and looked at", .enabled(if: rendererIsInstalled, "needs rsvg-convert and python3 (.ci/run installs them)"))
 struct ChartRenderingTests {
     /// What `text-boxes.py` measured.
     struct Measured: Decodable {
@@ -52,8 +55,12 @@ struct ChartRenderingTests {
     @Test func theWidestAmountsStillFit() throws {
         let directory = CLI.temporaryDirectory()
         var text = ""
-        for (i, (at, price, currency)) in [("2025-01-01T12:00:00Z", 9_000_000_000_000_000, "KRW"), ("2025-12-31T12:00:00Z", 999_999_999_999_999, "USD")].enumerated() {
-            text += #"{"type": "item_added", "at": "\#(at)", "cart": "c\#(i)", "product": "p", "qty": 1, "price": \#(price), "currency": "\#(currency)"}"# + "\n"
+        for (i, (at, price, currency)) in [
+            ("2025-01-01T12:00:00Z", 9_000_000_000_000_000, "KRW"), ("2025-12-31T12:00:00Z", 999_999_999_999_999, "USD"),
+        ].enumerated() {
+            text +=
+                #"{"type": "item_added", "at": "\#(at)", "cart": "c\#(i)", "product": "p", "qty": 1, "price": \#(price), "currency": "\#(currency)"}"#
+                + "\n"
             text += #"{"type": "checked_out", "at": "\#(at)", "cart": "c\#(i)", "order": "o\#(i)"}"# + "\n"
         }
         FileManager.default.createFile(atPath: directory + "/wide.ndjson", contents: Data(text.utf8))

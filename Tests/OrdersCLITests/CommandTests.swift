@@ -22,20 +22,33 @@ struct CommandTests {
 
     static let cases: [Case] = [
         Case(fixture: "kiosk-day", arguments: ["report", "daily", "--format", "csv"], expected: "kiosk-day.daily-utc.csv"),
-        Case(fixture: "kiosk-day", arguments: ["report", "daily", "--tz", "Asia/Seoul", "--format", "csv"], expected: "kiosk-day.daily-seoul.csv"),
-        Case(fixture: "kiosk-day", arguments: ["report", "products", "--tz", "Asia/Seoul", "--format", "csv"], expected: "kiosk-day.products-seoul.csv"),
-        Case(fixture: "kiosk-day", arguments: ["report", "categories", "--tz", "Asia/Seoul", "--catalog", "Fixtures/catalog-kr.json", "--format", "csv"],
-             expected: "kiosk-day.categories-seoul.csv"),
+        Case(
+            fixture: "kiosk-day", arguments: ["report", "daily", "--tz", "Asia/Seoul", "--format", "csv"],
+            expected: "kiosk-day.daily-seoul.csv"),
+        Case(
+            fixture: "kiosk-day", arguments: ["report", "products", "--tz", "Asia/Seoul", "--format", "csv"],
+            expected: "kiosk-day.products-seoul.csv"),
+        Case(
+            fixture: "kiosk-day",
+            arguments: ["report", "categories", "--tz", "Asia/Seoul", "--catalog", "Fixtures/catalog-kr.json", "--format", "csv"],
+            expected: "kiosk-day.categories-seoul.csv"),
         Case(fixture: "kiosk-day", arguments: ["tally", "--format", "csv"], expected: "kiosk-day.tally.csv"),
         Case(fixture: "anomalies", arguments: ["replay", "--json"], expected: "anomalies.replay.json"),
         Case(fixture: "tricky-ids", arguments: ["replay", "--json"], expected: "tricky-ids.replay.json"),
         Case(fixture: "tricky-ids", arguments: ["report", "products", "--format", "csv"], expected: "tricky-ids.products.csv"),
         Case(fixture: "tricky-ids", arguments: ["tally", "--format", "csv"], expected: "tricky-ids.tally.csv"),
         Case(fixture: "zones", arguments: ["report", "daily", "--format", "csv"], expected: "zones.daily-utc.csv"),
-        Case(fixture: "zones", arguments: ["report", "daily", "--tz", "America/New_York", "--format", "csv"], expected: "zones.daily-new-york.csv"),
-        Case(fixture: "zones", arguments: ["report", "daily", "--tz", "Asia/Kathmandu", "--format", "csv"], expected: "zones.daily-kathmandu.csv"),
-        Case(fixture: "zones", arguments: ["report", "daily", "--tz", "Pacific/Chatham", "--format", "csv"], expected: "zones.daily-chatham.csv"),
-        Case(fixture: "zones", arguments: ["report", "daily", "--tz", "Pacific/Apia", "--format", "csv"], expected: "zones.daily-apia.csv"),
+        Case(
+            fixture: "zones", arguments: ["report", "daily", "--tz", "America/New_York", "--format", "csv"],
+            expected: "zones.daily-new-york.csv"),
+        Case(
+            fixture: "zones", arguments: ["report", "daily", "--tz", "Asia/Kathmandu", "--format", "csv"],
+            expected: "zones.daily-kathmandu.csv"),
+        Case(
+            fixture: "zones", arguments: ["report", "daily", "--tz", "Pacific/Chatham", "--format", "csv"],
+            expected: "zones.daily-chatham.csv"),
+        Case(
+            fixture: "zones", arguments: ["report", "daily", "--tz", "Pacific/Apia", "--format", "csv"], expected: "zones.daily-apia.csv"),
     ]
 
     @Test(arguments: cases)
@@ -60,7 +73,9 @@ struct CommandTests {
 
     @Test func auditAndExportMatchTheSpecLineByLine() throws {
         let log = try Self.inputs("kiosk-day")[1]
-        for (arguments, expected) in [(["audit", log, "--cart", "kiosk-1"], "kiosk-day.audit-kiosk-1.ndjson"), (["export", log], "kiosk-day.export.ndjson")] {
+        for (arguments, expected) in [
+            (["audit", log, "--cart", "kiosk-1"], "kiosk-day.audit-kiosk-1.ndjson"), (["export", log], "kiosk-day.export.ndjson"),
+        ] {
             let result = try CLI.run(arguments)
             #expect(result.status == 0)
             let got = result.text.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? NSDictionary }
@@ -103,8 +118,9 @@ struct CommandTests {
     @Test func importReportsWhatItAppended() throws {
         let log = CLI.temporaryDirectory() + "/store.log"
         #expect(try CLI.run(["import", log, "Fixtures/kiosk-day.ndjson"]).text == "appended 17 events to \(log) (seq 1–17)\n")
-        #expect(try CLI.run(["import", log, "-"], input: CLI.fixture("Fixtures/zones.ndjson")).text
-            == "appended 24 events to \(log) (seq 18–41)\n")
+        #expect(
+            try CLI.run(["import", log, "-"], input: CLI.fixture("Fixtures/zones.ndjson")).text
+                == "appended 24 events to \(log) (seq 18–41)\n")
         #expect(try CLI.run(["replay", log, "--json"]).text.hasPrefix("{\"events\": 41,"))
         let one = #"{"type":"vote_cast","at":"2025-09-16T09:00:00Z","poll":"p","voter":"v","candidate":"c"}"#
         #expect(try CLI.run(["import", log, "-"], input: Array(one.utf8)).text == "appended 1 event to \(log) (seq 42)\n")
@@ -128,10 +144,15 @@ struct CommandTests {
     /// bytes, as a user's would.
     @Test func anArgumentThatIsNotUTF8IsRefused() throws {
         let dir = CLI.temporaryDirectory(), events = dir + "/events.ndjson"
-        try Data(#"{"type":"item_added","at":"2025-09-16T10:00:00Z","cart":"\#u{FFFD}","product":"p","qty":1,"price":5,"currency":"USD"}"#.utf8 + [10])
-            .write(to: URL(fileURLWithPath: events))
-        for (command, position) in [("audit \"$1\" --cart \"$(printf 'x\\377')\"", 4), ("audit \"$1\" --cart=\"$(printf '\\377')\"", 3),
-                                    ("import \"$(dirname \"$1\")/$(printf 'k\\377').log\" \"$1\"", 2)] {
+        try Data(
+            #"{"type":"item_added","at":"2025-09-16T10:00:00Z","cart":"\#u{FFFD}","product":"p","qty":1,"price":5,"currency":"USD"}"#.utf8
+                + [10]
+        )
+        .write(to: URL(fileURLWithPath: events))
+        for (command, position) in [
+            ("audit \"$1\" --cart \"$(printf 'x\\377')\"", 4), ("audit \"$1\" --cart=\"$(printf '\\377')\"", 3),
+            ("import \"$(dirname \"$1\")/$(printf 'k\\377').log\" \"$1\"", 2),
+        ] {
             let shell = Process()
             shell.executableURL = URL(fileURLWithPath: "/bin/sh")
             shell.arguments = ["-c", "exec \"$0\" \(command) 2>&1", CLI.binary.path, events]
@@ -178,8 +199,10 @@ struct CommandTests {
         func daily(_ zone: String, database: String) throws -> CLI.Result {
             try CLI.run(["report", "daily", "Fixtures/zones.ndjson", "--tz", zone, "--format", "csv"], environment: ["TZDIR": database])
         }
-        for zone in ["GMT+5", "UTC+5", "GMT-0500", "PST", "CST", "IST", "Asia/Seoul", "Asia", "Asia/Dir", "Asia/./Kathmandu",
-                     "/Asia/Kathmandu", "Asia/Kathmandu/", "Asia//Kathmandu", "US/../Asia/Kathmandu"] {
+        for zone in [
+            "GMT+5", "UTC+5", "GMT-0500", "PST", "CST", "IST", "Asia/Seoul", "Asia", "Asia/Dir", "Asia/./Kathmandu",
+            "/Asia/Kathmandu", "Asia/Kathmandu/", "Asia//Kathmandu", "US/../Asia/Kathmandu",
+        ] {
             let refused = try daily(zone, database: database)
             #expect(refused.status == 64, "\(zone)")
             #expect(refused.stderr.contains("unknown time zone '\(zone)'"), "\(zone)")
@@ -247,9 +270,11 @@ struct CommandTests {
     @Test func badUsageAndMissingFilesHaveTheirOwnStatuses() throws {
         #expect(try CLI.run(["replay", "Fixtures/does-not-exist.log"]).status == 66)
         // A directory opens, then fails at its first read: still an input that cannot be opened.
-        for command in [["replay", "Fixtures"], ["repair", "Fixtures", "-o", "never.log"], ["bench", "Fixtures", "--runs", "1"],
-                        ["report", "categories", "Fixtures/kiosk-day.ndjson", "--catalog", "Fixtures"],
-                        ["report", "categories", "Fixtures/kiosk-day.ndjson", "--catalog", "Fixtures/no-such-catalog.json"]] {
+        for command in [
+            ["replay", "Fixtures"], ["repair", "Fixtures", "-o", "never.log"], ["bench", "Fixtures", "--runs", "1"],
+            ["report", "categories", "Fixtures/kiosk-day.ndjson", "--catalog", "Fixtures"],
+            ["report", "categories", "Fixtures/kiosk-day.ndjson", "--catalog", "Fixtures/no-such-catalog.json"],
+        ] {
             let run = try CLI.run(command)
             #expect(run.status == 66, "\(command)")
             #expect(run.stderr.contains(": opening failed: "), "\(command): \(run.stderr)")
@@ -271,8 +296,10 @@ struct CommandTests {
         let chart = try CLI.run(["tally", "Fixtures/kiosk-day.ndjson", "--format", "svg"])
         #expect(chart.status == 64)
         #expect(chart.stderr.contains("Please provide one of 'table', 'csv' or 'json'"))
-        let ids = [(["audit", "--cart"], ""), (["audit", "--order"], String(repeating: "o", count: 257)),
-                   (["tally", "--poll"], "")]
+        let ids = [
+            (["audit", "--cart"], ""), (["audit", "--order"], String(repeating: "o", count: 257)),
+            (["tally", "--poll"], ""),
+        ]
         for (command, id) in ids {
             let run = try CLI.run([command[0], "Fixtures/kiosk-day.ndjson", command[1], id])
             #expect(run.status == 64, "\(command) of \(id.utf8.count) bytes")
@@ -345,7 +372,9 @@ struct CommandTests {
             #expect(entries.count == expected.count)
             for (entry, (units, total)) in zip(entries, expected) {
                 #expect(entry["status"] as? String == "applied")
-                #expect((entry["cart_units"] as? NSNumber)?.int64Value == units && (entry["cart_total"] as? NSNumber)?.int64Value == total, "seq \(entry["seq"]!)")
+                #expect(
+                    (entry["cart_units"] as? NSNumber)?.int64Value == units && (entry["cart_total"] as? NSNumber)?.int64Value == total,
+                    "seq \(entry["seq"]!)")
             }
         }
     }
@@ -357,13 +386,16 @@ struct CommandTests {
         compress.arguments = ["-q", "-o", dir + "/day.data", CLI.root.appendingPathComponent("Fixtures/kiosk-day.ndjson").path]
         try compress.run()
         compress.waitUntilExit()
-        #expect(try CLI.run(["replay", dir + "/day.data", "--json"]).stdout == CLI.run(["replay", "Fixtures/kiosk-day.ndjson", "--json"]).stdout)
+        #expect(
+            try CLI.run(["replay", dir + "/day.data", "--json"]).stdout
+                == CLI.run(["replay", "Fixtures/kiosk-day.ndjson", "--json"]).stdout)
     }
 
     @Test func aCatalogThatListsAProductTwiceIsWarnedOf() throws {
         let catalog = CLI.temporaryDirectory() + "/twice.json"
         let product = #"{"id": "airpods-4"}"#
-        let json = #"{"code": 200, "data": {"categories": [{"category": "A", "products": [\#(product)]}, {"category": "B", "products": [\#(product)]}]}}"#
+        let json =
+            #"{"code": 200, "data": {"categories": [{"category": "A", "products": [\#(product)]}, {"category": "B", "products": [\#(product)]}]}}"#
         try Data(json.utf8).write(to: URL(fileURLWithPath: catalog))
         let run = try CLI.run(["report", "categories", "Fixtures/kiosk-day.ndjson", "--catalog", catalog, "--format", "csv"])
         #expect(run.status == 0)
@@ -372,8 +404,10 @@ struct CommandTests {
     }
 
     @Test func everyCommandHasHelpWithAnExample() throws {
-        let commands = [["import"], ["export"], ["replay"], ["report"], ["report", "daily"], ["report", "products"], ["report", "categories"],
-                        ["tally"], ["audit"], ["generate"], ["bench"], ["verify"], ["repair"]]
+        let commands = [
+            ["import"], ["export"], ["replay"], ["report"], ["report", "daily"], ["report", "products"], ["report", "categories"],
+            ["tally"], ["audit"], ["generate"], ["bench"], ["verify"], ["repair"],
+        ]
         for command in commands {
             let help = try CLI.run(command + ["--help"])
             #expect(help.status == 0)

@@ -12,7 +12,9 @@ struct DatasetTests {
         let dir = CLI.temporaryDirectory()
         let generated = dir + "/generated.ndjson"
         #expect(try CLI.run(["generate", "--events", "10000", "--seed", "5", "--format", "ndjson", "-o", generated]).status == 0)
-        let files = [generated, "Fixtures/order-collisions.ndjson", "Fixtures/record-day.ndjson", "--keep-unknown", "--warn-earlier", "off"]
+        let files = [
+            generated, "Fixtures/order-collisions.ndjson", "Fixtures/record-day.ndjson", "--keep-unknown", "--warn-earlier", "off",
+        ]
         let one = try CLI.run(["import", dir + "/one.log"] + files)
         #expect(one.status == 0, "\(one.stderr)")
         let set = try CLI.run(["import", "--partitions", "\(parts)", dir + "/set"] + files)
@@ -34,8 +36,10 @@ struct DatasetTests {
             ["export"],
         ]
         for command in commands {
-            let fromLog = try CLI.run(command.prefix(command[0] == "report" ? 2 : 1) + [log] + command.dropFirst(command[0] == "report" ? 2 : 1))
-            let fromSet = try CLI.run(command.prefix(command[0] == "report" ? 2 : 1) + [dataset] + command.dropFirst(command[0] == "report" ? 2 : 1))
+            let fromLog = try CLI.run(
+                command.prefix(command[0] == "report" ? 2 : 1) + [log] + command.dropFirst(command[0] == "report" ? 2 : 1))
+            let fromSet = try CLI.run(
+                command.prefix(command[0] == "report" ? 2 : 1) + [dataset] + command.dropFirst(command[0] == "report" ? 2 : 1))
             #expect(fromLog.status == 0, "\(command): \(fromLog.stderr)")
             #expect(fromSet.status == fromLog.status && fromSet.stdout == fromLog.stdout, "\(command) on \(parts) parts: \(fromSet.stderr)")
         }
@@ -61,9 +65,13 @@ struct DatasetTests {
         let recorded = try CLI.run(["export", dataset]).text.split(separator: "\n").first { $0.contains("\"id\": ") }!
         let id = recorded.split(separator: "\"id\": \"")[1].split(separator: "\"")[0]
         let before = try String(contentsOfFile: dataset + "/manifest.json", encoding: .utf8)
-        let conflict = #"{"type": "item_added", "at": "2026-03-01T00:00:00Z", "id": "\#(id)", "cart": "elsewhere-9", "product": "p", "qty": 1, "price": 1, "currency": "USD"}"#
+        let conflict =
+            #"{"type": "item_added", "at": "2026-03-01T00:00:00Z", "id": "\#(id)", "cart": "elsewhere-9", "product": "p", "qty": 1, "price": 1, "currency": "USD"}"#
         let refused = try CLI.run(["import", dataset, "-"], input: Array((conflict + "\n").utf8))
-        #expect(refused.status == 65 && refused.stderr.contains("standard input:1: field \"id\": \"\(id)\" is the id of another event, at seq "), "\(refused.stderr)")
+        #expect(
+            refused.status == 65
+                && refused.stderr.contains("standard input:1: field \"id\": \"\(id)\" is the id of another event, at seq "),
+            "\(refused.stderr)")
         #expect(try String(contentsOfFile: dataset + "/manifest.json", encoding: .utf8) == before)
         #expect(manifest != before)
         #expect(try CLI.run(["verify", dataset]).status == 0)
@@ -100,12 +108,17 @@ struct DatasetTests {
         let dir = CLI.temporaryDirectory(), dataset = dir + "/set"
         #expect(try CLI.run(["import", "--partitions", "2", dataset, "Fixtures/kiosk-day.ndjson"]).status == 0)
         let manifest = try String(contentsOfFile: dataset + "/manifest.json", encoding: .utf8)
-        for (from, to) in [("\"part-0000.log\"", "\"../../outside.log\""), ("\"events\" : 17", "\"events\" : -17"),
-                           ("\"seqs_bytes\" : ", "\"seqs_bytes\" : 9999999999")] {
-            try manifest.replacingOccurrences(of: from, with: to).write(toFile: dataset + "/manifest.json", atomically: true, encoding: .utf8)
+        for (from, to) in [
+            ("\"part-0000.log\"", "\"../../outside.log\""), ("\"events\" : 17", "\"events\" : -17"),
+            ("\"seqs_bytes\" : ", "\"seqs_bytes\" : 9999999999"),
+        ] {
+            try manifest.replacingOccurrences(of: from, with: to).write(
+                toFile: dataset + "/manifest.json", atomically: true, encoding: .utf8)
             for command in [["replay", dataset], ["verify", dataset], ["import", dataset, "Fixtures/zones.ndjson"]] {
                 let result = try CLI.run(command)
-                #expect(result.status == 65 && result.stderr.contains("manifest"), "\(from) → \(to), \(command): \(result.status) \(result.stderr)")
+                #expect(
+                    result.status == 65 && result.stderr.contains("manifest"),
+                    "\(from) → \(to), \(command): \(result.status) \(result.stderr)")
             }
         }
         #expect(!FileManager.default.fileExists(atPath: dir + "/../outside.log"))
@@ -126,7 +139,10 @@ struct DatasetTests {
             let dataset = try Dataset(directory: dataset)
             let reader = try DatasetReader(directory: dataset.directory)
             var ids = OrdersCore.Identifiers(), events: [OrdersCore.Event] = [], count: Int64 = 0
-            while try reader.next(ids: &ids, into: &events) != nil { count += Int64(events.count); events.removeAll() }
+            while try reader.next(ids: &ids, into: &events) != nil {
+                count += Int64(events.count)
+                events.removeAll()
+            }
             #expect(count == dataset.manifest.events)
             return count
         }
@@ -134,7 +150,9 @@ struct DatasetTests {
         var killed = 0, midWrite = 0, partial = 0, recovered = 0
         for trial in 0..<trials {
             let before = try holds()
-            let sizes = { (0..<4).map { (try? FileManager.default.attributesOfItem(atPath: dataset + "/part-000\($0).log")[.size] as? Int) ?? 0 } }
+            let sizes = {
+                (0..<4).map { (try? FileManager.default.attributesOfItem(atPath: dataset + "/part-000\($0).log")[.size] as? Int) ?? 0 }
+            }
             let sizesBefore = sizes()
             let process = Process()
             process.executableURL = CLI.binary
@@ -173,6 +191,8 @@ struct DatasetTests {
         }
         #expect(partial == 0)
         #expect(midWrite * 3 >= trials, "\(midWrite) of \(trials) kills landed mid-write")
-        print("dataset crash harness: \(trials) trials, \(killed) imports killed (\(midWrite) mid-write, \(recovered) cut by the next import), \(partial) partial imports")
+        print(
+            "dataset crash harness: \(trials) trials, \(killed) imports killed (\(midWrite) mid-write, \(recovered) cut by the next import), \(partial) partial imports"
+        )
     }
 }

@@ -10,10 +10,12 @@ struct FirstUseTests {
 
     /// A usage mistake reads as every other error: `orders: error:`, then the usage of the command it was made in.
     @Test func usageMistakesSayOrdersErrorAndTheCommandsUsage() throws {
-        for (command, usage) in [(["replay", day, "--threads", "0"], "Usage: orders replay"),
-                                 (["report", "daily", day, "--tz", "Mars/Olympus"], "Usage: orders report daily"),
-                                 (["audit", day], "Usage: orders audit"),
-                                 (["replay", day, "--no-such-flag"], "Usage: orders replay")] {
+        for (command, usage) in [
+            (["replay", day, "--threads", "0"], "Usage: orders replay"),
+            (["report", "daily", day, "--tz", "Mars/Olympus"], "Usage: orders report daily"),
+            (["audit", day], "Usage: orders audit"),
+            (["replay", day, "--no-such-flag"], "Usage: orders replay"),
+        ] {
             let run = try CLI.run(command)
             #expect(run.status == 64, "\(command)")
             #expect(run.stderr.hasPrefix("orders: error: "), "\(command): \(run.stderr)")
@@ -79,8 +81,10 @@ struct FirstUseTests {
     /// Nothing on standard output but what the format always has, a line on
     /// standard error that names the id, and exit 0.
     @Test func anIdTheLogDoesNotNameIsAnAnswerNotAFailure() throws {
-        for command in [["audit", day, "--cart", "nope"], ["audit", day, "--order", "nope"], ["tally", day, "--poll", "nope"],
-                        ["tally", day, "--poll", "nope", "--format", "csv"]] {
+        for command in [
+            ["audit", day, "--cart", "nope"], ["audit", day, "--order", "nope"], ["tally", day, "--poll", "nope"],
+            ["tally", day, "--poll", "nope", "--format", "csv"],
+        ] {
             let run = try CLI.run(command)
             #expect(run.status == 0, "\(command)")
             #expect(run.stderr.contains("nope"), "\(command): \(run.stderr)")
@@ -123,7 +127,9 @@ struct GenerateTests {
     @Test func aStreamStartsOnItsStartDate() throws {
         let run = try CLI.run(["generate", "--events", "50", "--start", "2026-01-01", "--format", "ndjson", "-o", "-"])
         #expect(run.status == 0)
-        #expect(run.text.hasPrefix(#"{"type":"#) && run.text.split(separator: "\n").first?.contains(#""at":"2026-01-01T00:"#) == true, "\(run.text.prefix(200))")
+        #expect(
+            run.text.hasPrefix(#"{"type":"#) && run.text.split(separator: "\n").first?.contains(#""at":"2026-01-01T00:"#) == true,
+            "\(run.text.prefix(200))")
     }
 
     /// A stream that would run past 9999-12-31 is refused before anything is written.
@@ -132,7 +138,8 @@ struct GenerateTests {
         #expect(late.status == 64)
         #expect(late.stderr.contains("runs past 9999-12-31"))
         #expect(late.stdout.isEmpty)
-        #expect(try CLI.run(["generate", "--events", "5", "--start", "9999-12-01", "--days", "7", "--format", "ndjson", "-o", "-"]).status == 0)
+        #expect(
+            try CLI.run(["generate", "--events", "5", "--start", "9999-12-01", "--days", "7", "--format", "ndjson", "-o", "-"]).status == 0)
     }
 
     @Test func aShapeIsNamedOrRefusedWithTheNames() throws {
@@ -140,7 +147,9 @@ struct GenerateTests {
         #expect(refused.status == 64)
         #expect(refused.stderr.contains("give one of classic, 90-days, wide-catalog, long-carts, vote-heavy, uuid-ids"))
         let uuid = try CLI.run(["generate", "--events", "5", "--shape", "uuid-ids", "-o", "-", "--format", "ndjson"])
-        #expect(uuid.text.range(of: #""cart":"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-"#, options: .regularExpression) != nil, "\(uuid.text.prefix(300))")
+        #expect(
+            uuid.text.range(of: #""cart":"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-"#, options: .regularExpression) != nil,
+            "\(uuid.text.prefix(300))")
         #expect(try CLI.run(["generate", "--events", "5", "--stores", "13", "-o", "-", "--format", "ndjson"]).status == 64)
     }
 
@@ -172,7 +181,8 @@ struct ReportsAtSizeTests {
         let top = try CLI.run(["report", "products", day, "--top", "1", "--format", "csv"])
         #expect(top.status == 0)
         // One date in UTC, two currencies: the best KRW product (the MacBook) and the only USD one.
-        #expect(top.text == "date,product,currency,units,revenue\n2025-09-16,airpods-4,USD,3,38700\n2025-09-16,macbook-pro-14,KRW,1,2390000\n")
+        #expect(
+            top.text == "date,product,currency,units,revenue\n2025-09-16,airpods-4,USD,3,38700\n2025-09-16,macbook-pro-14,KRW,1,2390000\n")
         #expect(try CLI.run(["report", "products", day, "--top", "0"]).status == 64)
         #expect(try CLI.run(["report", "daily", day, "--limit", "-1"]).status == 64)
         let limited = try CLI.run(["report", "daily", day, "--limit", "1"])

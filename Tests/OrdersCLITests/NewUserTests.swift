@@ -74,9 +74,12 @@ struct NewUserTests {
     /// Help and option errors say what is wanted, in the command's own usage.
     @Test func helpAndOptionErrorsSayWhatIsWanted() throws {
         #expect(try CLI.run(["help", "generate"]).text.contains("(default: 2025-09-16)"))
-        #expect(try CLI.run(["help", "import"]).text.split(whereSeparator: \.isWhitespace).joined(separator: " ").contains("(default: 1h)"))
+        #expect(
+            try CLI.run(["help", "import"]).text.split(whereSeparator: \.isWhitespace).joined(separator: " ").contains("(default: 1h)"))
         let serve = try CLI.run(["help", "serve"]).text
-        #expect(serve.contains("/events/stream") && serve.contains("and / (a live page)") && serve.contains("an import fails at once"), "\(serve)")
+        #expect(
+            serve.contains("/events/stream") && serve.contains("and / (a live page)") && serve.contains("an import fails at once"),
+            "\(serve)")
         let nosuch = try CLI.run(["help", "nosuch"])
         #expect(nosuch.status == 64 && nosuch.stdout.isEmpty)
         #expect(nosuch.stderr.contains("'nosuch' is not a command. The commands are import, export"), "\(nosuch.stderr)")
@@ -87,9 +90,15 @@ struct NewUserTests {
         #expect(top.status == 64)
         #expect(top.stderr.contains("--top must be at least 1") && top.stderr.contains("Usage: orders report products"), "\(top.stderr)")
         for (arguments, said) in [
-            (["report", "daily", day, "--from", "2025-9-1"], "--from takes a date as YYYY-MM-DD, with a two-digit month and day, e.g. 2025-09-01, not '2025-9-1'"),
+            (
+                ["report", "daily", day, "--from", "2025-9-1"],
+                "--from takes a date as YYYY-MM-DD, with a two-digit month and day, e.g. 2025-09-01, not '2025-9-1'"
+            ),
             (["generate", "--start", "2025-13-01", "--events", "5", "-o", "x.log"], "--start takes a date as YYYY-MM-DD"),
-            (["import", "x.log", day, "--warn-earlier", "5x"], "--warn-earlier takes a whole number and a unit (90s, 30m, 1h, 2d), or off, not '5x'"),
+            (
+                ["import", "x.log", day, "--warn-earlier", "5x"],
+                "--warn-earlier takes a whole number and a unit (90s, 30m, 1h, 2d), or off, not '5x'"
+            ),
             (["generate", "--events", "-5", "-o", "x.log"], "--events takes a number that is not negative, not -5"),
         ] {
             let run = try CLI.run(arguments)
@@ -128,7 +137,9 @@ struct NewUserTests {
 
     /// An id with a newline or a tab in it shows as JSON writes it, not as Swift's `\u{a}`.
     @Test func controlCharactersInIdsShowAsJSONEscapes() throws {
-        let text = #"{"type": "item_added", "at": "2025-09-16T10:00:00Z", "cart": "c", "product": "two\nlines\tand\u0001", "qty": 1, "price": 5, "currency": "USD"}"# + "\n"
+        let text =
+            #"{"type": "item_added", "at": "2025-09-16T10:00:00Z", "cart": "c", "product": "two\nlines\tand\u0001", "qty": 1, "price": 5, "currency": "USD"}"#
+            + "\n"
             + #"{"type": "checked_out", "at": "2025-09-16T10:01:00Z", "cart": "c", "order": "o"}"# + "\n"
         let table = try CLI.run(["report", "products", "-"], input: Array(text.utf8)).text
         #expect(table.contains(#"two\nlines\tand\u0001"#), "\(table)")
@@ -183,7 +194,7 @@ struct NarrowTerminalTests {
             // "importing …/g.ndjson 15.9k events, 149.3k/s  [··…] 1%"
             let words = line.split(separator: " ")
             guard let percent = words.last.flatMap({ Double($0.dropLast()) }),
-                  let count = words.firstIndex(of: "events,").map({ words[$0 - 1] })
+                let count = words.firstIndex(of: "events,").map({ words[$0 - 1] })
             else { continue }
             let scale: Double = count.hasSuffix("M") ? 1e6 : count.hasSuffix("k") ? 1e3 : 1
             let events = (Double(count.filter { $0.isNumber || $0 == "." }) ?? 0) * scale

@@ -89,7 +89,9 @@ struct PartialAnswerTests {
     @Test func aLogOfIdentifiedEventsImportedTwiceAppendsNothingTheSecondTime() throws {
         let dir = CLI.temporaryDirectory()
         let text = dir + "/ids.ndjson", source = dir + "/s.log", target = dir + "/t.log"
-        let lines = (1...3).map { #"{"type": "item_added", "at": "2025-09-16T09:00:0\#($0)Z", "cart": "c", "product": "p", "qty": 1, "price": 5, "currency": "USD", "id": "e\#($0)"}"# }
+        let lines = (1...3).map {
+            #"{"type": "item_added", "at": "2025-09-16T09:00:0\#($0)Z", "cart": "c", "product": "p", "qty": 1, "price": 5, "currency": "USD", "id": "e\#($0)"}"#
+        }
         FileManager.default.createFile(atPath: text, contents: Data((lines.joined(separator: "\n") + "\n").utf8))
         #expect(try CLI.run(["import", source, text]).status == 0)
         #expect(try CLI.run(["import", target, source]).status == 0)

@@ -11,10 +11,14 @@ struct RecordTests {
 
     @Test func extrasComeBackAfterTheListedFieldsCompacted() throws {
         let log = CLI.temporaryDirectory() + "/x.log"
-        let input = #"{"type": "item_added", "staff": "kim", "at": "2025-09-16T09:00:00Z", "cart": "c", "product": "p", "qty": 1, "price": 150, "currency": "USD", "device": { "id" : "kiosk-3", "tags": [1, 2.50, "\u00e9 x"] }, "ok": true}"#
+        let input =
+            #"{"type": "item_added", "staff": "kim", "at": "2025-09-16T09:00:00Z", "cart": "c", "product": "p", "qty": 1, "price": 150, "currency": "USD", "device": { "id" : "kiosk-3", "tags": [1, 2.50, "\u00e9 x"] }, "ok": true}"#
         #expect(try CLI.run(["import", log, "-"], input: Array((input + "\n").utf8)).status == 0)
         let export = try CLI.run(["export", log])
-        #expect(export.text == #"{"seq": 1, "type": "item_added", "at": "2025-09-16T09:00:00.000Z", "cart": "c", "product": "p", "qty": 1, "price": 150, "currency": "USD", "staff": "kim", "device": {"id":"kiosk-3","tags":[1,2.50,"\u00e9 x"]}, "ok": true}"# + "\n")
+        #expect(
+            export.text
+                == #"{"seq": 1, "type": "item_added", "at": "2025-09-16T09:00:00.000Z", "cart": "c", "product": "p", "qty": 1, "price": 150, "currency": "USD", "staff": "kim", "device": {"id":"kiosk-3","tags":[1,2.50,"\u00e9 x"]}, "ok": true}"#
+                + "\n")
         // Export, import, export: the same bytes.
         let again = CLI.temporaryDirectory() + "/y.log"
         #expect(try CLI.run(["import", again, "-"], input: export.stdout).status == 0)
@@ -25,7 +29,9 @@ struct RecordTests {
 
     /// The three examples of EVENTS.md, section 1, to the letter.
     @Test func theSpecsExamplesOfExtras() throws {
-        let input = #"{"type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "v", "candidate": "c", "a": 1.50, "b": "\u00e9", "c": {"a": [1, 2]}}"# + "\n"
+        let input =
+            #"{"type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "v", "candidate": "c", "a": 1.50, "b": "\u00e9", "c": {"a": [1, 2]}}"#
+            + "\n"
         let export = try CLI.run(["export", "-"], input: Array(input.utf8))
         #expect(export.text.hasSuffix(#""candidate": "c", "a": 1.50, "b": "\u00e9", "c": {"a":[1,2]}}"# + "\n"))
     }
@@ -36,7 +42,8 @@ struct RecordTests {
         #expect(first.status == 0)
         #expect(first.text == "appended 5 events, 1 already recorded, to \(log) (seq 1–5)\n")
         #expect(try CLI.run(["export", log]).stdout == CLI.fixture("Fixtures/expected/record-day.export.ndjson"))
-        #expect(try CLI.run(["audit", log, "--cart", "kiosk-7"]).stdout == CLI.fixture("Fixtures/expected/record-day.audit-kiosk-7.ndjson"))
+        #expect(
+            try CLI.run(["audit", log, "--cart", "kiosk-7"]).stdout == CLI.fixture("Fixtures/expected/record-day.audit-kiosk-7.ndjson"))
         let replay = try CLI.run(["replay", log, "--json"])
         #expect(replay.text.hasPrefix(#"{"events": 5, "applied": 4, "ignored": 1, "#))
         // The same NDJSON read directly is read as an import into an empty log would be.
@@ -46,7 +53,8 @@ struct RecordTests {
         #expect(try CLI.run(["import", small, "Fixtures/record-day.ndjson", "--keep-unknown", "--batch-events", "2"]).status == 0)
         for threads in ["1", "2", "3", "4"] {
             #expect(try CLI.run(["replay", small, "--json", "--threads", threads]).stdout == replay.stdout, "\(threads) threads")
-            #expect(try CLI.run(["export", small, "--threads", threads]).stdout == CLI.fixture("Fixtures/expected/record-day.export.ndjson"))
+            #expect(
+                try CLI.run(["export", small, "--threads", threads]).stdout == CLI.fixture("Fixtures/expected/record-day.export.ndjson"))
         }
         // Without --keep-unknown the unknown type is refused, naming its line and field.
         let refused = try CLI.run(["replay", "Fixtures/record-day.ndjson", "--json"])
@@ -96,7 +104,8 @@ struct RecordTests {
         #expect(conflict.stderr.contains(#"standard input:2: field "id": "e-4" is the id of another event, at seq 4"#))
         #expect(try CLI.run(["replay", log, "--json"]).text.hasPrefix(#"{"events": 10,"#))
         // The same, when the writer looks the FILE's ids up in the log rather than read them all (as for a large log).
-        let looked = try CLI.run(["import", log, "-", "--json", "--read-whole-below", "0"], input: Array((batch + line("e-12", 1) + "\n").utf8))
+        let looked = try CLI.run(
+            ["import", log, "-", "--json", "--read-whole-below", "0"], input: Array((batch + line("e-12", 1) + "\n").utf8))
         #expect(looked.text == #"{"appended": 1, "duplicates": 10, "first_seq": 11, "last_seq": 11, "warnings": []}"# + "\n")
         let lookedConflict = try CLI.run(["import", log, "-", "--read-whole-below", "0"], input: Array(conflicting.utf8))
         #expect(lookedConflict.status == 65)
@@ -113,14 +122,29 @@ struct RecordTests {
     }
 
     @Test(arguments: [
-        (#"{"id": 7, "type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "v", "candidate": "c"}"#, #"field "id": must be a string"#),
-        (#"{"id": "", "type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "v", "candidate": "c"}"#, #"field "id": must not be empty"#),
-        (#"{"id": "\#(String(repeating: "x", count: 257))", "type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "v", "candidate": "c"}"#, #"field "id": is 257 bytes long"#),
+        (
+            #"{"id": 7, "type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "v", "candidate": "c"}"#,
+            #"field "id": must be a string"#
+        ),
+        (
+            #"{"id": "", "type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "v", "candidate": "c"}"#,
+            #"field "id": must not be empty"#
+        ),
+        (
+            #"{"id": "\#(String(repeating: "x", count: 257))", "type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "v", "candidate": "c"}"#,
+            #"field "id": is 257 bytes long"#
+        ),
         (#"{"type": "", "at": "2025-09-16T09:00:00Z"}"#, #"field "type": must not be empty"#),
         (#"{"type": "\#(String(repeating: "t", count: 65))", "at": "2025-09-16T09:00:00Z"}"#, #"field "type": is 65 bytes long"#),
         (#"{"type": "coupon_applied", "at": "yesterday"}"#, #"field "at""#),
-        (#"{"type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "v", "candidate": "c", "x": 1, "\u0078": 2}"#, #"field "x": appears more than once"#),
-        (#"{"type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "v", "candidate": "c", "deep": \#(String(repeating: "[", count: 256))\#(String(repeating: "]", count: 256))}"#, "nested deeper than 256 levels"),
+        (
+            #"{"type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "v", "candidate": "c", "x": 1, "\u0078": 2}"#,
+            #"field "x": appears more than once"#
+        ),
+        (
+            #"{"type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "v", "candidate": "c", "deep": \#(String(repeating: "[", count: 256))\#(String(repeating: "]", count: 256))}"#,
+            "nested deeper than 256 levels"
+        ),
     ])
     func badRecordsAreRefusedWithLineAndFieldAndAppendNothing(line: String, message: String) throws {
         let log = CLI.temporaryDirectory() + "/bad.log"
@@ -133,7 +157,8 @@ struct RecordTests {
     }
 
     @Test func extrasPastTheLineLimitAreRefused() throws {
-        let huge = #"{"type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "v", "candidate": "c", "blob": ""#
+        let huge =
+            #"{"type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "v", "candidate": "c", "blob": ""#
             + String(repeating: "a", count: 16 << 20) + "\"}\n"
         let run = try CLI.run(["import", CLI.temporaryDirectory() + "/h.log", "-"], input: Array(huge.utf8))
         #expect(run.status == 65)
@@ -143,18 +168,25 @@ struct RecordTests {
     @Test func aFileThatStartsWellBeforeTheLogsLatestEventIsWarnedOf() throws {
         let log = CLI.temporaryDirectory() + "/w.log"
         func day(_ date: String) -> [UInt8] {
-            Array(#"{"type": "item_added", "at": "\#(date)T10:00:00Z", "cart": "c-\#(date)", "product": "p", "qty": 1, "price": 5, "currency": "USD"}"#.utf8) + [0x0A]
+            Array(
+                #"{"type": "item_added", "at": "\#(date)T10:00:00Z", "cart": "c-\#(date)", "product": "p", "qty": 1, "price": 5, "currency": "USD"}"#
+                    .utf8) + [0x0A]
         }
         let second = try CLI.run(["import", log, "-"], input: day("2025-09-17"))
         #expect(second.status == 0 && second.stderr.isEmpty)
         let first = try CLI.run(["import", log, "-", "--json"], input: day("2025-09-16"))
         #expect(first.status == 0)
-        #expect(first.stderr == "orders: warning: standard input starts 1d before the latest event in \(log); its events fold after those (--warn-earlier off to not say so)\n")
+        #expect(
+            first.stderr
+                == "orders: warning: standard input starts 1d before the latest event in \(log); its events fold after those (--warn-earlier off to not say so)\n"
+        )
         let outcome = try JSONSerialization.jsonObject(with: Data(first.stdout)) as? [String: Any]
         #expect((outcome?["warnings"] as? [String])?.first?.contains("starts 1d before") == true)
         // Within the span, or with the warning off, nothing is said; the events are appended all the same.
         #expect(try CLI.run(["import", log, "-", "--warn-earlier", "2d"], input: day("2025-09-15")).stderr.isEmpty)
-        #expect(try CLI.run(["import", log, "-", "--warn-earlier", "30m", "--again"], input: day("2025-09-15")).stderr.contains("starts 2d before"))
+        #expect(
+            try CLI.run(["import", log, "-", "--warn-earlier", "30m", "--again"], input: day("2025-09-15")).stderr.contains(
+                "starts 2d before"))
         #expect(try CLI.run(["import", log, "-", "--warn-earlier", "off", "--again"], input: day("2025-09-14")).stderr.isEmpty)
         #expect(try CLI.run(["import", log, "-", "--warn-earlier", "soon"], input: day("2025-09-14")).status == 64)
         #expect(try CLI.run(["replay", log, "--json"]).text.hasPrefix(#"{"events": 5,"#))
@@ -179,7 +211,9 @@ struct RecordTests {
         let export = try CLI.run(["export", log])
         let zonesEvents = lines(String(decoding: CLI.fixture("Fixtures/zones.ndjson"), as: UTF8.self)).count
         #expect(lines(export.text).count == 17 + zonesEvents + 5)
-        #expect(lines(export.text).last == lines(String(decoding: CLI.fixture("Fixtures/expected/record-day.export.ndjson"), as: UTF8.self))
-            .last!.replacingOccurrences(of: #""seq": 5"#, with: #""seq": \#(17 + zonesEvents + 5)"#))
+        #expect(
+            lines(export.text).last
+                == lines(String(decoding: CLI.fixture("Fixtures/expected/record-day.export.ndjson"), as: UTF8.self))
+                .last!.replacingOccurrences(of: #""seq": 5"#, with: #""seq": \#(17 + zonesEvents + 5)"#))
     }
 }

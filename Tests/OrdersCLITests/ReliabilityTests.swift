@@ -87,7 +87,9 @@ struct ReliabilityTests {
         // Kills that land before the first batch or after the commit prove little: a third must land mid-write
         // (half the kills wait for the log to grow).
         #expect(midWrite * 3 >= trials, "\(midWrite) of \(trials) kills landed mid-write")
-        print("crash harness: \(trials) trials, \(killed) imports killed (\(midWrite) mid-write), \(completed) completed, \(tailsReported) torn tails removed and reported, \(partial) partial imports, \(lost) acknowledged events lost")
+        print(
+            "crash harness: \(trials) trials, \(killed) imports killed (\(midWrite) mid-write), \(completed) completed, \(tailsReported) torn tails removed and reported, \(partial) partial imports, \(lost) acknowledged events lost"
+        )
     }
 
     /// A producer that retries after every crash, with event ids: each
@@ -227,8 +229,11 @@ struct ReliabilityTests {
         // verify names it as reading past it does, in file order with any damage that costs events.
         let verified = try CLI.run(["verify", joined])
         #expect(verified.status == 65)
-        #expect(verified.text.contains("  damage     byte \(firstBytes.count): an unexpected frame (magic 0x184D2A50) (no committed events)\n"))
-        #expect(try CLI.run(["verify", joined, "--json"]).text.contains("{\"offset\": \(firstBytes.count), \"events\": 0, \"reason\": \"an unexpected frame"))
+        #expect(
+            verified.text.contains("  damage     byte \(firstBytes.count): an unexpected frame (magic 0x184D2A50) (no committed events)\n"))
+        #expect(
+            try CLI.run(["verify", joined, "--json"]).text.contains(
+                "{\"offset\": \(firstBytes.count), \"events\": 0, \"reason\": \"an unexpected frame"))
         let repaired = try CLI.run(["repair", joined, "-o", dir + "/repaired.log"])
         #expect(repaired.text == "wrote 17 of 17 events to \(dir)/repaired.log\n")
         #expect(repaired.stderr.contains("dropped byte \(firstBytes.count): an unexpected frame"))
@@ -247,8 +252,10 @@ struct ReliabilityTests {
         func scratchLog() -> String? {
             (try? FileManager.default.contentsOfDirectory(atPath: scratch))?.first.map { scratch + "/" + $0 + "/generated.log" }
         }
-        for (arguments, signal, file) in [(["generate", "--events", "100000000", "-o", log], SIGINT, { log }),
-                                          (["bench", "--events", "100000000"], SIGTERM, scratchLog)] as [([String], Int32, () -> String?)] {
+        for (arguments, signal, file) in [
+            (["generate", "--events", "100000000", "-o", log], SIGINT, { log }),
+            (["bench", "--events", "100000000"], SIGTERM, scratchLog),
+        ] as [([String], Int32, () -> String?)] {
             let pid = try spawn(arguments, environment: ["TMPDIR": scratch])
             for _ in 0..<1000 where !grown(file()) { usleep(10_000) }
             #expect(grown(file()), "\(arguments)")

@@ -1,9 +1,10 @@
 import Foundation
+import OrdersWorkload
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import OrdersWorkload
-import Testing
 
 /// `orders serve`, run as a user runs it: the built binary on port 0 of
 /// loopback, talked to with a real HTTP client (URLSession), stopped with
@@ -51,7 +52,8 @@ struct ServeTests {
 
         /// One request, answered: its status, headers and body.
         func request(_ method: String, _ path: String, body: String? = nil, headers: [String: String] = [:]) async throws
-            -> (status: Int, headers: [String: String], text: String) {
+            -> (status: Int, headers: [String: String], text: String)
+        {
             var request = URLRequest(url: URL(string: base + path)!)
             request.httpMethod = method
             request.httpBody = body.map { Data($0.utf8) }
@@ -83,7 +85,10 @@ struct ServeTests {
             let connected = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
-            guard connected == 0 else { close(fd); throw ServeError.cannotConnect }
+            guard connected == 0 else {
+                close(fd)
+                throw ServeError.cannotConnect
+            }
             var timeout = timeval(tv_sec: 10, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
             let resume = lastEventID.map { "Last-Event-ID: \($0)\r\n" } ?? ""
@@ -98,7 +103,8 @@ struct ServeTests {
             var seqs: [Int64] = []
             while seqs.count < count {
                 if let range = buffer.firstRange(of: Array("\nid: ".utf8)) ?? (buffer.starts(with: Array("id: ".utf8)) ? 0..<4 : nil),
-                   let end = buffer[range.upperBound...].firstIndex(of: 0x0A) {
+                    let end = buffer[range.upperBound...].firstIndex(of: 0x0A)
+                {
                     seqs.append(Int64(String(decoding: buffer[range.upperBound..<end], as: UTF8.self))!)
                     buffer.removeSubrange(..<end)
                     continue
@@ -134,15 +140,29 @@ struct ServeTests {
         let cart = try await server.request("GET", "/carts/kiosk-1")
         #expect(cart.status == 200)
         #expect(cart.headers["etag"] == "\"7\"")
-        #expect(cart.text == #"{"cart": "kiosk-1", "status": "closed", "version": 7, "currency": "KRW", "lines": [{"product": "airpods-4", "qty": 2, "price": 199000}], "units": 2, "total": 398000, "order": "A-1001"}"# + "\n")
+        #expect(
+            cart.text
+                == #"{"cart": "kiosk-1", "status": "closed", "version": 7, "currency": "KRW", "lines": [{"product": "airpods-4", "qty": 2, "price": 199000}], "units": 2, "total": 398000, "order": "A-1001"}"#
+                + "\n")
         let none = try await server.request("GET", "/carts/never")
-        #expect(none.text == #"{"cart": "never", "status": "none", "version": 0, "currency": null, "lines": [], "units": 0, "total": 0, "order": null}"# + "\n")
+        #expect(
+            none.text
+                == #"{"cart": "never", "status": "none", "version": 0, "currency": null, "lines": [], "units": 0, "total": 0, "order": null}"#
+                + "\n")
         let order = try await server.request("GET", "/orders/A-1001")
-        #expect(order.text == #"{"order": "A-1001", "cart": "kiosk-1", "seq": 6, "at": "2025-09-16T09:04:00.000Z", "currency": "KRW", "units": 2, "total": 398000}"# + "\n")
+        #expect(
+            order.text
+                == #"{"order": "A-1001", "cart": "kiosk-1", "seq": 6, "at": "2025-09-16T09:04:00.000Z", "currency": "KRW", "units": 2, "total": 398000}"#
+                + "\n")
         #expect(try await server.request("GET", "/orders/nope").status == 404)
         // An id with a space, a slash and é, percent-encoded in the path and the query.
-        _ = try await server.request("POST", "/events", body: #"{"type": "item_added", "at": "2025-09-16T09:00:00Z", "cart": "k 1/é", "product": "p", "qty": 1, "price": 5, "currency": "USD"}"#)
-        #expect(try await server.request("GET", "/carts/k%201%2F%C3%A9").text.hasPrefix(#"{"cart": "k 1/é", "status": "open", "version": 18,"#))
+        _ = try await server.request(
+            "POST", "/events",
+            body:
+                #"{"type": "item_added", "at": "2025-09-16T09:00:00Z", "cart": "k 1/é", "product": "p", "qty": 1, "price": 5, "currency": "USD"}"#
+        )
+        #expect(
+            try await server.request("GET", "/carts/k%201%2F%C3%A9").text.hasPrefix(#"{"cart": "k 1/é", "status": "open", "version": 18,"#))
         #expect(try await server.request("GET", "/audit?cart=k%201%2F%C3%A9").text.contains(#""cart": "k 1/é""#))
         let nowhere = try await server.request("GET", "/nowhere")
         #expect(nowhere.status == 404 && nowhere.text.hasPrefix(#"{"error": "#))
@@ -174,11 +194,14 @@ struct ServeTests {
             #expect(answer.status == 200, "\(path)")
             #expect(answer.text == (try CLI.run(command)).text, "\(path)")
         }
-        #expect(try await server.request("GET", "/reports/daily?format=csv").text == String(decoding: CLI.fixture("Fixtures/expected/kiosk-day.daily-utc.csv"), as: UTF8.self))
+        #expect(
+            try await server.request("GET", "/reports/daily?format=csv").text
+                == String(decoding: CLI.fixture("Fixtures/expected/kiosk-day.daily-utc.csv"), as: UTF8.self))
         // After another append, a zone asked for before is up to date too.
         _ = try await server.request("POST", "/events", body: String(decoding: CLI.fixture("Fixtures/zones.ndjson"), as: UTF8.self))
-        #expect(try await server.request("GET", "/reports/daily?tz=Asia/Seoul&format=csv").text
-            == (try CLI.run(["report", "daily", log, "--tz", "Asia/Seoul", "--format", "csv"])).text)
+        #expect(
+            try await server.request("GET", "/reports/daily?tz=Asia/Seoul&format=csv").text
+                == (try CLI.run(["report", "daily", log, "--tz", "Asia/Seoul", "--format", "csv"])).text)
         #expect(try await server.request("GET", "/reports/daily?tz=Mars/Olympus").status == 400)
         #expect(try await server.request("GET", "/reports/daily?format=xml").status == 400)
         #expect(try await server.request("GET", "/audit?order=nope").status == 404)
@@ -209,7 +232,8 @@ struct ServeTests {
         for _ in 0..<100 where !(try await server.request("GET", "/metrics").text.contains("orders_subscribers 3")) {
             try await Task.sleep(nanoseconds: 50_000_000)
         }
-        _ = try await server.request("POST", "/events", body: #"{"type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "new", "candidate": "c"}"#)
+        _ = try await server.request(
+            "POST", "/events", body: #"{"type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "new", "candidate": "c"}"#)
         #expect(head.seqs(1) == [total + 1])
         // SIGTERM with streams open: they end (the one still open has the last event, then nothing), and the server exits 0.
         #expect(server.stop() == 0)
@@ -279,7 +303,9 @@ struct ServeTests {
         #expect(Set(ids).count == ids.count, "an id recorded twice")
         #expect(acknowledged.isSubset(of: Set(ids)), "an acknowledged event is missing")
         #expect(landed == kills)
-        print("serve kill harness: \(kills) SIGKILLs under load from \(clients) retrying clients; \(acknowledged.count) events acknowledged, all in the log once; \(ids.count) events in all")
+        print(
+            "serve kill harness: \(kills) SIGKILLs under load from \(clients) retrying clients; \(acknowledged.count) events acknowledged, all in the log once; \(ids.count) events in all"
+        )
     }
 
     /// The page at `GET /` in a real browser (`Tests/Browser/page_test.py`,
@@ -302,14 +328,17 @@ struct ServeTests {
         #expect(FileManager.default.fileExists(atPath: shots + "/page-after.png"))
     }
 
-    static let hasChromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].contains { FileManager.default.isExecutableFile(atPath: $0) }
+    static let hasChromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].contains {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
 
     @Test func anImportIntoAServedLogFailsAtOnceSayingSo() async throws {
         let server = try Running()
         let started = Date()
         let refused = try CLI.run(["import", server.log, "Fixtures/kiosk-day.ndjson"])
         #expect(refused.status != 0)
-        #expect(refused.stderr.contains("orders serve (pid \(server.process.processIdentifier)) holds this log and answers at \(server.base)"))
+        #expect(
+            refused.stderr.contains("orders serve (pid \(server.process.processIdentifier)) holds this log and answers at \(server.base)"))
         #expect(!refused.stderr.contains("waiting"), "it does not wait, so it does not say it does: \(refused.stderr)")
         #expect(Date().timeIntervalSince(started) < 5)
         // Readers need no lock.
@@ -332,7 +361,10 @@ struct ServeTests {
 
     @Test func badAppendsGetTheRightStatusAndAppendNothing() async throws {
         let server = try Running(arguments: ["--max-body", "4096"])
-        let malformed = try await server.request("POST", "/events", body: #"{"type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "v", "candidate": "c"}"# + "\n" + #"{"type": "item_added", "qty": 0}"#)
+        let malformed = try await server.request(
+            "POST", "/events",
+            body: #"{"type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "v", "candidate": "c"}"# + "\n"
+                + #"{"type": "item_added", "qty": 0}"#)
         #expect(malformed.status == 400)
         #expect(malformed.text.contains(#""line": 2"#))
         #expect(malformed.text.contains(#""field": "#))
@@ -358,12 +390,16 @@ struct ServeTests {
     @Test func fuzzedBodiesAreRefusedAsTheImporterRefusesThem() async throws {
         let server = try Running()
         let dir = CLI.temporaryDirectory()
-        let lines = (CLI.fixture("Fixtures/record-day.ndjson") + CLI.fixture("Fixtures/kiosk-day.ndjson") + CLI.fixture("Fixtures/tricky-ids.ndjson"))
+        let lines =
+            (CLI.fixture("Fixtures/record-day.ndjson") + CLI.fixture("Fixtures/kiosk-day.ndjson")
+            + CLI.fixture("Fixtures/tricky-ids.ndjson"))
             .split(separator: 0x0A).map(Array.init)
-        let hostile: [[UInt8]] = [
-            "\u{0}", "1e309", "-0", "99999999999999999999999", "{", "]", "\"qty\": -1, ", "\"at\": \"2025-13-01T00:00:00Z\", ",
-            String(repeating: "[", count: 300), "\"id\": \"\", ", "\"\\ud800\"", "\"type\": \"vote_cast\", ", "\t", "\r\n", ",", "null", "\"cart\": 7, ",
-        ].map { Array($0.utf8) } + [[0xFF, 0xFE], [0xC3], [0xED, 0xA0, 0x80]]
+        let hostile: [[UInt8]] =
+            [
+                "\u{0}", "1e309", "-0", "99999999999999999999999", "{", "]", "\"qty\": -1, ", "\"at\": \"2025-13-01T00:00:00Z\", ",
+                String(repeating: "[", count: 300), "\"id\": \"\", ", "\"\\ud800\"", "\"type\": \"vote_cast\", ", "\t", "\r\n", ",", "null",
+                "\"cart\": 7, ",
+            ].map { Array($0.utf8) } + [[0xFF, 0xFE], [0xC3], [0xED, 0xA0, 0x80]]
         var random = SplitMix64(seed: 0x5EED_B0D1)
         var events = 0
         var (taken, refused) = (0, 0)
@@ -390,7 +426,8 @@ struct ServeTests {
             let (data, response) = try await URLSession.shared.data(for: request)
             let status = (response as! HTTPURLResponse).statusCode
             let text = String(decoding: data, as: UTF8.self)
-            let context = "round \(round), body \(String(decoding: body, as: UTF8.self).debugDescription): \(status) \(text) / import: \(imported.stderr)"
+            let context =
+                "round \(round), body \(String(decoding: body, as: UTF8.self).debugDescription): \(status) \(text) / import: \(imported.stderr)"
             #expect([200, 400, 409].contains(status), "\(context)")
             if imported.status == 65 {
                 #expect(status == 400, "\(context)")
@@ -462,16 +499,24 @@ struct ServeTests {
     /// and a 400 naming the query parameter wherever the command line refuses the same.
     @Test func httpConventionsHold() async throws {
         let server = try Running(arguments: ["--keep-unknown"])
-        #expect(try await server.request("POST", "/events", body: String(decoding: CLI.fixture("Fixtures/kiosk-day.ndjson"), as: UTF8.self)).status == 200)
-        for path in ["/replay", "/carts/kiosk-1", "/orders/A-1001", "/reports/daily", "/tally", "/audit?cart=kiosk-1", "/events?after=15", "/health",
-                     "/metrics", "/", "/events/stream"] {
+        #expect(
+            try await server.request("POST", "/events", body: String(decoding: CLI.fixture("Fixtures/kiosk-day.ndjson"), as: UTF8.self))
+                .status == 200)
+        for path in [
+            "/replay", "/carts/kiosk-1", "/orders/A-1001", "/reports/daily", "/tally", "/audit?cart=kiosk-1", "/events?after=15", "/health",
+            "/metrics", "/", "/events/stream",
+        ] {
             let head = try await server.request("HEAD", path)
             #expect(head.status == 200, "HEAD \(path)")
             #expect(head.text.isEmpty, "HEAD \(path)")
         }
-        #expect(try await server.request("GET", "/carts/kiosk-1").headers["etag"] == (try await server.request("HEAD", "/carts/kiosk-1")).headers["etag"])
-        for (method, path, allow) in [("PUT", "/events", "POST, GET, HEAD"), ("DELETE", "/carts/kiosk-1", "GET, HEAD"), ("POST", "/replay", "GET, HEAD"),
-                                      ("GET", "/carts/kiosk-1/events", "POST")] {
+        #expect(
+            try await server.request("GET", "/carts/kiosk-1").headers["etag"]
+                == (try await server.request("HEAD", "/carts/kiosk-1")).headers["etag"])
+        for (method, path, allow) in [
+            ("PUT", "/events", "POST, GET, HEAD"), ("DELETE", "/carts/kiosk-1", "GET, HEAD"), ("POST", "/replay", "GET, HEAD"),
+            ("GET", "/carts/kiosk-1/events", "POST"),
+        ] {
             let answer = try await server.request(method, path)
             #expect(answer.status == 405, "\(method) \(path)")
             #expect(answer.headers["allow"] == allow, "\(method) \(path): \(answer.headers)")
@@ -479,16 +524,23 @@ struct ServeTests {
         }
         #expect(try await server.request("GET", "/no/such/route").status == 404)
         // If-Match: * is "the cart exists".
-        let add = #"{"type": "item_added", "at": "2025-09-16T10:00:00Z", "cart": "CART", "product": "p", "qty": 1, "price": 5, "currency": "USD"}"#
-        let none = try await server.request("POST", "/carts/fresh/events", body: add.replacingOccurrences(of: "CART", with: "fresh"), headers: ["If-Match": "*"])
+        let add =
+            #"{"type": "item_added", "at": "2025-09-16T10:00:00Z", "cart": "CART", "product": "p", "qty": 1, "price": 5, "currency": "USD"}"#
+        let none = try await server.request(
+            "POST", "/carts/fresh/events", body: add.replacingOccurrences(of: "CART", with: "fresh"), headers: ["If-Match": "*"])
         #expect(none.status == 412 && none.text.contains(#""version": 0"#), "\(none)")
-        #expect(try await server.request("POST", "/carts/kiosk-1/events", body: add.replacingOccurrences(of: "CART", with: "kiosk-1"),
-                                         headers: ["If-Match": "*"]).status == 200)
+        #expect(
+            try await server.request(
+                "POST", "/carts/kiosk-1/events", body: add.replacingOccurrences(of: "CART", with: "kiosk-1"),
+                headers: ["If-Match": "*"]
+            ).status == 200)
         // Each bad parameter named, as the command line names its option.
-        for (path, parameter) in [("/events?after=-1", "after"), ("/events?limit=abc", "limit"), ("/events?limit=100001", "limit"),
-                                  ("/reports/daily?tz=Mars/Olympus", "tz"), ("/reports/daily?from=2025-09-17&to=2025-09-16", "from"),
-                                  ("/reports/products?from=2025-9-1", "from"), ("/tally?poll=", "poll"), ("/audit?cart=", "cart"),
-                                  ("/audit?order=", "order"), ("/events/stream?after=x", "after")] {
+        for (path, parameter) in [
+            ("/events?after=-1", "after"), ("/events?limit=abc", "limit"), ("/events?limit=100001", "limit"),
+            ("/reports/daily?tz=Mars/Olympus", "tz"), ("/reports/daily?from=2025-09-17&to=2025-09-16", "from"),
+            ("/reports/products?from=2025-9-1", "from"), ("/tally?poll=", "poll"), ("/audit?cart=", "cart"),
+            ("/audit?order=", "order"), ("/events/stream?after=x", "after"),
+        ] {
             let answer = try await server.request("GET", path)
             #expect(answer.status == 400, "\(path)")
             #expect(answer.text.contains(#""parameter": "\#(parameter)""#), "\(path): \(answer.text)")
@@ -510,7 +562,8 @@ struct ServeTests {
         try await withThrowingTaskGroup(of: Int.self) { group in
             for i in 0..<count {
                 group.addTask {
-                    let line = #"{"id": "c-\#(i)", "type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "v\#(i)", "candidate": "c"}"#
+                    let line =
+                        #"{"id": "c-\#(i)", "type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "v\#(i)", "candidate": "c"}"#
                     return try await server.request("POST", "/events", body: line).status
                 }
             }
@@ -521,7 +574,9 @@ struct ServeTests {
         let metrics = try await server.request("GET", "/metrics")
         #expect(metrics.text.contains("orders_appends_total \(count)"))
         // Appends that arrived while a commit synced were synced together.
-        let commits = metrics.text.split(separator: "\n").first { $0.hasPrefix("orders_commits_total ") }.flatMap { Int($0.split(separator: " ")[1]) }
+        let commits = metrics.text.split(separator: "\n").first { $0.hasPrefix("orders_commits_total ") }.flatMap {
+            Int($0.split(separator: " ")[1])
+        }
         #expect(commits.map { $0 >= 1 && $0 < count } == true, "\(String(describing: commits)) commits for \(count) appends")
         #expect(metrics.text.contains("orders_fsyncs_total "))
         #expect(metrics.text.contains("orders_append_duration_seconds_count \(count)\n"))
@@ -531,4 +586,3 @@ struct ServeTests {
         #expect(try CLI.run(["verify", server.log]).status == 0)
     }
 }
-

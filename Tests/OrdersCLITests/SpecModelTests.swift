@@ -43,8 +43,10 @@ struct SpecModelTests {
             for threads in ["1", "2", "3"] { try expectReplay(input, threads: threads, expected) }
             try expectCSV(["tally", input, "--format", "csv"], expected.tallyCSV(), input)
             for (zone, minutes) in [("UTC", 0), ("Etc/GMT-9", 540), ("Etc/GMT+5", -300)] {
-                try expectCSV(["report", "daily", input, "--tz", zone, "--format", "csv"], expected.dailyCSV(offsetMinutes: minutes), input)
-                try expectCSV(["report", "products", input, "--tz", zone, "--format", "csv"], expected.productsCSV(offsetMinutes: minutes), input)
+                try expectCSV(
+                    ["report", "daily", input, "--tz", zone, "--format", "csv"], expected.dailyCSV(offsetMinutes: minutes), input)
+                try expectCSV(
+                    ["report", "products", input, "--tz", zone, "--format", "csv"], expected.productsCSV(offsetMinutes: minutes), input)
             }
             for (cart, rows) in expected.audit { try expectAudit(input, cart: cart, rows) }
         }
@@ -140,16 +142,22 @@ enum SpecStream {
         let products = Array(ids.shuffled(using: &random).prefix(1 + random.below(4)))
         let currencies = Array(["USD", "KRW", "EUR"].shuffled(using: &random).prefix(1 + random.below(3)))
         let huge = random.below(10) < 4
-        func qty() -> Int64 { huge ? [1, 1, 1, 2, 3, .max, .max / 2, .max - 1, 1 << 62].randomElement(using: &random)! : Int64(1 + random.below(5)) }
-        func price() -> Int64 { huge ? [0, 1, 999, .max, .max, .max / 2, 1 << 40, 3].randomElement(using: &random)! : Int64(random.below(1001)) }
+        func qty() -> Int64 {
+            huge ? [1, 1, 1, 2, 3, .max, .max / 2, .max - 1, 1 << 62].randomElement(using: &random)! : Int64(1 + random.below(5))
+        }
+        func price() -> Int64 {
+            huge ? [0, 1, 999, .max, .max, .max / 2, 1 << 40, 3].randomElement(using: &random)! : Int64(random.below(1001))
+        }
         var events: [SpecEvent] = []
         for _ in 0..<count {
             // 2025-09-14 to 2025-09-17, at any millisecond, written with an offset and perhaps more digits.
             let at = 1_757_808_000_000 + Int64(random.below(4 * 86_400_000))
             let offset = [0, 540, -330, 0].randomElement(using: &random)!
             let time = rfc3339(at, offsetMinutes: offset, extraDigit: random.below(2) == 0)
-            let type = ["item_added", "item_added", "item_added", "item_added", "item_added", "quantity_changed", "quantity_changed",
-                        "item_removed", "checked_out", "checked_out", "vote_cast", "vote_cast"].randomElement(using: &random)!
+            let type = [
+                "item_added", "item_added", "item_added", "item_added", "item_added", "quantity_changed", "quantity_changed",
+                "item_removed", "checked_out", "checked_out", "vote_cast", "vote_cast",
+            ].randomElement(using: &random)!
             var event = SpecEvent(type: type, at: at, json: "")
             var json = #"{"type":"\#(type)","at":"\#(time)""#
             func id(_ field: String, _ choices: [String]) {
@@ -167,7 +175,10 @@ enum SpecStream {
                     id("order", ["o1", "o2", "o3", "o4", "o5", "é"])
                 } else {
                     id("product", products)
-                    if type != "item_removed" { event.qty = qty(); json += #","qty":\#(event.qty)"# }
+                    if type != "item_removed" {
+                        event.qty = qty()
+                        json += #","qty":\#(event.qty)"#
+                    }
                     if type == "item_added" {
                         event.price = price()
                         json += #","price":\#(event.price)"#
@@ -187,7 +198,9 @@ enum SpecStream {
         let date = SpecModel.date(local)
         let ms = Int((local % 86_400_000 + 86_400_000) % 86_400_000)
         let clock = String(format: "%02d:%02d:%02d.%03d", ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000)
-        let zone = offsetMinutes == 0 ? "Z" : String(format: "%@%02d:%02d", offsetMinutes < 0 ? "-" : "+", abs(offsetMinutes) / 60, abs(offsetMinutes) % 60)
+        let zone =
+            offsetMinutes == 0
+            ? "Z" : String(format: "%@%02d:%02d", offsetMinutes < 0 ? "-" : "+", abs(offsetMinutes) / 60, abs(offsetMinutes) % 60)
         return "\(date)T\(clock)\(extraDigit ? "7" : "")\(zone)"
     }
 }
@@ -210,8 +223,9 @@ struct SpecModel {
 
         init(from decoder: any Decoder) throws {
             let line = try decoder.container(keyedBy: CodingKeys.self)
-            self.init(seq: try line.decode(Int.self, forKey: .seq), status: try line.decode(String.self, forKey: .status),
-                      units: Int128(try line.decode(Int64.self, forKey: .units)), total: String(try line.decode(Int64.self, forKey: .total)))
+            self.init(
+                seq: try line.decode(Int.self, forKey: .seq), status: try line.decode(String.self, forKey: .status),
+                units: Int128(try line.decode(Int64.self, forKey: .units)), total: String(try line.decode(Int64.self, forKey: .total)))
         }
 
         /// An audit line, its sums read as exact integers of any size up to Int128.
@@ -221,8 +235,9 @@ struct SpecModel {
                 guard let range = line.range(of: "\"\(key)\": ") else { return "" }
                 return String(line[range.upperBound...].prefix { $0 == "-" || $0.isNumber })
             }
-            self.init(seq: fields["seq"] as? Int ?? -1, status: fields["status"] as? String ?? "",
-                      units: Int128(digits("cart_units")) ?? -1, total: digits("cart_total"))
+            self.init(
+                seq: fields["seq"] as? Int ?? -1, status: fields["status"] as? String ?? "",
+                units: Int128(digits("cart_units")) ?? -1, total: digits("cart_total"))
         }
     }
 
@@ -234,7 +249,8 @@ struct SpecModel {
         var lines: [String: (qty: Int64, price: Int64)]
     }
 
-    var replay = SpecModelTests.ReplayJSON(events: 0, applied: 0, anomalies: [:], orders: 0, revenue: [:], units: [:], open_carts: 0, votes: 0)
+    var replay = SpecModelTests.ReplayJSON(
+        events: 0, applied: 0, anomalies: [:], orders: 0, revenue: [:], units: [:], open_carts: 0, votes: 0)
     var totalsFit = true
     var orders: [Order] = []
     var tally: [[String]: Int64] = [:]
@@ -251,7 +267,6 @@ struct SpecModel {
         var total: String
         var order: String?
     }
-
 
     static let kinds = ["cart_closed", "currency_mismatch", "no_such_line", "duplicate_order", "empty_cart", "overflow", "duplicate_vote"]
 
@@ -278,10 +293,13 @@ struct SpecModel {
             var status = "applied"
             switch event.type {
             case "item_added":
-                if cart?.closed == true { status = "cart_closed" }
-                else if let cart, !cart.lines.isEmpty, cart.currency != event["currency"] { status = "currency_mismatch" }
-                else if let line = cart?.lines[event["product"]], Int128(line.qty) + Int128(event.qty) > Int128(Int64.max) { status = "overflow" }
-                else {
+                if cart?.closed == true {
+                    status = "cart_closed"
+                } else if let cart, !cart.lines.isEmpty, cart.currency != event["currency"] {
+                    status = "currency_mismatch"
+                } else if let line = cart?.lines[event["product"]], Int128(line.qty) + Int128(event.qty) > Int128(Int64.max) {
+                    status = "overflow"
+                } else {
                     var opened = cart ?? Cart()
                     if opened.lines[event["product"]] == nil { opened.added.append(event["product"]) }
                     opened.lines[event["product"]] = ((opened.lines[event["product"]]?.qty ?? 0) + event.qty, event.price)
@@ -289,29 +307,39 @@ struct SpecModel {
                     cart = opened
                 }
             case "quantity_changed", "item_removed":
-                if cart?.closed == true { status = "cart_closed" }
-                else if cart?.lines[event["product"]] == nil { status = "no_such_line" }
-                else if event.type == "item_removed" {
+                if cart?.closed == true {
+                    status = "cart_closed"
+                } else if cart?.lines[event["product"]] == nil {
+                    status = "no_such_line"
+                } else if event.type == "item_removed" {
                     cart!.lines[event["product"]] = nil
                     cart!.added.removeAll { $0 == event["product"] }
+                } else {
+                    cart!.lines[event["product"]]!.qty = event.qty
                 }
-                else { cart!.lines[event["product"]]!.qty = event.qty }
             case "checked_out":
-                if cart?.closed == true { status = "cart_closed" }
-                else if usedOrders.contains(event["order"]) { status = "duplicate_order" }
-                else if cart == nil || cart!.lines.isEmpty { status = "empty_cart" }
-                else if cart!.total.int64 == nil || cart!.units > Int128(Int64.max) { status = "overflow" }
-                else {
+                if cart?.closed == true {
+                    status = "cart_closed"
+                } else if usedOrders.contains(event["order"]) {
+                    status = "duplicate_order"
+                } else if cart == nil || cart!.lines.isEmpty {
+                    status = "empty_cart"
+                } else if cart!.total.int64 == nil || cart!.units > Int128(Int64.max) {
+                    status = "overflow"
+                } else {
                     usedOrders.insert(event["order"])
                     cart!.closed = true
                     cart!.order = event["order"]
-                    model.orders.append(Order(at: event.at, currency: cart!.currency, units: cart!.units, total: Int128(cart!.total.int64!),
-                                              lines: cart!.lines))
+                    model.orders.append(
+                        Order(
+                            at: event.at, currency: cart!.currency, units: cart!.units, total: Int128(cart!.total.int64!),
+                            lines: cart!.lines))
                 }
             default:
                 let key = [event["poll"], event["voter"], event["candidate"]]
-                if votes.contains(key) { status = "duplicate_vote" }
-                else {
+                if votes.contains(key) {
+                    status = "duplicate_vote"
+                } else {
                     votes.insert(key)
                     model.tally[[event["poll"], event["candidate"]], default: 0] += 1
                 }
@@ -319,15 +347,18 @@ struct SpecModel {
             if let cartID, let cart { carts[cartID] = cart }
             if let cartID {
                 let lines = (cart?.added ?? []).map { (product: $0, qty: cart!.lines[$0]!.qty, price: cart!.lines[$0]!.price) }
-                model.carts[cartID] = CartView(status: cart == nil ? "none" : cart!.closed ? "closed" : "open", version: index + 1,
-                                               currency: lines.isEmpty ? nil : cart!.currency, lines: lines,
-                                               units: String(cart?.units ?? 0), total: cart?.total.description ?? "0", order: cart?.order)
+                model.carts[cartID] = CartView(
+                    status: cart == nil ? "none" : cart!.closed ? "closed" : "open", version: index + 1,
+                    currency: lines.isEmpty ? nil : cart!.currency, lines: lines,
+                    units: String(cart?.units ?? 0), total: cart?.total.description ?? "0", order: cart?.order)
             }
             model.replay.events += 1
             if status == "applied" { model.replay.applied += 1 } else { model.replay.anomalies[status]! += 1 }
             if let cartID {
-                model.audit[cartID, default: []].append(AuditRow(seq: index + 1, status: status, units: cart?.units ?? 0,
-                                                                 total: cart?.total.description ?? "0"))
+                model.audit[cartID, default: []].append(
+                    AuditRow(
+                        seq: index + 1, status: status, units: cart?.units ?? 0,
+                        total: cart?.total.description ?? "0"))
             }
         }
         var revenue: [String: Int128] = [:], units: [String: Int128] = [:]
@@ -400,7 +431,8 @@ struct SpecModel {
     static func date(_ ms: Int64) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
-        let parts = calendar.dateComponents([.year, .month, .day], from: Date(timeIntervalSince1970: Double(ms.dividedRoundingDown(by: 1000))))
+        let parts = calendar.dateComponents(
+            [.year, .month, .day], from: Date(timeIntervalSince1970: Double(ms.dividedRoundingDown(by: 1000))))
         return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
     }
 }
@@ -436,9 +468,10 @@ struct BigSum: Equatable {
 
     var description: String {
         guard let last = limbs.last else { return "0" }
-        return String(last) + limbs.dropLast().reversed().map { limb in
-            let digits = String(limb)
-            return String(repeating: "0", count: 18 - digits.count) + digits
-        }.joined()
+        return String(last)
+            + limbs.dropLast().reversed().map { limb in
+                let digits = String(limb)
+                return String(repeating: "0", count: 18 - digits.count) + digits
+            }.joined()
     }
 }

@@ -59,7 +59,8 @@ struct TerminalTests {
         let imported = try Terminal.run(["import", dir + "/fifo.log", fifo, "--threads", "1"], columns: 80)
         #expect(imported.status == 0)
         #expect(imported.drew("importing"))
-        #expect(!imported.statusLines.isEmpty && imported.statusLines.allSatisfy { $0.count <= 79 && $0.contains("…") && $0.hasSuffix("/s") })
+        #expect(
+            !imported.statusLines.isEmpty && imported.statusLines.allSatisfy { $0.count <= 79 && $0.contains("…") && $0.hasSuffix("/s") })
     }
 }
 
@@ -120,7 +121,10 @@ enum Terminal {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = stdoutToo ? terminal : FileHandle.nullDevice
         process.standardError = terminal
-        do { try process.run() } catch { close(slave); throw error }
+        do { try process.run() } catch {
+            close(slave)
+            throw error
+        }
         close(slave)
         usleep(milliseconds * 1000)
         // Read until the child's end of the terminal closes (Linux then says EIO).
@@ -146,7 +150,9 @@ enum Terminal {
         while let scalar = scalars.next() {
             switch scalar {
             case "\r": column = 0
-            case "\n": lines.append([]); column = 0
+            case "\n":
+                lines.append([])
+                column = 0
             case "\u{1B}":
                 #expect(scalars.next() == "[" && scalars.next() == "K", "an escape other than ESC [ K")
                 lines[lines.count - 1].removeSubrange(min(column, lines[lines.count - 1].count)...)

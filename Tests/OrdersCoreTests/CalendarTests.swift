@@ -40,8 +40,9 @@ struct CalendarTests {
 
     @Test func zoneRulesPickTheOffsetInForceAtEachInstant() {
         // A zone at +1h that moves to +2h at t = 1000 s.
-        let zone = ZoneRules(name: "Test/Zone", initialOffsetSeconds: 3600,
-                             transitions: [(Timestamp(milliseconds: 1_000_000), 7200)])
+        let zone = ZoneRules(
+            name: "Test/Zone", initialOffsetSeconds: 3600,
+            transitions: [(Timestamp(milliseconds: 1_000_000), 7200)])
         #expect(zone.offset(at: Timestamp(milliseconds: 999_999)) == 3_600_000)
         #expect(zone.offset(at: Timestamp(milliseconds: 1_000_000)) == 7_200_000)
         // By 21:59:59.999 UTC the zone is at +2h: 23:59:59.999 local, still 1970-01-01.

@@ -37,7 +37,10 @@ struct CartLinesTests {
         var nextCart = 0, nextOrder = 0, largest = 0
         var open: [String] = []
         for _ in 0..<20_000 {
-            if open.count < 40 { open.append("c\(nextCart)"); nextCart += 1 }
+            if open.count < 40 {
+                open.append("c\(nextCart)")
+                nextCart += 1
+            }
             let cart = open[below(open.count)]
             let product = "p\(below(products))"
             var expected = model[cart, default: ModelCart()]
@@ -75,7 +78,9 @@ struct CartLinesTests {
             largest = max(largest, expected.lines.count)
             expectTotals(of: cart, expected, product: event.id(.product))
             // A checkout keeps the totals of its order; nothing after it changes them.
-            if !wasClosed { #expect(running[cart]?.units == expected.totals.0 && running[cart]?.total.int128 == expected.totals.1, "cart \(cart)") }
+            if !wasClosed {
+                #expect(running[cart]?.units == expected.totals.0 && running[cart]?.total.int128 == expected.totals.1, "cart \(cart)")
+            }
         }
         for (cart, expected) in model { expectTotals(of: cart, expected) }
         #expect(products < 32 || largest > 40, "some carts grew well past searchedLines: \(largest) lines at most")

@@ -14,7 +14,9 @@ struct Given {
     }
 
     mutating func add(_ cart: String, _ product: String, qty: Int64 = 1, price: Int64 = 100, currency: String = "KRW") -> Event {
-        Event(at: next(), .itemAdded(cart: id(.cart, cart), product: id(.product, product), qty: qty, price: price, currency: Currency(currency)!))
+        Event(
+            at: next(),
+            .itemAdded(cart: id(.cart, cart), product: id(.product, product), qty: qty, price: price, currency: Currency(currency)!))
     }
 
     mutating func change(_ cart: String, _ product: String, qty: Int64) -> Event {

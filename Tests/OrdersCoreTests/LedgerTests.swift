@@ -21,32 +21,37 @@ struct LedgerTests {
 
     @Test func addingToAClosedCartIsCartClosed() {
         var given = Given()
-        #expect(statuses([given.add("c", "p"), given.checkout("c", "o"), given.add("c", "p")])
-            == [.applied, .applied, .anomaly(.cartClosed)])
+        #expect(
+            statuses([given.add("c", "p"), given.checkout("c", "o"), given.add("c", "p")])
+                == [.applied, .applied, .anomaly(.cartClosed)])
     }
 
     @Test func cartClosedIsCheckedBeforeCurrency() {
         var given = Given()
-        #expect(statuses([given.add("c", "p"), given.checkout("c", "o"), given.add("c", "q", currency: "USD")]).last
-            == .anomaly(.cartClosed))
+        #expect(
+            statuses([given.add("c", "p"), given.checkout("c", "o"), given.add("c", "q", currency: "USD")]).last
+                == .anomaly(.cartClosed))
     }
 
     @Test func addingInAnotherCurrencyIsCurrencyMismatch() {
         var given = Given()
-        #expect(statuses([given.add("c", "p", currency: "USD"), given.add("c", "q", currency: "KRW")]).last
-            == .anomaly(.currencyMismatch))
+        #expect(
+            statuses([given.add("c", "p", currency: "USD"), given.add("c", "q", currency: "KRW")]).last
+                == .anomaly(.currencyMismatch))
     }
 
     @Test func aCartWhoseLinesAreAllRemovedTakesAnyCurrency() {
         var given = Given()
-        #expect(statuses([given.add("c", "p", currency: "USD"), given.remove("c", "p"), given.add("c", "q", currency: "KRW")])
-            == [.applied, .applied, .applied])
+        #expect(
+            statuses([given.add("c", "p", currency: "USD"), given.remove("c", "p"), given.add("c", "q", currency: "KRW")])
+                == [.applied, .applied, .applied])
     }
 
     @Test func currencyIsCheckedBeforeOverflow() {
         var given = Given()
-        #expect(statuses([given.add("c", "p", qty: .max), given.add("c", "p", qty: 1, currency: "USD")]).last
-            == .anomaly(.currencyMismatch))
+        #expect(
+            statuses([given.add("c", "p", qty: .max), given.add("c", "p", qty: 1, currency: "USD")]).last
+                == .anomaly(.currencyMismatch))
     }
 
     @Test func growingALinePastInt64IsOverflowAndLeavesItAlone() {
@@ -74,8 +79,10 @@ struct LedgerTests {
 
     @Test func changingOrRemovingInAClosedCartIsCartClosed() {
         var given = Given()
-        let events = [given.add("c", "p"), given.checkout("c", "o"), given.change("c", "p", qty: 2), given.remove("c", "p"),
-                      given.change("c", "missing", qty: 2)]
+        let events = [
+            given.add("c", "p"), given.checkout("c", "o"), given.change("c", "p", qty: 2), given.remove("c", "p"),
+            given.change("c", "missing", qty: 2),
+        ]
         #expect(statuses(events) == [.applied, .applied, .anomaly(.cartClosed), .anomaly(.cartClosed), .anomaly(.cartClosed)])
     }
 
@@ -108,14 +115,17 @@ struct LedgerTests {
 
     @Test func aClosedCartsCheckoutIsCartClosedEvenWithAUsedOrder() {
         var given = Given()
-        #expect(statuses([given.add("c", "p"), given.checkout("c", "o"), given.checkout("c", "o")]).last
-            == .anomaly(.cartClosed))
+        #expect(
+            statuses([given.add("c", "p"), given.checkout("c", "o"), given.checkout("c", "o")]).last
+                == .anomaly(.cartClosed))
     }
 
     @Test func reusingAnAppliedOrderIdIsDuplicateOrderBeforeEmptyCart() {
         var given = Given()
-        let events = [given.add("a", "p"), given.checkout("a", "o"), given.checkout("ghost", "o"), given.add("b", "p"),
-                      given.checkout("b", "o")]
+        let events = [
+            given.add("a", "p"), given.checkout("a", "o"), given.checkout("ghost", "o"), given.add("b", "p"),
+            given.checkout("b", "o"),
+        ]
         #expect(statuses(events) == [.applied, .applied, .anomaly(.duplicateOrder), .applied, .anomaly(.duplicateOrder)])
     }
 

@@ -1,5 +1,6 @@
-@testable import OrdersCore
 import Testing
+
+@testable import OrdersCore
 
 /// Product sales indexed day by day give each day, product and currency one
 /// entry, wherever its day's table lies and however often it grew, with
@@ -20,11 +21,12 @@ struct ProductDaysTests {
         var expected: [ProductSales.Key: (entry: Int, units: Int64)] = [:]
         var keys: [ProductSales.Key] = []
         for step in 0..<60_000 {
-            let day: Int64 = switch order {
-            case .dayAfterDay: Int64(step / 2_000)          // tables that grow, each the last made
-            case .backAndForth: Int64(step / 8_000 + step / 500 % 2)  // two days at once: one grows while the other's table is last
-            case .atRandom: Int64(below(40)) - 20            // before 1970 too
-            }
+            let day: Int64 =
+                switch order {
+                case .dayAfterDay: Int64(step / 2_000)  // tables that grow, each the last made
+                case .backAndForth: Int64(step / 8_000 + step / 500 % 2)  // two days at once: one grows while the other's table is last
+                case .atRandom: Int64(below(40)) - 20  // before 1970 too
+                }
             // Some products come again the same day; most days sell more than a first table holds.
             let key = ProductSales.Key(day: day, product: Symbol(rawValue: UInt32(below(3_000))), currency: below(3) == 0 ? krw : usd)
             let entry = days.entry(for: key)

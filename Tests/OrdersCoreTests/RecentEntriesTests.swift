@@ -1,5 +1,6 @@
-@testable import OrdersCore
 import Testing
+
+@testable import OrdersCore
 
 /// The cache in front of the sales maps gives the entry the map has for
 /// each day and key, however keys meet in its sets, and spares the map's
@@ -26,7 +27,11 @@ struct RecentEntriesTests {
                 return map.count - 1
             }
             #expect(entry == map[[day, Int64(key)]])
-            #expect(cache.entry(day: day, key: key) { Issue.record("the entry just used was not kept"); return -1 } == entry)
+            #expect(
+                cache.entry(day: day, key: key) {
+                    Issue.record("the entry just used was not kept")
+                    return -1
+                } == entry)
         }
         #expect(map.count == 60)
         #expect(lookUps < 20_000)

@@ -23,7 +23,9 @@ struct RecordValuesTests {
     @Test func extrasKeepNamesAndValuesInOrder() throws {
         var extras = Extras()
         Array("staff".utf8).withUnsafeBytes { name in Array(#""kim""#.utf8).withUnsafeBytes { extras.append(name: name, value: $0) } }
-        Array(#"d\u0065v"#.utf8).withUnsafeBytes { name in Array(#"{"a":[1,2]}"#.utf8).withUnsafeBytes { extras.append(name: name, value: $0) } }
+        Array(#"d\u0065v"#.utf8).withUnsafeBytes { name in
+            Array(#"{"a":[1,2]}"#.utf8).withUnsafeBytes { extras.append(name: name, value: $0) }
+        }
         var seen: [String] = []
         extras.forEach { name, value in seen.append(String(decoding: name, as: UTF8.self) + "=" + String(decoding: value, as: UTF8.self)) }
         #expect(seen == [#"staff="kim""#, #"d\u0065v={"a":[1,2]}"#])

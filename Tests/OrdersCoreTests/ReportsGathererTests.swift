@@ -7,10 +7,12 @@ import Testing
 @Suite("Gathering reports")
 struct ReportsGathererTests {
     /// A zone whose offset changes now and then, so that orders cross spans.
-    static let zone = ZoneRules(name: "Test/Changing", initialOffsetSeconds: 3600, transitions: [
-        (Timestamp(milliseconds: 40 * 3_600_000), -5 * 3600),
-        (Timestamp(milliseconds: 90 * 3_600_000), 13 * 3600 + 45 * 60),
-    ])
+    static let zone = ZoneRules(
+        name: "Test/Changing", initialOffsetSeconds: 3600,
+        transitions: [
+            (Timestamp(milliseconds: 40 * 3_600_000), -5 * 3600),
+            (Timestamp(milliseconds: 90 * 3_600_000), 13 * 3600 + 45 * 60),
+        ])
 
     @Test(arguments: [1, 2, 3, 4])
     func gatheredReportsEqualAPlainSum(seed: UInt64) {
@@ -38,14 +40,18 @@ struct ReportsGathererTests {
             let currency = currencies[below(currencies.count)]
             var lines: [CartLine] = []
             for product in Set((0..<1 + below(4)).map { _ in below(6) }) {
-                lines.append(CartLine(product: Symbol(rawValue: UInt32(product)), currency: currency,
-                                      qty: Int64(1 + below(3)), price: Int64(below(10_000))))
+                lines.append(
+                    CartLine(
+                        product: Symbol(rawValue: UInt32(product)), currency: currency,
+                        qty: Int64(1 + below(3)), price: Int64(below(10_000))))
             }
             let units = lines.reduce(0) { $0 + $1.qty }, total = lines.reduce(0) { $0 + $1.qty * $1.price }
             let time = Timestamp(milliseconds: at)
             lines.withUnsafeBufferPointer { lines in
-                gatherer.placed(PlacedOrder(id: Symbol(rawValue: 0), cart: Symbol(rawValue: 0), at: time, currency: currency,
-                                            lines: lines, units: units, total: total))
+                gatherer.placed(
+                    PlacedOrder(
+                        id: Symbol(rawValue: 0), cart: Symbol(rawValue: 0), at: time, currency: currency,
+                        lines: lines, units: units, total: total))
             }
             let day = Self.zone.localDay(of: time)
             daily[DailySales.Key(day: day, currency: currency), default: (0, 0, 0)].orders += 1
@@ -61,7 +67,9 @@ struct ReportsGathererTests {
         #expect(reports.daily.totals.count == daily.count)
         for (key, expected) in daily {
             let got = reports.daily.totals[key]
-            #expect(got?.orders.value == expected.orders && got?.units.value == expected.units && got?.revenue.value == expected.revenue, "\(key)")
+            #expect(
+                got?.orders.value == expected.orders && got?.units.value == expected.units && got?.revenue.value == expected.revenue,
+                "\(key)")
         }
         #expect(reports.products.totals.count == products.count)
         for (key, expected) in products {

@@ -16,7 +16,10 @@ struct ReportsTests {
             given.clock += Int64(random(4 * 3_600_000))
             let cart = "c\(random(40))", product = "p\(random(6))"
             switch random(10) {
-            case 0...3: events.append(given.add(cart, product, qty: Int64(1 + random(3)), price: Int64(random(5000)), currency: random(5) == 0 ? "USD" : "KRW"))
+            case 0...3:
+                events.append(
+                    given.add(
+                        cart, product, qty: Int64(1 + random(3)), price: Int64(random(5000)), currency: random(5) == 0 ? "USD" : "KRW"))
             case 4: events.append(given.change(cart, product, qty: Int64(1 + random(4))))
             case 5: events.append(given.remove(cart, product))
             case 6, 7: events.append(given.checkout(cart, "o\(random(60))"))
@@ -75,8 +78,10 @@ struct ReportsTests {
     @Test func theTallyRanksByVotesThenCandidateBytes() {
         var given = Given()
         var projector = Projector()
-        for event in [given.vote("p", "1", "b"), given.vote("p", "2", "a"), given.vote("p", "3", "c"), given.vote("p", "4", "c"),
-                      given.vote("P", "1", "z")] {
+        for event in [
+            given.vote("p", "1", "b"), given.vote("p", "2", "a"), given.vote("p", "3", "c"), given.vote("p", "4", "c"),
+            given.vote("P", "1", "z"),
+        ] {
             projector.fold(event)
         }
         let rows = projector.reports.tally.rows(ids: given.ids)

@@ -1,5 +1,6 @@
-@testable import OrdersCore
 import Testing
+
+@testable import OrdersCore
 
 @Suite("Interning identifiers")
 struct SymbolTableTests {
@@ -43,16 +44,19 @@ struct SymbolTableTests {
         var symbols = Set<Symbol>()
         for length in 1...40 {
             let id = (0..<length).map { UInt8(ascii: "a") + UInt8($0 % 26) }
-            let variants = [id] + (0..<length).map { place in
-                var changed = id
-                changed[place] ^= 0x20
-                return changed
-            }
+            let variants =
+                [id]
+                + (0..<length).map { place in
+                    var changed = id
+                    changed[place] ^= 0x20
+                    return changed
+                }
             // Each alone in its buffer, so that a read past its end is caught by ASan.
             let hashes = variants.map { $0.withUnsafeBytes { table.hash32($0) } }
             #expect(Set(hashes).count == variants.count, "length \(length)")
             for changed in variants.dropFirst() {
-                let equal = id.withUnsafeBytes { a in changed.withUnsafeBytes { b in memoryEquals(a.baseAddress!, b.baseAddress!, length) } }
+                let equal = id.withUnsafeBytes { a in changed.withUnsafeBytes { b in memoryEquals(a.baseAddress!, b.baseAddress!, length) }
+                }
                 #expect(!equal, "\(changed)")
             }
             #expect(id.withUnsafeBytes { a in Array(id).withUnsafeBytes { b in memoryEquals(a.baseAddress!, b.baseAddress!, length) } })
@@ -357,7 +361,9 @@ struct SymbolFilterTests {
         for i in 0..<count { _ = table.intern(Array("held-\(i)".utf8)) }
         let filter = SymbolFilter(table)
         for i in 0..<count {
-            #expect(Array("held-\(i)".utf8).withUnsafeBytes { filter.mayContain($0) && filter.mayContain(bit: filter.fetchingBit(of: $0)) }, "held-\(i)")
+            #expect(
+                Array("held-\(i)".utf8).withUnsafeBytes { filter.mayContain($0) && filter.mayContain(bit: filter.fetchingBit(of: $0)) },
+                "held-\(i)")
         }
         let passing = (0..<100_000).filter { i in Array("other-\(i)".utf8).withUnsafeBytes { filter.mayContain($0) } }.count
         #expect(passing < 10_000, "\(passing) of 100,000 ids the table lacks pass")

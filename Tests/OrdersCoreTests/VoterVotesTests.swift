@@ -15,8 +15,9 @@ struct VoterVotesTests {
 
     private func vote(_ ledger: inout Ledger, _ poll: UInt32, _ voter: UInt32, _ candidate: UInt32) -> Status {
         var unheard = Unheard()
-        return ledger.castVote(poll: Symbol(rawValue: poll), voter: Symbol(rawValue: voter),
-                               candidate: Symbol(rawValue: candidate), observer: &unheard)
+        return ledger.castVote(
+            poll: Symbol(rawValue: poll), voter: Symbol(rawValue: voter),
+            candidate: Symbol(rawValue: candidate), observer: &unheard)
     }
 
     @Test("three voters' 40 votes each count once, and every repeat is refused, wherever it is kept")
@@ -29,7 +30,9 @@ struct VoterVotesTests {
                 #expect(vote(&ledger, n % 5, voter, candidate(voter, n)) == .applied, "voter \(voter), vote \(n)")
                 // The one before, and the first, are refused at every size.
                 if n > 0 {
-                    #expect(vote(&ledger, (n - 1) % 5, voter, candidate(voter, n - 1)) == .anomaly(.duplicateVote), "voter \(voter), vote \(n - 1) again")
+                    #expect(
+                        vote(&ledger, (n - 1) % 5, voter, candidate(voter, n - 1)) == .anomaly(.duplicateVote),
+                        "voter \(voter), vote \(n - 1) again")
                 }
                 #expect(vote(&ledger, 0, voter, candidate(voter, 0)) == .anomaly(.duplicateVote), "voter \(voter), the first again")
                 // Another voter's vote is not this one's.
@@ -45,7 +48,9 @@ struct VoterVotesTests {
         }
     }
 
-    @Test("the largest polls and candidates, whose keys do not fit a voter's entry", arguments: [UInt32.max, UInt32(1) << 31, (UInt32(1) << 31) - 1])
+    @Test(
+        "the largest polls and candidates, whose keys do not fit a voter's entry",
+        arguments: [UInt32.max, UInt32(1) << 31, (UInt32(1) << 31) - 1])
     func largeKeysAreKeptToo(poll: UInt32) {
         var ledger = Ledger()
         for candidate in [UInt32.max, UInt32.max - 1, 0] {

@@ -24,12 +24,18 @@ struct DatasetFoldTests {
             switch next(20) {
             case 0..<8:
                 let qty: Int64 = next(50) == 0 ? Int64.max / 2 : Int64(1 + next(3))
-                events.append(Event(at: at, .itemAdded(cart: cart, product: product, qty: qty, price: Int64(100 + next(900)),
-                                                       currency: Currency(next(10) == 0 ? "EUR" : "USD")!)))
+                events.append(
+                    Event(
+                        at: at,
+                        .itemAdded(
+                            cart: cart, product: product, qty: qty, price: Int64(100 + next(900)),
+                            currency: Currency(next(10) == 0 ? "EUR" : "USD")!)))
             case 8..<10: events.append(Event(at: at, .quantityChanged(cart: cart, product: product, qty: Int64(1 + next(4)))))
             case 10..<12: events.append(Event(at: at, .itemRemoved(cart: cart, product: product)))
             case 12..<18: events.append(Event(at: at, .checkedOut(cart: cart, order: id(.order, next(25)))))
-            default: events.append(Event(at: at, .voteCast(poll: id(.poll, next(2)), voter: id(.voter, next(30)), candidate: id(.candidate, next(4)))))
+            default:
+                events.append(
+                    Event(at: at, .voteCast(poll: id(.poll, next(2)), voter: id(.voter, next(30)), candidate: id(.candidate, next(4)))))
             }
         }
         return (events, ids)

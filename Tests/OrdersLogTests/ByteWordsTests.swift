@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OrdersLog
 
 /// Finding the end of a run of plain characters reads sixteen, eight, then

@@ -1,6 +1,7 @@
 import CCRC32C
-@testable import OrdersLog
 import Testing
+
+@testable import OrdersLog
 
 /// The CRC-32C that checks every header and frame, by instruction and by table.
 @Suite("CRC-32C")
@@ -41,7 +42,8 @@ struct CRC32CTests {
             let whole = UnsafeRawBufferPointer(rebasing: all[0..<40_000])
             let head = UnsafeRawBufferPointer(rebasing: all[0..<13_000]), tail = UnsafeRawBufferPointer(rebasing: all[13_000..<40_000])
             if CRC32C.hasHardware {
-                let twoCalls = ~crc32c_hardware_update(crc32c_hardware_update(0xFFFF_FFFF, head.baseAddress!, head.count), tail.baseAddress!, tail.count)
+                let twoCalls = ~crc32c_hardware_update(
+                    crc32c_hardware_update(0xFFFF_FFFF, head.baseAddress!, head.count), tail.baseAddress!, tail.count)
                 #expect(twoCalls == CRC32C.softwareChecksum(whole))
             }
         }

@@ -1,5 +1,6 @@
 import OrdersCore
 import Testing
+
 @testable import OrdersLog
 
 /// The column loop reads runs of one-byte values eight at a time; a value
@@ -22,7 +23,8 @@ struct EventColumnsTests {
         }
         for i in 0..<20 {
             let at = Timestamp(milliseconds: 1_758_000_001_000 + Int64(i))
-            events.append(Event(at: at, .voteCast(poll: id(.poll, "p\(i % 2)"), voter: id(.voter, "v\(i)"), candidate: id(.candidate, "\(i % 3)"))))
+            events.append(
+                Event(at: at, .voteCast(poll: id(.poll, "p\(i % 2)"), voter: id(.voter, "v\(i)"), candidate: id(.candidate, "\(i % 3)"))))
         }
         return (events, ids, BatchPayload.encode(events[...], ids: ids))
     }
@@ -127,9 +129,15 @@ struct EventColumnsTests {
         var events: [Event] = []
         for i in 0..<300 {
             let at = Timestamp(milliseconds: 1_758_000_000_000 + Int64(i))
-            events.append(i % 3 == 0
-                ? Event(at: at, .voteCast(poll: id(.poll, "p"), voter: id(.voter, "v\(i * 7 % 50)"), candidate: id(.candidate, "c\(i % 4)")))
-                : Event(at: at, .itemAdded(cart: id(.cart, "c\(i % 9)"), product: id(.product, "p"), qty: 1, price: 100, currency: Currency("KRW")!)))
+            events.append(
+                i % 3 == 0
+                    ? Event(
+                        at: at, .voteCast(poll: id(.poll, "p"), voter: id(.voter, "v\(i * 7 % 50)"), candidate: id(.candidate, "c\(i % 4)"))
+                    )
+                    : Event(
+                        at: at,
+                        .itemAdded(cart: id(.cart, "c\(i % 9)"), product: id(.product, "p"), qty: 1, price: 100, currency: Currency("KRW")!)
+                    ))
         }
         let payload = BatchPayload.encode(events[...], ids: ids)
         let expected = BatchDecoder.Expected(eventCount: events.count, minAt: .min, maxAt: .max)

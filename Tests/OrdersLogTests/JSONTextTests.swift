@@ -1,6 +1,7 @@
 import OrdersCore
-@testable import OrdersLog
 import Testing
+
+@testable import OrdersLog
 
 @Suite("Writing JSON text")
 struct JSONTextTests {
@@ -38,13 +39,14 @@ struct JSONTextTests {
         let named: [UInt8: String] = [0x22: "\\\"", 0x5C: "\\\\", 0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t", 0x08: "\\b", 0x0C: "\\f"]
         let hex = Array("0123456789abcdef")
         for byte in UInt8.min...UInt8.max {
-            let middle: [UInt8] = if let name = named[byte] {
-                Array(name.utf8)
-            } else if byte < 0x20 {
-                Array("\\u00\(hex[Int(byte >> 4)])\(hex[Int(byte & 0xF)])".utf8)
-            } else {
-                [byte]
-            }
+            let middle: [UInt8] =
+                if let name = named[byte] {
+                    Array(name.utf8)
+                } else if byte < 0x20 {
+                    Array("\\u00\(hex[Int(byte >> 4)])\(hex[Int(byte & 0xF)])".utf8)
+                } else {
+                    [byte]
+                }
             #expect(written([0x61, byte, 0x62]) == [0x22, 0x61] + middle + [0x62, 0x22], "byte \(byte)")
         }
         let plain = Array("kiosk-1 é 😀 \u{7F}".utf8)
@@ -82,9 +84,13 @@ struct JSONTextTests {
                 var parser = NDJSONParser()
                 var read = Identifiers()
                 let parsed = try line.withUnsafeBytes { buffer in
-                    try Result { () throws(NDJSONParser.Failure) in try parser.parse(UnsafeRawBufferPointer(rebasing: buffer.dropLast()), ids: &read) }.get()
+                    try Result { () throws(NDJSONParser.Failure) in
+                        try parser.parse(UnsafeRawBufferPointer(rebasing: buffer.dropLast()), ids: &read)
+                    }.get()
                 }
-                let spelled = { (ids: Identifiers, event: Event) in Role.allCases.compactMap { role in event.id(role).map { Array(ids[role][$0]) } } }
+                let spelled = { (ids: Identifiers, event: Event) in
+                    Role.allCases.compactMap { role in event.id(role).map { Array(ids[role][$0]) } }
+                }
                 #expect(parsed?.at == event.at && parsed?.kind.typeName.description == event.kind.typeName.description)
                 #expect(parsed.map { spelled(read, $0) } == spelled(ids, event), "\(event.kind.typeName)")
             }

@@ -1,6 +1,7 @@
 import Foundation
 import OrdersCore
 import Testing
+
 @_spi(Bench) @testable import OrdersLog
 
 @Suite("The log file: round trips, appends, crashes and corruption")
@@ -32,7 +33,8 @@ struct LogFileTests {
         let fresh = (0..<400).map { i in
             let at = Timestamp(milliseconds: 1_760_000_000_000 + Int64(i))
             let cart = ids.carts.intern(Array("fresh-\(i % 50)".utf8)), product = ids.products.intern(Array("é".utf8))
-            return i % 8 == 7 ? Event(at: at, .checkedOut(cart: cart, order: ids.orders.intern(Array("fresh-order-\(i)".utf8))))
+            return i % 8 == 7
+                ? Event(at: at, .checkedOut(cart: cart, order: ids.orders.intern(Array("fresh-order-\(i)".utf8))))
                 : Event(at: at, .itemAdded(cart: cart, product: product, qty: 1, price: 5, currency: Currency("KRW")!))
         }
         let a = Array(events[1500..<2600]) + fresh[300..<400], b = Array(fresh[0..<300]), c = Array(events[0..<500])
@@ -48,8 +50,12 @@ struct LogFileTests {
             // What a progress line hears of the read: every event of the log, up to its end.
             var eventsRead = 0
             var position: (done: Int64, total: Int64)?
-            let writer = try LogWriter(path: path, batchEvents: 100, threads: threads, readWholeBelow: readWholeBelow, holdAtMost: holdAtMost,
-                                       readingIDs: { eventsRead += $0; position = $1 })
+            let writer = try LogWriter(
+                path: path, batchEvents: 100, threads: threads, readWholeBelow: readWholeBelow, holdAtMost: holdAtMost,
+                readingIDs: {
+                    eventsRead += $0
+                    position = $1
+                })
             defer {
                 #expect(eventsRead == 2000 * writer.idReads)
                 #expect(position.map { $0.done == $0.total } == true)
@@ -120,8 +126,12 @@ struct LogFileTests {
         let codes = letters.flatMap { a in letters.flatMap { b in letters.map { c in Currency(code: [a, b, c])! } } }
         var events: [Event] = []
         for (i, currency) in (codes + [Currency("USD")!, Currency("EUR")!, Currency("ZZZ")!, Currency("AAA")!]).enumerated() {
-            events.append(Event(at: Timestamp(milliseconds: Int64(i)), .itemAdded(
-                cart: ids.carts.intern(Array("c\(i)".utf8)), product: ids.products.intern(Array("p".utf8)), qty: 1, price: 5, currency: currency)))
+            events.append(
+                Event(
+                    at: Timestamp(milliseconds: Int64(i)),
+                    .itemAdded(
+                        cart: ids.carts.intern(Array("c\(i)".utf8)), product: ids.products.intern(Array("p".utf8)), qty: 1, price: 5,
+                        currency: currency)))
         }
         let path = temporaryDirectory() + "/currencies.log"
         try writeLog(path, events, ids: ids, batchEvents: codes.count)
@@ -291,8 +301,9 @@ struct LogFileTests {
             // Nothing was cut, and the checkpoint still says what is missing.
             #expect(contents(path).count == length, "cut at \(length)")
             #expect(contents(WriterCheckpoint.path(of: path)) == checkpoint)
-            let missing = try #require(try WriterCheckpoint.read(log: path)).missing(endSeq: UInt64(ends.last { $0.size <= length }!.events + 1),
-                                                                                   committedEnd: Int64(ends.last { $0.size <= length }!.size))
+            let missing = try #require(try WriterCheckpoint.read(log: path)).missing(
+                endSeq: UInt64(ends.last { $0.size <= length }!.events + 1),
+                committedEnd: Int64(ends.last { $0.size <= length }!.size))
             #expect(missing != nil, "cut at \(length)")
         }
         // Whole, it opens; and a checkpoint torn in one slot leaves the other.
@@ -305,7 +316,8 @@ struct LogFileTests {
     }
 
     /// A log of three commits, and the event counts and writer checkpoints after each.
-    private func threeCommits(_ dir: String) throws -> (path: String, bytes: [UInt8], ends: [(size: Int, events: Int, checkpoint: [UInt8])]) {
+    private func threeCommits(_ dir: String) throws -> (path: String, bytes: [UInt8], ends: [(size: Int, events: Int, checkpoint: [UInt8])])
+    {
         let path = dir + "/a.log"
         var ids = Identifiers()
         let events = sampleEvents(90, ids: &ids)
@@ -358,7 +370,9 @@ struct LogFileTests {
         var (path, bytes, _) = try threeCommits(dir)
         let content = FileHeader.size + 8  // the first batch header's content
         let frameSize = bytes[content + 12..<content + 16].reversed().reduce(0) { $0 << 8 | Int($1) }
-        withUnsafeBytes(of: UInt32(truncatingIfNeeded: frameSize + added).littleEndian) { bytes.replaceSubrange(content + 12..<content + 16, with: $0) }
+        withUnsafeBytes(of: UInt32(truncatingIfNeeded: frameSize + added).littleEndian) {
+            bytes.replaceSubrange(content + 12..<content + 16, with: $0)
+        }
         let crc = bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[content..<content + 44])) }
         withUnsafeBytes(of: crc.littleEndian) { bytes.replaceSubrange(content + 44..<content + 48, with: $0) }
         path = dir + "/hostile.log"
@@ -482,7 +496,10 @@ struct FoldedPartTests {
         withUnsafeBytes(of: crc.littleEndian) { bytes.replaceSubrange(content + 44..<content + 48, with: $0) }
         path = dir + "/hostile.log"
         write(bytes, to: path)
-        guard case .failure(let error) = fold(path) else { Issue.record("the fold accepted a wrong fold size"); return }
+        guard case .failure(let error) = fold(path) else {
+            Issue.record("the fold accepted a wrong fold size")
+            return
+        }
         #expect(error.message.contains("corrupt batch"), "\(error)")
         let verified = try verifies(path)
         #expect(!verified)
@@ -523,7 +540,8 @@ struct VerifyTests {
                 var again = batch.payload[3], size = batch.payload[4]
                 var section = Array(batch.payload.suffix(Int(size)))
                 rewrite(&again, &size, &section)
-                batch.payload = Array(batch.payload[0..<3]) + [again, size] + batch.payload[5..<batch.payload.count - Int(batch.payload[4])] + section
+                batch.payload =
+                    Array(batch.payload[0..<3]) + [again, size] + batch.payload[5..<batch.payload.count - Int(batch.payload[4])] + section
             }
             bytes += try UnsealedBatch(encoded: batch, firstSeq: UInt64(index + 1), eventCount: 1).sealed(with: &compressor)
         }
@@ -552,20 +570,27 @@ struct VerifyTests {
         let removedFromA = Event(at: Timestamp(milliseconds: 1), .itemRemoved(cart: a, product: p))
         let unspelled: Rewrite = { again, size, section in
             #expect(again == 1 && section == [0, 1] + Array("a".utf8))
-            again = 0; size = 0; section = []
+            again = 0
+            size = 0
+            section = []
         }
         let unused: Rewrite = { again, size, section in
             #expect(again == 0 && section == [1] + Array("b".utf8))
             // The gap of the again id 0, the lengths of the new id and of the again one, their bytes.
-            again = 1; section = [0, 1, 1] + Array("ba".utf8); size = UInt8(section.count)
+            again = 1
+            section = [0, 1, 1] + Array("ba".utf8)
+            size = UInt8(section.count)
         }
         let usesWithoutSpelling = "uses cart id number 0 of an earlier batch without spelling it again"
         let spellsWithoutUsing = "spells again cart id number 0, which it does not use"
         // A sound third batch that uses cart a again: a fault found in the second must not carry over to it.
         for (path, reason) in [
             (try logWithBatchesRewritten([added, removedFromA, removedFromA], ids: ids, rewrites: [1: unspelled]), usesWithoutSpelling),
-            (try logWithBatchesRewritten([added, Event(at: Timestamp(milliseconds: 1), .itemRemoved(cart: b, product: p)), removedFromA],
-                                         ids: ids, rewrites: [1: unused]), spellsWithoutUsing),
+            (
+                try logWithBatchesRewritten(
+                    [added, Event(at: Timestamp(milliseconds: 1), .itemRemoved(cart: b, product: p)), removedFromA],
+                    ids: ids, rewrites: [1: unused]), spellsWithoutUsing
+            ),
         ] {
             #expect(try exported(path).count > 0, "a reading accepts the batch")
             // On one thread, and with one or two workers that load and check the batches.
@@ -592,20 +617,28 @@ struct VerifyTests {
             { again, size, section in
                 #expect(again == 0 && section == [1] + Array(new.utf8))
                 // The gap of the again id 0, the lengths of the new id and of the again one, their bytes.
-                again = 1; section = [0, 1, 1] + Array((new + "a").utf8); size = UInt8(section.count)
+                again = 1
+                section = [0, 1, 1] + Array((new + "a").utf8)
+                size = UInt8(section.count)
             }
         }
-        let path = try logWithBatchesRewritten([
-            Event(at: Timestamp(milliseconds: 0), .itemAdded(cart: a, product: p, qty: 1, price: 5, currency: Currency("KRW")!)),
-            removed(from: a),  // uses a without spelling it again
-            removed(from: b),  // spells a again without using it
-            removed(from: a),  // sound
-            removed(from: c),  // spells a again without using it
-        ], ids: ids, rewrites: [
-            1: { again, size, section in again = 0; size = 0; section = [] },
-            2: spellingAAgain(beside: "b"),
-            4: spellingAAgain(beside: "c"),
-        ])
+        let path = try logWithBatchesRewritten(
+            [
+                Event(at: Timestamp(milliseconds: 0), .itemAdded(cart: a, product: p, qty: 1, price: 5, currency: Currency("KRW")!)),
+                removed(from: a),  // uses a without spelling it again
+                removed(from: b),  // spells a again without using it
+                removed(from: a),  // sound
+                removed(from: c),  // spells a again without using it
+            ], ids: ids,
+            rewrites: [
+                1: { again, size, section in
+                    again = 0
+                    size = 0
+                    section = []
+                },
+                2: spellingAAgain(beside: "b"),
+                4: spellingAAgain(beside: "c"),
+            ])
         for threads in [1, 2, 3] {
             let (skips, readable) = try passedOverCheckingSpellings(path, threads: threads)
             #expect(skips.map(\.seqs) == [2..<3, 3..<4, 5..<6], "\(threads) threads: \(skips)")
@@ -624,12 +657,14 @@ struct VerifyTests {
         func added(to cart: Symbol) -> Event {
             Event(at: Timestamp(milliseconds: 0), .itemAdded(cart: cart, product: p, qty: 1, price: 5, currency: Currency("KRW")!))
         }
-        let path = try logWithBatchesRewritten([added(to: a), added(to: b)], ids: ids, rewrites: [
-            1: { again, size, section in
-                #expect(again == 0 && section == [1] + Array("b".utf8))
-                section = [1] + Array("a".utf8)  // the new cart b spelled as a
-            },
-        ])
+        let path = try logWithBatchesRewritten(
+            [added(to: a), added(to: b)], ids: ids,
+            rewrites: [
+                1: { again, size, section in
+                    #expect(again == 0 && section == [1] + Array("b".utf8))
+                    section = [1] + Array("a".utf8)  // the new cart b spelled as a
+                }
+            ])
         for threads in 1...3 {
             let reader = try LogReader(path: path, options: ReadOptions(skippingCorrupt: true, threads: threads, checkingSpellings: true))
             var read = Identifiers()
@@ -658,7 +693,8 @@ struct VerifyTests {
     /// What `nextText` writes for `path` on `threads`, or the error it throws.
     private func text(_ path: String, threads: Int, skippingCorrupt: Bool = false) -> Result<[UInt8], any Error> {
         Result {
-            let reader = try LogReader(path: path, options: ReadOptions(skippingCorrupt: skippingCorrupt, threads: threads, callerMostlyWaits: true))
+            let reader = try LogReader(
+                path: path, options: ReadOptions(skippingCorrupt: skippingCorrupt, threads: threads, callerMostlyWaits: true))
             var ids = Identifiers()
             var text: [UInt8] = []
             while try reader.nextText(ids: &ids, into: &text) != nil {}
@@ -677,21 +713,36 @@ struct VerifyTests {
         let b = ids.carts.intern(Array("b".utf8))
         func removed(from cart: Symbol) -> Event { Event(at: Timestamp(milliseconds: 1), .itemRemoved(cart: cart, product: p)) }
         let added = Event(at: Timestamp(milliseconds: 0), .itemAdded(cart: a, product: p, qty: 1, price: 5, currency: Currency("KRW")!))
-        let faulty = try logWithBatchesRewritten([added, removed(from: a), removed(from: b), removed(from: a)], ids: ids, rewrites: [
-            1: { again, size, section in again = 0; size = 0; section = [] },  // uses a without spelling it again
-            2: { again, size, section in again = 1; section = [0, 1, 1] + Array("ba".utf8); size = UInt8(section.count) },  // spells a again, unused
-        ])
+        let faulty = try logWithBatchesRewritten(
+            [added, removed(from: a), removed(from: b), removed(from: a)], ids: ids,
+            rewrites: [
+                1: { again, size, section in
+                    again = 0
+                    size = 0
+                    section = []
+                },  // uses a without spelling it again
+                2: { again, size, section in
+                    again = 1
+                    section = [0, 1, 1] + Array("ba".utf8)
+                    size = UInt8(section.count)
+                },  // spells a again, unused
+            ])
         let expected = try exported(faulty)
         #expect(expected.split(separator: 0x0A).count == 4)
         for threads in 1...3 { #expect(try text(faulty, threads: threads).get() == expected, "threads: \(threads)") }
 
-        let respelled = try logWithBatchesRewritten([added, removed(from: a), removed(from: a)], ids: ids, rewrites: [
-            1: { again, size, section in section[2] = UInt8(ascii: "z") },  // spells a again as "z"
-        ])
+        let respelled = try logWithBatchesRewritten(
+            [added, removed(from: a), removed(from: a)], ids: ids,
+            rewrites: [
+                1: { again, size, section in section[2] = UInt8(ascii: "z") }  // spells a again as "z"
+            ])
         var skipped = lines([added], ids: ids)  // and seq 3
         EventJSON.appendLine(seq: 3, event: removed(from: a), ids: ids, to: &skipped)
         for threads in 1...3 {
-            guard case .failure(let error) = text(respelled, threads: threads) else { Issue.record("threads: \(threads): a spelling changed"); continue }
+            guard case .failure(let error) = text(respelled, threads: threads) else {
+                Issue.record("threads: \(threads): a spelling changed")
+                continue
+            }
             #expect("\(error)".contains("spelled differently than in an earlier batch"), "\(error)")
             #expect(try text(respelled, threads: threads, skippingCorrupt: true).get() == skipped, "threads: \(threads)")
         }
@@ -749,10 +800,14 @@ struct VerifyTests {
             let writer = try LogWriter(path: path, batchEvents: 64)
             for (i, event) in events[part].enumerated() {
                 var extras = Extras()
-                Array("device".utf8).withUnsafeBytes { name in Array(#"{"id":"kiosk-\#(i % 7)"}"#.utf8).withUnsafeBytes { extras.append(name: name, value: $0) } }
-                let record = EventRecord(id: Array("e-\(part.lowerBound + i)".utf8), extras: i % 2 == 0 ? extras : Extras(), fingerprint: UInt64(i))
+                Array("device".utf8).withUnsafeBytes { name in
+                    Array(#"{"id":"kiosk-\#(i % 7)"}"#.utf8).withUnsafeBytes { extras.append(name: name, value: $0) }
+                }
+                let record = EventRecord(
+                    id: Array("e-\(part.lowerBound + i)".utf8), extras: i % 2 == 0 ? extras : Extras(), fingerprint: UInt64(i))
                 if i % 50 == 7 {
-                    try writer.append(Event(at: event.at, .ignored), record: EventRecord(type: Array("coupon_applied".utf8), extras: extras), ids: ids)
+                    try writer.append(
+                        Event(at: event.at, .ignored), record: EventRecord(type: Array("coupon_applied".utf8), extras: extras), ids: ids)
                 } else {
                     try writer.append(event, record: i % 3 == 0 ? record : nil, ids: ids)
                 }
@@ -805,7 +860,10 @@ struct VerifyTests {
 struct FormatVersionTests {
     private func refusal(_ version: UInt16) -> ByteReader.Malformed? {
         FileHeader(version: version).encoded().withUnsafeBytes { bytes -> ByteReader.Malformed? in
-            do throws(ByteReader.Malformed) { _ = try FileHeader.decode(bytes); return nil } catch { return error }
+            do throws(ByteReader.Malformed) {
+                _ = try FileHeader.decode(bytes)
+                return nil
+            } catch { return error }
         }
     }
 

@@ -1,5 +1,6 @@
 import OrdersCore
 import Testing
+
 @testable import OrdersLog
 
 /// Parses one line with fresh tables of ids.
@@ -33,7 +34,8 @@ private func addedWith(_ field: String, _ value: String?) -> String {
     }
     if let value { return added.replacingCharacters(in: start..<end, with: pattern + value) }
     var removed = added.replacingCharacters(in: start..<end, with: "")
-    removed = removed.replacingOccurrences(of: ",,", with: ",").replacingOccurrences(of: "{,", with: "{").replacingOccurrences(of: ",}", with: "}")
+    removed = removed.replacingOccurrences(of: ",,", with: ",").replacingOccurrences(of: "{,", with: "{").replacingOccurrences(
+        of: ",}", with: "}")
     return removed
 }
 
@@ -72,7 +74,8 @@ struct NDJSONParserTests {
         .init(line: addedWith("currency", #""KRWX""#), field: "currency", says: "three upper-case letters"),
         .init(line: addedWith("currency", #""""#), field: "currency", says: "three upper-case letters"),
         .init(line: addedWith("currency", nil), field: "currency", says: "missing"),
-        .init(line: addedWith("at", #""2025-13-01T00:00:00Z""#), field: "at", says: "no such date in the calendar: \"2025-13-01T00:00:00Z\""),
+        .init(
+            line: addedWith("at", #""2025-13-01T00:00:00Z""#), field: "at", says: "no such date in the calendar: \"2025-13-01T00:00:00Z\""),
         .init(line: addedWith("at", #""2025-02-29T00:00:00Z""#), field: "at", says: "no such date"),
         .init(line: addedWith("at", #""2025-09-16 09:00:00Z""#), field: "at", says: "RFC 3339"),
         .init(line: addedWith("at", #""2025-09-16T09:00:00""#), field: "at", says: "RFC 3339"),
@@ -98,8 +101,9 @@ struct NDJSONParserTests {
         .init(line: addedWith("cart", #""\u12G4""#), field: "cart", says: "four hex digits"),
         .init(line: #"{"type":"vote_cast","at":"2025-09-16T09:00:00Z","poll":"p","voter":"v"}"#, field: "candidate", says: "missing"),
         .init(line: #"{"type":"checked_out","at":"2025-09-16T09:00:00Z","cart":"c"}"#, field: "order", says: "missing"),
-        .init(line: #"{"x":"# + String(repeating: "[", count: 300) + String(repeating: "]", count: 300) + "," + added.dropFirst(),
-              field: nil, says: "nested deeper"),
+        .init(
+            line: #"{"x":"# + String(repeating: "[", count: 300) + String(repeating: "]", count: 300) + "," + added.dropFirst(),
+            field: nil, says: "nested deeper"),
     ]
 
     @Test(arguments: malformed)
@@ -116,7 +120,10 @@ struct NDJSONParserTests {
     @Test func invalidUTF8IsMalformed() {
         var bytes = Array(added.utf8)
         bytes[bytes.firstIndex(of: UInt8(ascii: "c"))!] = 0xFF
-        guard case .failure(let failure) = parse(bytes).0 else { Issue.record("accepted"); return }
+        guard case .failure(let failure) = parse(bytes).0 else {
+            Issue.record("accepted")
+            return
+        }
         #expect(failure.message == "not valid UTF-8 (column \(bytes.firstIndex(of: 0xFF)! + 1))")
     }
 
@@ -133,7 +140,10 @@ struct NDJSONParserTests {
         let range = try #require(added.range(of: original))
         let text = added.replacingCharacters(in: range, with: replacement)
         let bytes = text.unicodeScalars.map { UInt8($0.value) }
-        guard case .failure(let failure) = parse(bytes).0 else { Issue.record("accepted \(text)"); return }
+        guard case .failure(let failure) = parse(bytes).0 else {
+            Issue.record("accepted \(text)")
+            return
+        }
         let column = try #require(bytes.firstIndex { $0 >= 0x80 }) + 1
         #expect(failure.message == "not valid UTF-8 (column \(column))", "\(text)")
         #expect(failure.field == field, "\(text)")
@@ -144,7 +154,10 @@ struct NDJSONParserTests {
     func aBrokenValueNamesItsField(original: String, replacement: String, field: String) throws {
         let range = try #require(added.range(of: ":" + original))
         let text = added.replacingCharacters(in: range, with: ":" + replacement)
-        guard case .failure(let failure) = parse(Array(text.utf8)).0 else { Issue.record("accepted \(text)"); return }
+        guard case .failure(let failure) = parse(Array(text.utf8)).0 else {
+            Issue.record("accepted \(text)")
+            return
+        }
         #expect(failure.field == field, "\(text)")
         #expect(failure.message.hasPrefix("not JSON: "), "\(failure.message)")
     }
@@ -153,14 +166,20 @@ struct NDJSONParserTests {
         let line = added.replacingCharacters(in: try #require(added.range(of: "\"p\"")), with: "\"caf\u{E9}-\u{1F600}\"")
         let (result, ids) = parse(Array(line.utf8))
         let event = try #require(try result.get())
-        guard case let .itemAdded(_, product, _, _, _) = event.kind else { Issue.record("\(event)"); return }
+        guard case let .itemAdded(_, product, _, _, _) = event.kind else {
+            Issue.record("\(event)")
+            return
+        }
         #expect(Array(ids.products[product]) == Array("caf\u{E9}-\u{1F600}".utf8))
     }
 
     @Test func aWellFormedLineGivesItsEvent() throws {
         let (result, ids) = parse(added)
         let event = try #require(try result.get())
-        guard case let .itemAdded(cart, product, qty, price, currency) = event.kind else { Issue.record("\(event)"); return }
+        guard case let .itemAdded(cart, product, qty, price, currency) = event.kind else {
+            Issue.record("\(event)")
+            return
+        }
         #expect(Array(ids.carts[cart]) == Array("c".utf8))
         #expect(Array(ids.products[product]) == Array("p".utf8))
         #expect((qty, price, currency) == (1, 5, Currency("KRW")!))
@@ -172,7 +191,10 @@ struct NDJSONParserTests {
         let (result, ids) = parse(line)
         let event = try #require(try result.get())
         let cart = try #require(event.cart)
-        #expect(Array(ids.carts[cart]) == [0x61, 0x00, 0x62, 0x22, 0x5C, 0x2F, 0x08, 0x0C, 0x0A, 0x0D, 0x09, 0xC3, 0xA9, 0xF0, 0x9F, 0x98, 0x80])
+        #expect(
+            Array(ids.carts[cart]) == [
+                0x61, 0x00, 0x62, 0x22, 0x5C, 0x2F, 0x08, 0x0C, 0x0A, 0x0D, 0x09, 0xC3, 0xA9, 0xF0, 0x9F, 0x98, 0x80,
+            ])
     }
 
     @Test func escapedFieldNamesAreTheFieldsTheySpell() throws {
@@ -181,7 +203,8 @@ struct NDJSONParserTests {
     }
 
     @Test func unknownFieldsOfAnyShapeAreIgnored() throws {
-        let line = #"{"seq": "ignored", "meta": {"a": [1, 2.5e-3, -0, true, false, null, {"b": "\u00e9"}], "c": {}}, "x": [], "#
+        let line =
+            #"{"seq": "ignored", "meta": {"a": [1, 2.5e-3, -0, true, false, null, {"b": "\u00e9"}], "c": {}}, "x": [], "#
             + added.dropFirst()
         #expect(try parse(line).0.get() != nil)
     }

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import OrdersCore
 import Testing
+
 @testable import OrdersLog
 
 @Suite("Reading NDJSON files")
@@ -13,8 +14,11 @@ struct NDJSONReaderTests {
         #expect(missing?.code == .cannotOpen && missing?.code.exitStatus == 66 && missing?.code.httpStatus == 404)
         write(Array((Self.two + "\n" + #"{"type":"vote_cast","qty":0}"#).utf8), to: dir + "/bad.ndjson")
         let malformed = #expect(throws: InputError.self) { _ = try count(contents(dir + "/bad.ndjson")) }
-        #expect(malformed?.code == .malformedInput && malformed?.line == 3 && malformed?.code.exitStatus == 65 && malformed?.code.httpStatus == 400)
-        let conflicting = #"{"id":"e","type":"vote_cast","at":"2025-09-16T09:00:00Z","poll":"p","voter":"a","candidate":"x"}"# + "\n"
+        #expect(
+            malformed?.code == .malformedInput && malformed?.line == 3 && malformed?.code.exitStatus == 65
+                && malformed?.code.httpStatus == 400)
+        let conflicting =
+            #"{"id":"e","type":"vote_cast","at":"2025-09-16T09:00:00Z","poll":"p","voter":"a","candidate":"x"}"# + "\n"
             + #"{"id":"e","type":"vote_cast","at":"2025-09-16T09:00:00Z","poll":"p","voter":"a","candidate":"y"}"#
         let conflict = #expect(throws: InputError.self) { _ = try count(Array(conflicting.utf8)) }
         #expect(conflict?.code == .idConflict && conflict?.field == "id" && conflict?.code.httpStatus == 409)
@@ -66,9 +70,9 @@ struct NDJSONReaderTests {
     }
 
     static let two = """
-    {"type":"vote_cast","at":"2025-09-16T09:00:00Z","poll":"p","voter":"a","candidate":"x"}
-    {"type":"vote_cast","at":"2025-09-16T09:00:01Z","poll":"p","voter":"b","candidate":"y"}
-    """
+        {"type":"vote_cast","at":"2025-09-16T09:00:00Z","poll":"p","voter":"a","candidate":"x"}
+        {"type":"vote_cast","at":"2025-09-16T09:00:01Z","poll":"p","voter":"b","candidate":"y"}
+        """
 
     private func count(_ bytes: [UInt8]) throws -> Int {
         let dir = temporaryDirectory()
@@ -125,10 +129,13 @@ struct NDJSONReaderTests {
     /// Other compressors' output is told by its magic bytes, so that the
     /// error says what it is rather than that line 1 is not UTF-8; text that
     /// merely starts like bzip2's magic is still NDJSON, and still an error.
-    @Test(arguments: [
-        ([0x1F, 0x8B, 0x08, 0x00], "gzip"), ([0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00, 0x00], "xz"), ([0x04, 0x22, 0x4D, 0x18, 0x64], "lz4"),
-        ([0x50, 0x4B, 0x03, 0x04, 0x14], "zip"), (Array("BZh91AY&SY".utf8) + [0x12, 0x34], "bzip2"), (Array("BZh11AY&SY".utf8), "bzip2"),
-    ] as [([UInt8], String)])
+    @Test(
+        arguments: [
+            ([0x1F, 0x8B, 0x08, 0x00], "gzip"), ([0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00, 0x00], "xz"),
+            ([0x04, 0x22, 0x4D, 0x18, 0x64], "lz4"),
+            ([0x50, 0x4B, 0x03, 0x04, 0x14], "zip"), (Array("BZh91AY&SY".utf8) + [0x12, 0x34], "bzip2"),
+            (Array("BZh11AY&SY".utf8), "bzip2"),
+        ] as [([UInt8], String)])
     func otherCompressorsAreNamed(_ bytes: [UInt8], _ tool: String) throws {
         guard case .foreignCompression(let found, let decompress) = bytes.withUnsafeBytes(InputFormat.detect) else {
             Issue.record("not told: \(bytes)")
@@ -170,7 +177,9 @@ struct NDJSONReaderTests {
     ])
     func aLineEndsWhereTheFastPathFindsItsEnd(template: String, outcome: Int) throws {
         let line = #"{"type":"checked_out","at":"2025-09-16T09:00:00.000Z","cart":"c","order":"o"}"#
-        let text = line + "\n" + template.replacingOccurrences(of: "{0}", with: line)
+        let text =
+            line + "\n"
+            + template.replacingOccurrences(of: "{0}", with: line)
             .replacingOccurrences(of: "{1}", with: String(line.dropLast()))
         do {
             #expect(try count(Array(text.utf8)) == 1 + outcome)
@@ -201,7 +210,8 @@ struct NDJSONReaderTests {
     func readingOnWorkersEqualsReadingOnOneThread(compressed: Bool) throws {
         var text = "\u{FEFF}"
         for i in 0..<12_000 {
-            text += #"{"type":"item_added","at":"2025-09-16T09:00:00.123Z","cart":"c-\#(i % 977)","product":"p-\#(i % 31)","qty":1,"price":\#(i),"currency":"EUR"}"#
+            text +=
+                #"{"type":"item_added","at":"2025-09-16T09:00:00.123Z","cart":"c-\#(i % 977)","product":"p-\#(i % 31)","qty":1,"price":\#(i),"currency":"EUR"}"#
             text += i % 7 == 0 ? "\r\n" : "\n"
             if i == 3_000 {
                 text += #"{"type":"vote_cast","at":"2025-09-16T09:00:00Z","poll":"p","voter":"v","candidate":"x","note":""#

@@ -1,6 +1,7 @@
 import Dispatch
-@testable import OrdersLog
 import Testing
+
+@testable import OrdersLog
 
 @Suite("Ordered workers")
 struct OrderedWorkersTests {

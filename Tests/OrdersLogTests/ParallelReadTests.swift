@@ -1,10 +1,11 @@
 import Dispatch
 import Foundation
 import OrdersCore
-@testable import OrdersLog
 import Synchronization
 import SystemPackage
 import Testing
+
+@testable import OrdersLog
 
 @Suite("Reading a log on several threads")
 struct ParallelReadTests {
@@ -25,7 +26,8 @@ struct ParallelReadTests {
         WillLoad.set { file in
             var status = stat()
             guard fstat(file.rawValue, &status) == 0, status.st_ino == inode,
-                  loads.add(1, ordering: .relaxed).newValue == 2 else { return }
+                loads.add(1, ordering: .relaxed).newValue == 2
+            else { return }
             inside.signal()
             release.wait()
             openWhenReleased.store(fcntl(file.rawValue, F_GETFD) != -1 ? 1 : 2, ordering: .sequentiallyConsistent)

@@ -1,6 +1,7 @@
 import OrdersCore
-@testable import OrdersLog
 import Testing
+
+@testable import OrdersLog
 
 @Suite("Dealing a batch's events out to the parts of a fold")
 struct PartSharesTests {
@@ -152,7 +153,8 @@ struct PartSharesTests {
         }.first!
         let carts = events.map { event -> Event in
             switch event.kind {
-            case let .itemAdded(_, product, qty, price, currency): Event(at: event.at, .itemAdded(cart: cart, product: product, qty: qty, price: price, currency: currency))
+            case let .itemAdded(_, product, qty, price, currency):
+                Event(at: event.at, .itemAdded(cart: cart, product: product, qty: qty, price: price, currency: currency))
             case let .quantityChanged(_, product, qty): Event(at: event.at, .quantityChanged(cart: cart, product: product, qty: qty))
             case let .itemRemoved(_, product): Event(at: event.at, .itemRemoved(cart: cart, product: product))
             case let .checkedOut(_, order): Event(at: event.at, .checkedOut(cart: cart, order: order))
@@ -165,7 +167,8 @@ struct PartSharesTests {
             for event in carts { send(event, to: &dealer) }
         }
         let busy = partitioning.place(cart).part
-        #expect(dealt(to: busy, in: shares) == carts.map { $0.renumbered { role, id in role == .cart ? partitioning.place(id).local : id } })
+        #expect(
+            dealt(to: busy, in: shares) == carts.map { $0.renumbered { role, id in role == .cart ? partitioning.place(id).local : id } })
         for part in 0..<4 where part != busy { #expect(shares.count(of: part) == 0) }
     }
 }

@@ -1,6 +1,7 @@
 import OrdersCore
-@testable import OrdersLog
 import Testing
+
+@testable import OrdersLog
 
 @Suite("RFC 3339 times")
 struct RFC3339Tests {
@@ -25,9 +26,11 @@ struct RFC3339Tests {
         #expect(RFC3339.parse(output) == instant)
     }
 
-    @Test(arguments: ["", "2025-09-16", "2025-09-16T09:00Z", "2025-9-16T09:00:00Z", "2025-09-16T09:00:00+0900",
-                      "2025-09-16T09:00:00 Z", "2025-09-16T09:00:00ZZ", "2025-09-31T00:00:00Z", "1900-02-29T00:00:00Z",
-                      "9999-12-31T23:59:59-00:01", "2025-09-16T09:00:00+24:00", "２025-09-16T09:00:00Z"])
+    @Test(arguments: [
+        "", "2025-09-16", "2025-09-16T09:00Z", "2025-9-16T09:00:00Z", "2025-09-16T09:00:00+0900",
+        "2025-09-16T09:00:00 Z", "2025-09-16T09:00:00ZZ", "2025-09-31T00:00:00Z", "1900-02-29T00:00:00Z",
+        "9999-12-31T23:59:59-00:01", "2025-09-16T09:00:00+24:00", "２025-09-16T09:00:00Z",
+    ])
     func refusesWhatIsNotATime(_ text: String) {
         #expect(RFC3339.parse(text) == nil)
     }
@@ -99,10 +102,12 @@ struct RFC3339Tests {
     /// and after a time the common shape does not take.
     @Test
     func aRememberedDateGivesTheDayOfEachTimeInARun() {
-        let times = ["2024-12-31T23:59:59.999Z", "2024-12-31T00:00:00.000Z", "2025-01-01T00:00:00.000Z",
-                     "2025-01-01T12:00:00+09:00", "2025-01-01T12:00:00.000Z", "2025-01-02T12:00:00.000Z",
-                     "2025-02-02T12:00:00.000Z", "2024-02-02T12:00:00.000Z", "2024-02-30T12:00:00.000Z",
-                     "2024-02-02T24:00:00.000Z", "2024-02-02T23:00:00.000Z"]
+        let times = [
+            "2024-12-31T23:59:59.999Z", "2024-12-31T00:00:00.000Z", "2025-01-01T00:00:00.000Z",
+            "2025-01-01T12:00:00+09:00", "2025-01-01T12:00:00.000Z", "2025-01-02T12:00:00.000Z",
+            "2025-02-02T12:00:00.000Z", "2024-02-02T12:00:00.000Z", "2024-02-30T12:00:00.000Z",
+            "2024-02-02T24:00:00.000Z", "2024-02-02T23:00:00.000Z",
+        ]
         var lastDate = RFC3339.LastDate()
         for time in times {
             let bytes = Array(time.utf8)
@@ -118,8 +123,10 @@ struct RFC3339Tests {
     @Test
     func aRememberedDateWritesTheDateOfEachTimeInARun() {
         let day: Int64 = 86_400_000
-        let times = [Timestamp.earliest.milliseconds, 0, -1, -1, 1, day - 1, day, day + 1, 3 * day, day, -day, -day - 1,
-                     1_758_000_000_000, 1_758_000_000_000 + day, Timestamp.latest.milliseconds, 1_758_000_000_000].map(Timestamp.init)
+        let times = [
+            Timestamp.earliest.milliseconds, 0, -1, -1, 1, day - 1, day, day + 1, 3 * day, day, -day, -day - 1,
+            1_758_000_000_000, 1_758_000_000_000 + day, Timestamp.latest.milliseconds, 1_758_000_000_000,
+        ].map(Timestamp.init)
         var lastDate = RFC3339.LastWrittenDate()
         var run: [UInt8] = [], alone: [UInt8] = []
         for time in times {

@@ -1,5 +1,6 @@
 import Foundation
 import OrdersCore
+
 @testable import OrdersLog
 
 /// A fresh directory for one test's files, inside one folder for the whole
@@ -32,14 +33,27 @@ func sampleEvents(_ count: Int, seed: UInt64 = 1, ids: inout Identifiers) -> [Ev
     var events: [Event] = []
     for _ in 0..<count {
         at += Int64(random(100_000)) - 20_000
-        let cart = id(.cart, "cart-\(random(200))"), product = id(.product, ["iphone-16", "airpods-4", "é", "e\u{301}", "a,\"b\"\n"][random(5)])
+        let cart = id(.cart, "cart-\(random(200))"),
+            product = id(.product, ["iphone-16", "airpods-4", "é", "e\u{301}", "a,\"b\"\n"][random(5)])
         let time = Timestamp(milliseconds: at)
         switch random(10) {
-        case 0...3: events.append(Event(at: time, .itemAdded(cart: cart, product: product, qty: Int64(1 + random(5)), price: Int64(random(2_000_000)), currency: random(4) == 0 ? Currency("USD")! : Currency("KRW")!)))
+        case 0...3:
+            events.append(
+                Event(
+                    at: time,
+                    .itemAdded(
+                        cart: cart, product: product, qty: Int64(1 + random(5)), price: Int64(random(2_000_000)),
+                        currency: random(4) == 0 ? Currency("USD")! : Currency("KRW")!)))
         case 4: events.append(Event(at: time, .quantityChanged(cart: cart, product: product, qty: Int64(1 + random(9)))))
         case 5: events.append(Event(at: time, .itemRemoved(cart: cart, product: product)))
         case 6, 7: events.append(Event(at: time, .checkedOut(cart: cart, order: id(.order, "order-\(random(500))"))))
-        default: events.append(Event(at: time, .voteCast(poll: id(.poll, "poll-\(random(3))"), voter: id(.voter, "v\(random(50))"), candidate: id(.candidate, "c\(random(4))"))))
+        default:
+            events.append(
+                Event(
+                    at: time,
+                    .voteCast(
+                        poll: id(.poll, "poll-\(random(3))"), voter: id(.voter, "v\(random(50))"),
+                        candidate: id(.candidate, "c\(random(4))"))))
         }
     }
     return events

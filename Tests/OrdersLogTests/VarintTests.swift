@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OrdersLog
 
 /// The event columns' varint readers take shortcuts for one and two bytes;

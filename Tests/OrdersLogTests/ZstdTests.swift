@@ -25,7 +25,8 @@ struct ZstdTests {
         var output = [UInt8](repeating: 0, count: 16)
         let garbage: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD, 0xFF, 0xFF, 0xFF, 0xFF]
         do {
-            try garbage.withUnsafeBytes { source in try output.withUnsafeMutableBytes { try decompressor.decompressFrame(source, into: $0) } }
+            try garbage.withUnsafeBytes { source in try output.withUnsafeMutableBytes { try decompressor.decompressFrame(source, into: $0) }
+            }
             Issue.record("garbage decompressed")
         } catch let error as ZstdError {
             #expect(!error.name.isEmpty)

@@ -1,6 +1,7 @@
 import OrdersCore
-@testable import OrdersReports
 import Testing
+
+@testable import OrdersReports
 
 @Suite("Money, CSV and tables")
 struct FormatsTests {
@@ -23,8 +24,9 @@ struct FormatsTests {
         csv.row([.text("plain"), .text("with,comma")])
         csv.row([.text("say \"hi\""), .text("two\nlines")])
         csv.row([.bytes(Array("cr\r".utf8)), .integer(-7)])
-        #expect(String(decoding: csv.bytes, as: UTF8.self)
-            == "a,b\nplain,\"with,comma\"\n\"say \"\"hi\"\"\",\"two\nlines\"\n\"cr\r\",-7\n")
+        #expect(
+            String(decoding: csv.bytes, as: UTF8.self)
+                == "a,b\nplain,\"with,comma\"\n\"say \"\"hi\"\"\",\"two\nlines\"\n\"cr\r\",-7\n")
     }
 
     @Test func tablesAlignColumns() {

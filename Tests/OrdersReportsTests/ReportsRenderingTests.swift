@@ -13,14 +13,18 @@ private func reports(_ build: (inout Identifiers) -> [Event], zone: ZoneRules = 
     return (projector.reports, ids)
 }
 
-private func order(_ ids: inout Identifiers, cart: String, product: String, price: Int64, qty: Int64 = 1,
-                   currency: String = "KRW", at: String) -> [Event] {
+private func order(
+    _ ids: inout Identifiers, cart: String, product: String, price: Int64, qty: Int64 = 1,
+    currency: String = "KRW", at: String
+) -> [Event] {
     let time = RFC3339.parse(at)!
-    let c = ids.carts.intern(Array(cart.utf8)), p = ids.products.intern(Array(product.utf8)), o = ids.orders.intern(Array(("o-" + cart).utf8))
-    return [Event(at: time, .itemAdded(cart: c, product: p, qty: qty, price: price, currency: Currency(currency)!)),
-            Event(at: time, .checkedOut(cart: c, order: o))]
+    let c = ids.carts.intern(Array(cart.utf8)), p = ids.products.intern(Array(product.utf8)),
+        o = ids.orders.intern(Array(("o-" + cart).utf8))
+    return [
+        Event(at: time, .itemAdded(cart: c, product: p, qty: qty, price: price, currency: Currency(currency)!)),
+        Event(at: time, .checkedOut(cart: c, order: o)),
+    ]
 }
-
 
 @Suite("Rendering reports")
 struct ReportsRenderingTests {
@@ -35,8 +39,9 @@ struct ReportsRenderingTests {
         let elements = SVGElements(svg)
         #expect(elements.balanced)
         let bars = elements.all("rect").filter { $0["class"] == "bar" }
-        #expect(bars.map { "\($0["data-currency"]!) \($0["data-date"]!) \($0["data-revenue"]!)" }
-            == ["KRW 2025-09-16 400", "KRW 2025-09-18 200", "USD 2025-09-17 999"])
+        #expect(
+            bars.map { "\($0["data-currency"]!) \($0["data-date"]!) \($0["data-revenue"]!)" }
+                == ["KRW 2025-09-16 400", "KRW 2025-09-18 200", "USD 2025-09-17 999"])
         #expect(elements.all("g").filter { $0["class"] == "series" }.count == 2)
         #expect(svg.contains("revenue (KRW)"))
         #expect(svg.contains("date (UTC)"))
@@ -66,7 +71,9 @@ struct ReportsRenderingTests {
         let svg = try DailyReport(gathered.daily, zone: "UTC").svg()
         // Each panel's labels, in the panels' order (EUR, GBP, JPY, USD).
         let panels = svg.components(separatedBy: "<g class=\"series\"").dropFirst().map { panel in
-            panel.components(separatedBy: "class=\"tick y\"").dropFirst().map { $0[$0.index(after: $0.firstIndex(of: ">")!)..<$0.range(of: "</text>")!.lowerBound] }
+            panel.components(separatedBy: "class=\"tick y\"").dropFirst().map {
+                $0[$0.index(after: $0.firstIndex(of: ">")!)..<$0.range(of: "</text>")!.lowerBound]
+            }
         }
         #expect(panels.map { $0.last ?? "" } == ["€1,200,000", "£0.40", "¥8", "$250,000"], "\(panels)")
         #expect(panels[3] == ["$0", "$50,000", "$100,000", "$150,000", "$200,000", "$250,000"])
@@ -111,8 +118,9 @@ struct ReportsRenderingTests {
         }
         let csv = String(decoding: try ProductReport(gathered.products, ids: ids, zone: "UTC", top: 2).csv(), as: UTF8.self)
         // Sorted as the spec sorts the report (date, product, currency): cheap KRW is out, cheap USD the best of its currency.
-        #expect(csv == "date,product,currency,units,revenue\n2025-09-16,cheap,USD,1,1\n2025-09-16,dear,KRW,1,900\n2025-09-16,mid,KRW,1,500\n"
-            + "2025-09-17,tie-a,KRW,1,500\n2025-09-17,tie-b,KRW,1,500\n")
+        #expect(
+            csv == "date,product,currency,units,revenue\n2025-09-16,cheap,USD,1,1\n2025-09-16,dear,KRW,1,900\n2025-09-16,mid,KRW,1,500\n"
+                + "2025-09-17,tie-a,KRW,1,500\n2025-09-17,tie-b,KRW,1,500\n")
         let one = String(decoding: try ProductReport(gathered.products, ids: ids, zone: "UTC", top: 1).csv(), as: UTF8.self)
         #expect(one.contains("2025-09-17,tie-a,") && !one.contains("tie-b"))
     }
@@ -133,8 +141,12 @@ struct ReportsRenderingTests {
         var votes = Identifiers()
         let poll = votes.polls.intern(Array("poll".utf8))
         for voter in 0..<30 {
-            projector.fold(Event(at: Timestamp(milliseconds: 0), .voteCast(
-                poll: poll, voter: votes.voters.intern(Array("v\(voter)".utf8)), candidate: votes.candidates.intern(Array("c\(voter % 7)".utf8)))))
+            projector.fold(
+                Event(
+                    at: Timestamp(milliseconds: 0),
+                    .voteCast(
+                        poll: poll, voter: votes.voters.intern(Array("v\(voter)".utf8)),
+                        candidate: votes.candidates.intern(Array("c\(voter % 7)".utf8)))))
         }
         let tally = TallyReport(projector.reports.tally, ids: votes).table(limit: 3)
         #expect(tally.contains("… 4 more candidates not shown (of 7)"))
@@ -147,8 +159,9 @@ struct ReportsRenderingTests {
                 + order(&ids, cart: "b", product: "p", price: 2, at: "2025-09-16T01:00:00Z")
                 + order(&ids, cart: "c", product: "p", price: 4, at: "2025-09-17T01:00:00Z")
         }
-        let report = DailyReport(gathered.daily, zone: "UTC", from: CivilDate(year: 2025, month: 9, day: 16),
-                                 to: CivilDate(year: 2025, month: 9, day: 16))
+        let report = DailyReport(
+            gathered.daily, zone: "UTC", from: CivilDate(year: 2025, month: 9, day: 16),
+            to: CivilDate(year: 2025, month: 9, day: 16))
         #expect(String(decoding: try report.csv(), as: UTF8.self) == "date,currency,orders,units,revenue\n2025-09-16,KRW,1,1,2\n")
     }
 
@@ -179,12 +192,18 @@ struct ReportsRenderingTests {
         let (gathered, ids) = reports { ids in
             order(&ids, cart: "a", product: "p,1", price: 5, qty: 2, at: "2025-09-16T01:00:00Z")
         }
-        #expect(String(decoding: try DailyReport(gathered.daily, zone: "UTC").json(), as: UTF8.self)
-            == #"{"zone": "UTC", "rows": [{"date": "2025-09-16", "currency": "KRW", "orders": 1, "units": 2, "revenue": 10}], "totals": [{"currency": "KRW", "orders": 1, "units": 2, "revenue": 10}]}"# + "\n")
+        #expect(
+            String(decoding: try DailyReport(gathered.daily, zone: "UTC").json(), as: UTF8.self)
+                == #"{"zone": "UTC", "rows": [{"date": "2025-09-16", "currency": "KRW", "orders": 1, "units": 2, "revenue": 10}], "totals": [{"currency": "KRW", "orders": 1, "units": 2, "revenue": 10}]}"#
+                + "\n")
         let catalog = Catalog([.init(id: Array("p,1".utf8), name: "Product One", category: Array("Things".utf8))])
-        #expect(String(decoding: try ProductReport(gathered.products, ids: ids, zone: "UTC", catalog: catalog).json(), as: UTF8.self)
-            == #"{"zone": "UTC", "rows": [{"date": "2025-09-16", "product": "p,1", "name": "Product One", "currency": "KRW", "units": 2, "revenue": 10}]}"# + "\n")
-        #expect(String(decoding: try SummaryReport.json(gathered.summary), as: UTF8.self).hasPrefix(#"{"events": 2, "applied": 2, "ignored": 0, "anomalies": {"cart_closed": 0, "#))
+        #expect(
+            String(decoding: try ProductReport(gathered.products, ids: ids, zone: "UTC", catalog: catalog).json(), as: UTF8.self)
+                == #"{"zone": "UTC", "rows": [{"date": "2025-09-16", "product": "p,1", "name": "Product One", "currency": "KRW", "units": 2, "revenue": 10}]}"#
+                + "\n")
+        #expect(
+            String(decoding: try SummaryReport.json(gathered.summary), as: UTF8.self).hasPrefix(
+                #"{"events": 2, "applied": 2, "ignored": 0, "anomalies": {"cart_closed": 0, "#))
     }
 
     @Test func theTallyTableShowsShares() {
@@ -192,8 +211,11 @@ struct ReportsRenderingTests {
         var projector = Projector()
         let poll = ids.polls.intern(Array("poll".utf8))
         for (voter, candidate) in [("1", "a"), ("2", "a"), ("3", "b")] {
-            projector.fold(Event(at: Timestamp(milliseconds: 0), .voteCast(
-                poll: poll, voter: ids.voters.intern(Array(voter.utf8)), candidate: ids.candidates.intern(Array(candidate.utf8)))))
+            projector.fold(
+                Event(
+                    at: Timestamp(milliseconds: 0),
+                    .voteCast(
+                        poll: poll, voter: ids.voters.intern(Array(voter.utf8)), candidate: ids.candidates.intern(Array(candidate.utf8)))))
         }
         let table = TallyReport(projector.reports.tally, ids: ids).table()
         #expect(table.contains("1  a              2  66.7%"))
@@ -204,7 +226,8 @@ struct ReportsRenderingTests {
 @Suite("The catalog")
 struct CatalogTests {
     @Test func decodesTheStoreAPIShape() throws {
-        let json = #"{"code": 200, "message": "success", "data": {"store": {"id": "s", "region": "KR", "currency": "KRW", "updatedAt": "2025-09-16T10:00:00Z"}, "categories": [{"category": "iPhone", "products": [{"id": "iphone-16", "name": "iPhone 16", "description": "…", "fromPrice": {"amount": 1150000, "currency": "KRW", "formatted": "₩1,150,000"}, "images": {"main": "x", "thumbnails": []}}]}]}}"#
+        let json =
+            #"{"code": 200, "message": "success", "data": {"store": {"id": "s", "region": "KR", "currency": "KRW", "updatedAt": "2025-09-16T10:00:00Z"}, "categories": [{"category": "iPhone", "products": [{"id": "iphone-16", "name": "iPhone 16", "description": "…", "fromPrice": {"amount": 1150000, "currency": "KRW", "formatted": "₩1,150,000"}, "images": {"main": "x", "thumbnails": []}}]}]}}"#
         let catalog = try Catalog.decode(Array(json.utf8), path: "c.json")
         let product = try #require(catalog.products[Array("iphone-16".utf8)])
         #expect(product.name == "iPhone 16")
@@ -214,7 +237,8 @@ struct CatalogTests {
 
     @Test func namesWhatIsMissing() {
         do {
-            _ = try Catalog.decode(Array(#"{"data": {"categories": [{"category": "x", "products": [{"name": "no id"}]}]}}"#.utf8), path: "c.json")
+            _ = try Catalog.decode(
+                Array(#"{"data": {"categories": [{"category": "x", "products": [{"name": "no id"}]}]}}"#.utf8), path: "c.json")
             Issue.record("accepted")
         } catch let error as CatalogError {
             #expect(error.description.contains("c.json"))
@@ -228,9 +252,14 @@ struct CatalogTests {
     /// Foundation alone says only that the file is not JSON.
     @Test(arguments: [("99999999999999999999", "1e+20"), ("1.5", "1.5"), ("-1e30", "-1e+30")])
     func anAmountThatIsNotAWholeInt64IsNamed(_ amount: String, _ shown: String) {
-        let json = #"{"data": {"categories": [{"category": "x", "products": [{"id": "p"}, {"id": "q", "fromPrice": {"amount": "#
+        let json =
+            #"{"data": {"categories": [{"category": "x", "products": [{"id": "p"}, {"id": "q", "fromPrice": {"amount": "#
             + amount + #", "currency": "KRW"}}]}]}}"#
-        #expect(throws: CatalogError(path: "c.json", reason: "data.categories[0].products[1].fromPrice.amount: \(shown) is not a whole number of minor units that fits 64 bits")) {
+        #expect(
+            throws: CatalogError(
+                path: "c.json",
+                reason: "data.categories[0].products[1].fromPrice.amount: \(shown) is not a whole number of minor units that fits 64 bits")
+        ) {
             try Catalog.decode(Array(json.utf8), path: "c.json")
         }
     }
@@ -248,7 +277,10 @@ struct CatalogTests {
     /// Foundation's decoder says only that it is not JSON.
     @Test(arguments: [
         ("nope", "invalid value at line 1, column 2 (byte 1)"),
-        ("{\"data\": {\"categories\": [\n  {\"category\": \"é\",\n   \"products\": [1,,2]}]}}", "invalid value at line 3, column 19 (byte 65)"),
+        (
+            "{\"data\": {\"categories\": [\n  {\"category\": \"é\",\n   \"products\": [1,,2]}]}}",
+            "invalid value at line 3, column 19 (byte 65)"
+        ),
         ("{\"data\": {\"categories\": []}}\n}", "invalid value at line 2, column 1 (byte 29)"),
         ("{\"data\": ", "unexpected end of file during JSON parse"),
     ])
@@ -281,7 +313,10 @@ struct SVGElements {
         var stack: [String] = []
         var rest = Substring(text)
         while let open = rest.firstIndex(of: "<") {
-            guard let close = rest[open...].firstIndex(of: ">") else { balanced = false; return }
+            guard let close = rest[open...].firstIndex(of: ">") else {
+                balanced = false
+                return
+            }
             let tag = rest[rest.index(after: open)..<close]
             rest = rest[rest.index(after: close)...]
             if tag.hasPrefix("/") {
@@ -296,7 +331,10 @@ struct SVGElements {
             while let equals = scan.firstIndex(of: "=") {
                 let key = scan[..<equals].trimmingCharacters(in: .whitespaces)
                 let afterQuote = scan.index(equals, offsetBy: 2)
-                guard let end = scan[afterQuote...].firstIndex(of: "\"") else { balanced = false; break }
+                guard let end = scan[afterQuote...].firstIndex(of: "\"") else {
+                    balanced = false
+                    break
+                }
                 attributes[key] = String(scan[afterQuote..<end])
                 scan = scan[scan.index(after: end)...]
             }
@@ -320,7 +358,10 @@ struct OverflowTests {
         let product = ids.products.intern(Array("p".utf8))
         for name in ["a", "b"] {
             let cart = ids.carts.intern(Array(name.utf8)), order = ids.orders.intern(Array(("o" + name).utf8))
-            projector.fold(Event(at: Timestamp(milliseconds: 0), .itemAdded(cart: cart, product: product, qty: qty, price: price, currency: Currency("KRW")!)))
+            projector.fold(
+                Event(
+                    at: Timestamp(milliseconds: 0),
+                    .itemAdded(cart: cart, product: product, qty: qty, price: price, currency: Currency("KRW")!)))
             #expect(projector.fold(Event(at: Timestamp(milliseconds: 1), .checkedOut(cart: cart, order: order))) == .applied)
         }
         return (projector.reports, ids)
@@ -347,8 +388,9 @@ struct OverflowTests {
 
     @Test func anAuditTotalPastInt64IsWrittenAsAnExactInteger() {
         var total = WideInteger(Int128(Int64.max) + 1)
-        var entry = AuditEntry(seq: 9, event: Event(at: Timestamp(milliseconds: 0), .itemRemoved(cart: Symbol(rawValue: 0), product: Symbol(rawValue: 0))),
-                               status: .applied, cartUnits: Int128(Int64.max) * 3, cartTotal: total)
+        var entry = AuditEntry(
+            seq: 9, event: Event(at: Timestamp(milliseconds: 0), .itemRemoved(cart: Symbol(rawValue: 0), product: Symbol(rawValue: 0))),
+            status: .applied, cartUnits: Int128(Int64.max) * 3, cartTotal: total)
         var ids = Identifiers()
         _ = ids.carts.intern(Array("k".utf8))
         _ = ids.products.intern(Array("p".utf8))

@@ -13,7 +13,9 @@ struct RoutesTests {
     static let kioskDay = try! Data(contentsOf: root.appendingPathComponent("Fixtures/kiosk-day.ndjson"))
 
     /// Runs `test` against a server of a log of its own, `options` changed as `configure` says.
-    private func withServer(_ configure: (inout ServerOptions) -> Void = { _ in }, _ test: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+    private func withServer(
+        _ configure: (inout ServerOptions) -> Void = { _ in }, _ test: @Sendable (any TestClientProtocol) async throws -> Void
+    ) async throws {
         let directory = NSTemporaryDirectory() + "orders-routes-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -73,9 +75,14 @@ struct RoutesTests {
             try await client.execute(uri: "/carts/never", method: .get) { response in
                 #expect(Self.text(response).contains(#""status": "none", "version": 0"#))
             }
-            let add = #"{"type": "item_added", "at": "2025-09-16T10:00:00Z", "cart": "web-8", "product": "p", "qty": 1, "price": 5, "currency": "KRW"}"#
-            for (ifMatch, status) in [("\"1\"", HTTPResponse.Status.preconditionFailed), ("\"17\"", .ok), ("*", .ok), ("soon", .badRequest)] {
-                try await client.execute(uri: "/carts/web-8/events", method: .post, headers: [.ifMatch: ifMatch], body: ByteBuffer(string: add)) { response in
+            let add =
+                #"{"type": "item_added", "at": "2025-09-16T10:00:00Z", "cart": "web-8", "product": "p", "qty": 1, "price": 5, "currency": "KRW"}"#
+            for (ifMatch, status) in [
+                ("\"1\"", HTTPResponse.Status.preconditionFailed), ("\"17\"", .ok), ("*", .ok), ("soon", .badRequest),
+            ] {
+                try await client.execute(
+                    uri: "/carts/web-8/events", method: .post, headers: [.ifMatch: ifMatch], body: ByteBuffer(string: add)
+                ) { response in
                     #expect(response.status == status, "If-Match: \(ifMatch)")
                 }
             }
@@ -83,13 +90,18 @@ struct RoutesTests {
                 #expect(response.status == .badRequest)
                 #expect(Self.text(response).contains(#""field": "cart""#))
             }
-            try await client.execute(uri: "/carts/fresh/events", method: .post, headers: [.ifMatch: "*"],
-                                     body: ByteBuffer(string: add.replacingOccurrences(of: "web-8", with: "fresh"))) { response in
+            try await client.execute(
+                uri: "/carts/fresh/events", method: .post, headers: [.ifMatch: "*"],
+                body: ByteBuffer(string: add.replacingOccurrences(of: "web-8", with: "fresh"))
+            ) { response in
                 #expect(response.status == .preconditionFailed)
                 #expect(Self.text(response).contains(#""version": 0"#))
             }
             try await client.execute(uri: "/orders/A-1001", method: .get) { response in
-                #expect(Self.text(response) == #"{"order": "A-1001", "cart": "kiosk-1", "seq": 6, "at": "2025-09-16T09:04:00.000Z", "currency": "KRW", "units": 2, "total": 398000}"# + "\n")
+                #expect(
+                    Self.text(response)
+                        == #"{"order": "A-1001", "cart": "kiosk-1", "seq": 6, "at": "2025-09-16T09:04:00.000Z", "currency": "KRW", "units": 2, "total": 398000}"#
+                        + "\n")
             }
             try await client.execute(uri: "/orders/nope", method: .get) { #expect($0.status == .notFound) }
         }
@@ -98,7 +110,8 @@ struct RoutesTests {
     @Test func readsAnswerAsTheCommandsPrint() async throws {
         let replay = try String(contentsOf: Self.root.appendingPathComponent("Fixtures/expected/kiosk-day.replay.json"), encoding: .utf8)
         let daily = try String(contentsOf: Self.root.appendingPathComponent("Fixtures/expected/kiosk-day.daily-seoul.csv"), encoding: .utf8)
-        let audit = try String(contentsOf: Self.root.appendingPathComponent("Fixtures/expected/kiosk-day.audit-kiosk-1.ndjson"), encoding: .utf8)
+        let audit = try String(
+            contentsOf: Self.root.appendingPathComponent("Fixtures/expected/kiosk-day.audit-kiosk-1.ndjson"), encoding: .utf8)
         try await withServer { client in
             try await Self.appendDay(client)
             // The fixture's keys are sorted; compared as JSON.
@@ -110,8 +123,12 @@ struct RoutesTests {
             try await client.execute(uri: "/audit?cart=kiosk-1", method: .get) { #expect(Self.text($0) == audit) }
             try await client.execute(uri: "/audit?order=A-1001", method: .get) { #expect(Self.text($0) == audit) }
             try await client.execute(uri: "/audit?order=nope", method: .get) { #expect($0.status == .notFound) }
-            try await client.execute(uri: "/tally?poll=kiosk-design", method: .get) { #expect(Self.text($0).contains(#""candidate": "dark", "votes": 2"#)) }
-            try await client.execute(uri: "/reports/products?format=json", method: .get) { #expect(Self.text($0).hasPrefix(#"{"zone": "UTC""#)) }
+            try await client.execute(uri: "/tally?poll=kiosk-design", method: .get) {
+                #expect(Self.text($0).contains(#""candidate": "dark", "votes": 2"#))
+            }
+            try await client.execute(uri: "/reports/products?format=json", method: .get) {
+                #expect(Self.text($0).hasPrefix(#"{"zone": "UTC""#))
+            }
             try await client.execute(uri: "/events?after=15&limit=1", method: .get) { response in
                 #expect(Self.text(response).hasPrefix(#"{"seq": 16, "type": "vote_cast""#))
                 #expect(response.headers[.contentType] == "application/x-ndjson")
@@ -126,11 +143,13 @@ struct RoutesTests {
 
     @Test func badParametersAreNamed() async throws {
         try await withServer { client in
-            for (uri, parameter) in [("/events?after=-1", "after"), ("/events?limit=abc", "limit"), ("/events?limit=0", "limit"),
-                                     ("/reports/daily?tz=Nowhere/Else", "tz"), ("/reports/daily?from=2025-09-17&to=2025-09-16", "from"),
-                                     ("/reports/daily?to=soon", "to"), ("/reports/daily?format=xml", "format"), ("/tally?poll=", "poll"),
-                                     ("/audit?cart=", "cart"), ("/audit?order=", "order"), ("/audit", "cart"),
-                                     ("/events/stream?after=x", "after")] {
+            for (uri, parameter) in [
+                ("/events?after=-1", "after"), ("/events?limit=abc", "limit"), ("/events?limit=0", "limit"),
+                ("/reports/daily?tz=Nowhere/Else", "tz"), ("/reports/daily?from=2025-09-17&to=2025-09-16", "from"),
+                ("/reports/daily?to=soon", "to"), ("/reports/daily?format=xml", "format"), ("/tally?poll=", "poll"),
+                ("/audit?cart=", "cart"), ("/audit?order=", "order"), ("/audit", "cart"),
+                ("/events/stream?after=x", "after"),
+            ] {
                 try await client.execute(uri: uri, method: .get) { response in
                     #expect(response.status == .badRequest, "\(uri)")
                     #expect(Self.text(response).contains(#""parameter": "\#(parameter)""#), "\(uri): \(Self.text(response))")
@@ -155,13 +174,15 @@ struct RoutesTests {
                 #expect(response.headers[.allow] == "GET, HEAD")
             }
             try await client.execute(uri: "/nowhere", method: .get) { #expect($0.status == .notFound) }
-            let vote = ByteBuffer(string: #"{"type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "v", "candidate": "c"}"#)
+            let vote = ByteBuffer(
+                string: #"{"type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "v", "candidate": "c"}"#)
             try await client.execute(uri: "/events", method: .post, body: vote) { response in
                 #expect(response.status == .unauthorized)
                 #expect(response.headers[.wwwAuthenticate]?.hasPrefix("Bearer") == true)
             }
             for scheme in ["Bearer", "bearer", "BEARER"] {
-                try await client.execute(uri: "/events", method: .post, headers: [.authorization: "\(scheme) s3cret"], body: vote) { response in
+                try await client.execute(uri: "/events", method: .post, headers: [.authorization: "\(scheme) s3cret"], body: vote) {
+                    response in
                     #expect(response.status == .ok, "\(scheme)")
                 }
             }

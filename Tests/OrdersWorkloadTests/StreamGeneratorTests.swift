@@ -33,9 +33,11 @@ struct StreamGeneratorTests {
         var shape = WorkloadShape.standard
         shape.ids = style
         func named(_ seed: UInt64) -> Set<String> {
-            Set(stream(seed: seed, count: 20_000, shape: shape).flatMap {
-                $0.split(separator: " ").filter { $0.hasPrefix("cart=") || $0.hasPrefix("order=") || $0.hasPrefix("voter=") }.map(String.init)
-            })
+            Set(
+                stream(seed: seed, count: 20_000, shape: shape).flatMap {
+                    $0.split(separator: " ").filter { $0.hasPrefix("cart=") || $0.hasPrefix("order=") || $0.hasPrefix("voter=") }.map(
+                        String.init)
+                })
         }
         let (one, two) = (named(1), named(2))
         #expect(one.count > 1_000 && two.count > 1_000)
@@ -73,7 +75,8 @@ struct StreamGeneratorTests {
         #expect(votes > 23_000 && votes < 27_000)
         #expect(ids.products.count > 1_000, "a wide catalog sells more than the 32 built-in products")
         let cart = Array(ids.carts[Symbol(rawValue: 0)])
-        #expect(cart.count == 36 && cart[8] == UInt8(ascii: "-") && cart[14] == UInt8(ascii: "4"), "\(String(decoding: cart, as: UTF8.self))")
+        #expect(
+            cart.count == 36 && cart[8] == UInt8(ascii: "-") && cart[14] == UInt8(ascii: "4"), "\(String(decoding: cart, as: UTF8.self))")
         #expect(ids.orders.count > 100)
     }
 

@@ -87,7 +87,10 @@ let benchmarks: @Sendable () -> Void = {
         for _ in benchmark.scaledIterations {
             var bytes = 0
             for start in stride(from: 0, to: stream.events.count, by: LogWriter.defaultBatchEvents) {
-                bytes += BatchPayload.encode(stream.events[start..<min(start + LogWriter.defaultBatchEvents, stream.events.count)], ids: stream.ids).count
+                bytes +=
+                    BatchPayload.encode(
+                        stream.events[start..<min(start + LogWriter.defaultBatchEvents, stream.events.count)], ids: stream.ids
+                    ).count
             }
             blackHole(bytes)
         }
@@ -157,7 +160,9 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("replay-2M-event-log-3-parts") { benchmark in
         for _ in benchmark.scaledIterations {
             var ids = Identifiers()
-            blackHole(try LogReader(path: largeLog, options: ReadOptions(threads: 3)).foldPartitioned(parts: 3, zone: .utc, ids: &ids).summary.events)
+            blackHole(
+                try LogReader(path: largeLog, options: ReadOptions(threads: 3)).foldPartitioned(parts: 3, zone: .utc, ids: &ids).summary
+                    .events)
         }
     }
 }

@@ -105,7 +105,10 @@ private struct Findings: Equatable {
 
 /// What `orders verify` finds in the log at `path`, on `threads`.
 private func verified(_ path: String, threads: Int) -> Findings? {
-    guard let reader = try? LogReader(path: path, options: ReadOptions(skippingCorrupt: true, threads: threads, checkingSpellings: true, callerMostlyWaits: true)) else {
+    guard
+        let reader = try? LogReader(
+            path: path, options: ReadOptions(skippingCorrupt: true, threads: threads, checkingSpellings: true, callerMostlyWaits: true))
+    else {
         return nil
     }
     var ids = Identifiers()

@@ -1,7 +1,9 @@
 /// SwiftPM links an executable's entry point as `<target>_main`; hand it to libFuzzer's driver.
 @_silgen_name("LLVMFuzzerRunDriver")
-func runFuzzer(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-               _ body: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt
+func runFuzzer(
+    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ body: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
+) -> CInt
 
 @_cdecl("FuzzNDJSONLine_main")
 func entry(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {

@@ -8,8 +8,8 @@ public struct CivilDate: Hashable, Comparable, Sendable, CustomStringConvertible
     public init?(parsing text: String) {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              let year = Int64(parts[0]), let month = Int64(parts[1]), let day = Int64(parts[2]),
-              (1...12).contains(month), day >= 1, day <= CivilDate.daysIn(month: month, year: year)
+            let year = Int64(parts[0]), let month = Int64(parts[1]), let day = Int64(parts[2]),
+            (1...12).contains(month), day >= 1, day <= CivilDate.daysIn(month: month, year: year)
         else { return nil }
         self.init(year: year, month: month, day: day)
     }

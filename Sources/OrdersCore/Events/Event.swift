@@ -31,10 +31,10 @@ public struct Event: Hashable, Sendable {
     public func id(_ role: Role) -> Symbol? {
         switch (kind, role) {
         case (.itemAdded(let cart, _, _, _, _), .cart), (.quantityChanged(let cart, _, _), .cart),
-             (.itemRemoved(let cart, _), .cart), (.checkedOut(let cart, _), .cart):
+            (.itemRemoved(let cart, _), .cart), (.checkedOut(let cart, _), .cart):
             return cart
         case (.itemAdded(_, let product, _, _, _), .product), (.quantityChanged(_, let product, _), .product),
-             (.itemRemoved(_, let product), .product):
+            (.itemRemoved(_, let product), .product):
             return product
         case (.checkedOut(_, let order), .order):
             return order
@@ -63,7 +63,7 @@ public struct Event: Hashable, Sendable {
     public var cart: Symbol? {
         switch kind {
         case .itemAdded(let cart, _, _, _, _), .quantityChanged(let cart, _, _),
-             .itemRemoved(let cart, _), .checkedOut(let cart, _):
+            .itemRemoved(let cart, _), .checkedOut(let cart, _):
             return cart
         case .voteCast, .ignored:
             return nil
@@ -78,7 +78,9 @@ extension Event {
     public func renumbered(_ renumber: (Role, Symbol) -> Symbol) -> Event {
         switch kind {
         case let .itemAdded(cart, product, qty, price, currency):
-            return Event(at: at, .itemAdded(cart: renumber(.cart, cart), product: renumber(.product, product), qty: qty, price: price, currency: currency))
+            return Event(
+                at: at,
+                .itemAdded(cart: renumber(.cart, cart), product: renumber(.product, product), qty: qty, price: price, currency: currency))
         case let .quantityChanged(cart, product, qty):
             return Event(at: at, .quantityChanged(cart: renumber(.cart, cart), product: renumber(.product, product), qty: qty))
         case let .itemRemoved(cart, product):
@@ -86,7 +88,8 @@ extension Event {
         case let .checkedOut(cart, order):
             return Event(at: at, .checkedOut(cart: renumber(.cart, cart), order: renumber(.order, order)))
         case let .voteCast(poll, voter, candidate):
-            return Event(at: at, .voteCast(poll: renumber(.poll, poll), voter: renumber(.voter, voter), candidate: renumber(.candidate, candidate)))
+            return Event(
+                at: at, .voteCast(poll: renumber(.poll, poll), voter: renumber(.voter, voter), candidate: renumber(.candidate, candidate)))
         case .ignored:
             return self
         }

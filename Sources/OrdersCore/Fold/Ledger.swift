@@ -151,10 +151,11 @@ public struct Ledger: ~Copyable, @unchecked Sendable {  // Owns its tables; noth
         let start = Int(record.start)
         markUsed(order: order)
         openCount -= 1
-        observer.placed(PlacedOrder(
-            id: order, cart: cart, at: at, currency: pool.lines[start].currency,
-            // Safe: the block is not touched while the observer reads it, and given back after.
-            lines: UnsafeBufferPointer(start: pool.lines.base + start, count: record.count), units: units, total: total))
+        observer.placed(
+            PlacedOrder(
+                id: order, cart: cart, at: at, currency: pool.lines[start].currency,
+                // Safe: the block is not touched while the observer reads it, and given back after.
+                lines: UnsafeBufferPointer(start: pool.lines.base + start, count: record.count), units: units, total: total))
         pool.release(&record)
         record.state = .closed
         carts[cart.index] = record

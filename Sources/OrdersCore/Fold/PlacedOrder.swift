@@ -12,7 +12,9 @@ public struct PlacedOrder {
     public var total: Int64
 
     @inlinable
-    public init(id: Symbol, cart: Symbol, at: Timestamp, currency: Currency, lines: UnsafeBufferPointer<CartLine>, units: Int64, total: Int64) {
+    public init(
+        id: Symbol, cart: Symbol, at: Timestamp, currency: Currency, lines: UnsafeBufferPointer<CartLine>, units: Int64, total: Int64
+    ) {
         self.id = id
         self.cart = cart
         self.at = at

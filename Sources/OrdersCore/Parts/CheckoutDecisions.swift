@@ -31,7 +31,11 @@ public enum CheckoutDecisions {
     /// the same id in any part.
     /// - Returns: for each part, its notes.
     public static func decide(_ claims: [[CheckoutClaims.Claim]], orderID: (Int, Symbol) -> Int) -> [[Note]] {
-        struct Entry { var seq: Int64; var part: Int32; var index: Int32 }
+        struct Entry {
+            var seq: Int64
+            var part: Int32
+            var index: Int32
+        }
         var all: [Entry] = []
         all.reserveCapacity(claims.reduce(0) { $0 + $1.count })
         /// By part, then claim: the claim's order id across parts.

@@ -15,7 +15,11 @@ public struct CategorySales: Hashable, Sendable {
     public private(set) var rows: [Row]
 
     public init(products: [ProductSales.Row], catalog: Catalog) {
-        struct Key: Hashable { var date: CivilDate; var category: [UInt8]; var currency: Currency }
+        struct Key: Hashable {
+            var date: CivilDate
+            var category: [UInt8]
+            var currency: Currency
+        }
         var groups: [Key: ProductSales.Totals] = [:]
         for row in products {
             let category = catalog.products[row.product]?.category ?? Self.uncategorized

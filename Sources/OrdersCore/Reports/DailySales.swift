@@ -39,4 +39,3 @@ public struct DailySales: Hashable, Sendable {
         }
     }
 }
-

@@ -52,7 +52,8 @@ public struct ProductSales: Hashable, Sendable {
     /// The rows, sorted by date, product bytes, then currency.
     public func rows(ids: Identifiers) -> [Row] {
         totals.entries.map { key, value in
-            Row(date: CivilDate(daysSinceEpoch: key.day), product: Array(ids.products[key.product]),
+            Row(
+                date: CivilDate(daysSinceEpoch: key.day), product: Array(ids.products[key.product]),
                 currency: key.currency, totals: value)
         }.sorted { a, b in
             if a.date != b.date { return a.date < b.date }

@@ -36,8 +36,9 @@ public struct DenseMap<Key: PackedKey, Value: Sendable>: Sendable {
     /// map's hash with `seed`: how an ``OwnedMap`` hands over its entries
     /// without hashing each again.
     init(keys: [Key], values: [Value], slots: [UInt32], seed: UInt64) {
-        precondition(keys.count == values.count && slots.count.nonzeroBitCount == 1 && keys.count * 2 <= slots.count,
-                     "entries, and a power-of-two table of slots at most half full")
+        precondition(
+            keys.count == values.count && slots.count.nonzeroBitCount == 1 && keys.count * 2 <= slots.count,
+            "entries, and a power-of-two table of slots at most half full")
         storedKeys = keys
         storedValues = values
         self.slots = slots

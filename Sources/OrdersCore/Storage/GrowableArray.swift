@@ -132,7 +132,9 @@ public struct GrowableArray<Element: BitwiseCopyable>: @unchecked Sendable {  //
     }
 
     @inlinable
-    public mutating func withUnsafeMutableBufferPointer<R, E: Error>(_ body: (UnsafeMutableBufferPointer<Element>) throws(E) -> R) throws(E) -> R {
+    public mutating func withUnsafeMutableBufferPointer<R, E: Error>(_ body: (UnsafeMutableBufferPointer<Element>) throws(E) -> R) throws(E)
+        -> R
+    {
         prepareToWrite(holding: count)
         return try withExtendedLifetime(block) { () throws(E) -> R in
             try body(UnsafeMutableBufferPointer(start: base, count: count))

@@ -80,7 +80,9 @@ struct LinePool: ~Copyable {
             free[sizeClass] = Int(lines[start].qty)
         } else {
             start = lines.append(zeroed: Cart.capacity(of: sizeClass))
-            if start + Cart.capacity(of: sizeClass) > Int(UInt32.max) { fatalError("more cart lines open at once than the ledger can number, \(UInt32.max)") }
+            if start + Cart.capacity(of: sizeClass) > Int(UInt32.max) {
+                fatalError("more cart lines open at once than the ledger can number, \(UInt32.max)")
+            }
         }
         for i in 0..<cart.count { lines[start + i] = lines[Int(cart.start) + i] }
         var moved = cart

@@ -65,7 +65,8 @@ struct OwnedMap<Key: PackedKey & BitwiseCopyable, Value: BitwiseCopyable & Senda
     /// hash, the same layout). Inserting each cost 4% of replaying a wide
     /// catalog, whose product-days are most of a fold's entries.
     func dense() -> DenseMap<Key, Value> {
-        DenseMap(keys: (0..<keys.count).map { keys[$0] }, values: (0..<values.count).map { values[$0] },
-                 slots: (0..<slots.count).map { slots[$0] }, seed: seed)
+        DenseMap(
+            keys: (0..<keys.count).map { keys[$0] }, values: (0..<values.count).map { values[$0] },
+            slots: (0..<slots.count).map { slots[$0] }, seed: seed)
     }
 }

@@ -11,7 +11,11 @@ public struct Dataset: Sendable {
     /// - Throws: ``FileError``, or ``InputError`` if it is not a dataset this release reads.
     public init(directory: String, options: ReadOptions = ReadOptions()) throws {
         guard !options.skippingCorrupt else {
-            throw InputError(file: directory, message: "--skip-corrupt reads a single log: give it the damaged part (e.g. \(directory)/part-0000.log), or `orders verify \(directory)` to find it", code: .malformedInput)
+            throw InputError(
+                file: directory,
+                message:
+                    "--skip-corrupt reads a single log: give it the damaged part (e.g. \(directory)/part-0000.log), or `orders verify \(directory)` to find it",
+                code: .malformedInput)
         }
         self.directory = directory
         self.options = options
@@ -33,7 +37,10 @@ public struct Dataset: Sendable {
         if let threads { options.threads = threads }
         let reader = try LogReader(path: logPath(index), options: options)
         guard reader.eventCount == entry.events else {
-            throw InputError(file: reader.name, message: "holds \(reader.eventCount) events in the manifest's \(entry.logBytes) bytes, the manifest says \(entry.events)", code: .corruptLog)
+            throw InputError(
+                file: reader.name,
+                message: "holds \(reader.eventCount) events in the manifest's \(entry.logBytes) bytes, the manifest says \(entry.events)",
+                code: .corruptLog)
         }
         return reader
     }

@@ -1,9 +1,10 @@
+import SystemPackage
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SystemPackage
 
 /// The few file operations a dataset needs beyond a log's: its lock, the
 /// manifest's replacement, a part cut back to what the manifest holds, and
@@ -15,7 +16,8 @@ package enum DatasetFiles {
         let path = directory + "/lock"
         let file: FileDescriptor
         do {
-            file = try FileDescriptor.open(FilePath(path), .readWrite, options: [.create], permissions: [.ownerReadWrite, .groupRead, .otherRead])
+            file = try FileDescriptor.open(
+                FilePath(path), .readWrite, options: [.create], permissions: [.ownerReadWrite, .groupRead, .otherRead])
         } catch {
             throw FileError.opening(path, reason: "\(error)")
         }
@@ -37,8 +39,9 @@ package enum DatasetFiles {
     package static func replace(_ path: String, with bytes: [UInt8]) throws {
         let temporary = path + ".tmp"
         do {
-            let file = try FileDescriptor.open(FilePath(temporary), .writeOnly, options: [.create, .truncate],
-                                               permissions: [.ownerReadWrite, .groupRead, .otherRead])
+            let file = try FileDescriptor.open(
+                FilePath(temporary), .writeOnly, options: [.create, .truncate],
+                permissions: [.ownerReadWrite, .groupRead, .otherRead])
             try file.closeAfter {
                 _ = try bytes.withUnsafeBytes { try file.writeAll($0) }
                 guard fsync(file.rawValue) == 0 else { throw Errno(rawValue: errno) }
@@ -85,7 +88,9 @@ package enum DatasetFiles {
         var offset = range.lowerBound
         while offset < range.upperBound {
             let count = Int(min(Int64(buffer.count), range.upperBound - offset))
-            try buffer.withUnsafeMutableBytes { try file.readAll(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: $0[..<count]), path: path) }
+            try buffer.withUnsafeMutableBytes {
+                try file.readAll(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: $0[..<count]), path: path)
+            }
             crc = buffer.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[..<count]), continuing: crc) }
             offset += Int64(count)
         }

@@ -11,7 +11,8 @@ public struct DatasetManifest: Codable, Hashable, Sendable {
     /// The format this release writes and reads.
     public static let currentVersion = 1
     /// What `routing` says: the only rule there is so far.
-    public static let routingRule = "part = (CRC-32C of the cart id, or the voter id for a vote) × parts >> 32; events of other types: part 0"
+    public static let routingRule =
+        "part = (CRC-32C of the cart id, or the voter id for a vote) × parts >> 32; events of other types: part 0"
 
     public var format = "orders-dataset"
     public var version = DatasetManifest.currentVersion
@@ -49,7 +50,8 @@ public struct DatasetManifest: Codable, Hashable, Sendable {
 
         enum CodingKeys: String, CodingKey {
             case log, seqs, events
-            case logBytes = "log_bytes", logCRC32C = "log_crc32c", seqsBytes = "seqs_bytes", seqsCRC32C = "seqs_crc32c", lastSeq = "last_seq"
+            case logBytes = "log_bytes", logCRC32C = "log_crc32c", seqsBytes = "seqs_bytes", seqsCRC32C = "seqs_crc32c", lastSeq =
+                "last_seq"
         }
     }
 
@@ -108,13 +110,18 @@ public struct DatasetManifest: Codable, Hashable, Sendable {
             throw InputError(file: path, message: "not a dataset manifest (format \"\(manifest.format)\")", code: .corruptLog)
         }
         guard manifest.version <= currentVersion else {
-            throw InputError(file: path, message: "a dataset of version \(manifest.version), newer than this release reads (\(currentVersion))", code: .corruptLog)
+            throw InputError(
+                file: path, message: "a dataset of version \(manifest.version), newer than this release reads (\(currentVersion))",
+                code: .corruptLog)
         }
         guard manifest.routing == routingRule, !manifest.parts.isEmpty, manifest.parts.count <= PartRouting.maxParts,
-              manifest.parts.allSatisfy(\.holdsTogether), manifest.events >= 0,
-              manifest.parts.reduce(0, { $0 + $1.events }) == manifest.events,
-              manifest.parts.allSatisfy({ $0.lastSeq <= manifest.events }) else {
-            throw InputError(file: path, message: "the manifest does not hold together (its routing, parts, file names, sizes or event counts)", code: .corruptLog)
+            manifest.parts.allSatisfy(\.holdsTogether), manifest.events >= 0,
+            manifest.parts.reduce(0, { $0 + $1.events }) == manifest.events,
+            manifest.parts.allSatisfy({ $0.lastSeq <= manifest.events })
+        else {
+            throw InputError(
+                file: path, message: "the manifest does not hold together (its routing, parts, file names, sizes or event counts)",
+                code: .corruptLog)
         }
         return manifest
     }

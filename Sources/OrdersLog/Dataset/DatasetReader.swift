@@ -61,7 +61,9 @@ public final class DatasetReader: EventStream {
                 if symbol.index >= renumbering[r].count {
                     renumbering[r].append(contentsOf: repeatElement(-1, count: symbol.index - renumbering[r].count + 1))
                 }
-                if renumbering[r][symbol.index] < 0 { renumbering[r][symbol.index] = Int32(ids[role].intern(self.ids[role][symbol]).rawValue) }
+                if renumbering[r][symbol.index] < 0 {
+                    renumbering[r][symbol.index] = Int32(ids[role].intern(self.ids[role][symbol]).rawValue)
+                }
                 return Symbol(rawValue: UInt32(renumbering[r][symbol.index]))
             }
             return (renumbered, record)
@@ -115,7 +117,9 @@ public final class DatasetReader: EventStream {
         }
         for offset in owners.indices {
             guard owners[offset] >= 0 else {
-                throw InputError(file: name, message: "no part holds seq \(first + Int64(offset)): the parts' seqs do not cover the dataset", code: .corruptLog)
+                throw InputError(
+                    file: name, message: "no part holds seq \(first + Int64(offset)): the parts' seqs do not cover the dataset",
+                    code: .corruptLog)
             }
             let (event, record) = try cursors[Int(owners[offset])].take(into: &ids)
             if let record { records.append(record, index: events.count) }

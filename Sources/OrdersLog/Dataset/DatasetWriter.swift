@@ -1,10 +1,11 @@
+import OrdersCore
+import SystemPackage
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import OrdersCore
-import SystemPackage
 
 /// Appends to a dataset: gives each event the next dataset seq and routes
 /// it to its part (``PartRouting``), then commits every part and, last, the
@@ -99,8 +100,10 @@ public final class DatasetWriter {
     /// an import cut short left in its parts; reads every part's ids.
     /// - Parameter parts: the number of parts, required to create a dataset; if given for one that exists, it must match.
     /// - Throws: ``FileError``, or ``InputError`` if the dataset or a part is corrupt or has another number of parts.
-    public init(directory: String, parts count: Int? = nil, level: Int32 = 3, batchEvents: Int = LogWriter.defaultBatchEvents,
-                waiting: (String) -> Void = { _ in }) throws {
+    public init(
+        directory: String, parts count: Int? = nil, level: Int32 = 3, batchEvents: Int = LogWriter.defaultBatchEvents,
+        waiting: (String) -> Void = { _ in }
+    ) throws {
         self.directory = directory
         self.batchEvents = max(1, batchEvents)
         var created = false
@@ -111,11 +114,19 @@ public final class DatasetWriter {
             }
             var status = stat()
             if !created, stat(directory, &status) == 0, status.st_mode & S_IFMT != S_IFDIR {
-                throw InputError(file: directory, message: "a file, not a dataset's directory: `orders repartition \(directory) DIR --partitions P` copies a log into a new dataset", code: .malformedInput)
+                throw InputError(
+                    file: directory,
+                    message:
+                        "a file, not a dataset's directory: `orders repartition \(directory) DIR --partitions P` copies a log into a new dataset",
+                    code: .malformedInput)
             }
         }
         if count != nil, !created, !DatasetManifest.isDataset(directory), let stranger = Self.strangerFile(in: directory) {
-            throw InputError(file: directory, message: "a directory that is not a dataset and holds other files (\(stranger)): name a new or empty directory for the dataset", code: .malformedInput)
+            throw InputError(
+                file: directory,
+                message:
+                    "a directory that is not a dataset and holds other files (\(stranger)): name a new or empty directory for the dataset",
+                code: .malformedInput)
         }
         createdDirectory = created
         let manifestPath = directory + "/" + DatasetManifest.fileName
@@ -127,7 +138,11 @@ public final class DatasetWriter {
             if DatasetManifest.isDataset(directory) {
                 manifest = try DatasetManifest.read(directory)
                 if let count, count != manifest.parts.count {
-                    throw InputError(file: directory, message: "the dataset has \(manifest.parts.count) parts, not \(count); `orders repartition` copies it into another number", code: .malformedInput)
+                    throw InputError(
+                        file: directory,
+                        message:
+                            "the dataset has \(manifest.parts.count) parts, not \(count); `orders repartition` copies it into another number",
+                        code: .malformedInput)
                 }
             } else {
                 precondition(count != nil)
@@ -142,19 +157,28 @@ public final class DatasetWriter {
                 for (path, bytes) in [(log, entry.logBytes), (seqs, entry.seqsBytes)] {
                     let size = try DatasetFiles.size(path)
                     guard size >= bytes else {
-                        throw InputError(file: path, location: .offset(size), message: "the part ends before the \(bytes) bytes the manifest holds: the dataset lost committed events; run `orders verify \(directory)`", code: .corruptLog)
+                        throw InputError(
+                            file: path, location: .offset(size),
+                            message:
+                                "the part ends before the \(bytes) bytes the manifest holds: the dataset lost committed events; run `orders verify \(directory)`",
+                            code: .corruptLog)
                     }
                 }
                 let cut = try DatasetFiles.cut(log, to: entry.logBytes)
                 // The writer checkpoint may name what was cut, which the dataset never held.
                 if cut > 0 || entry.logBytes == 0 { _ = unlink(WriterCheckpoint.path(of: log)) }
-                if cut > 0 { recovery.append("\(log): removed \(cut) bytes past the manifest's \(entry.logBytes), an import cut short; none of its events had been acknowledged") }
+                if cut > 0 {
+                    recovery.append(
+                        "\(log): removed \(cut) bytes past the manifest's \(entry.logBytes), an import cut short; none of its events had been acknowledged"
+                    )
+                }
                 try DatasetFiles.cut(seqs, to: entry.seqsBytes)
             }
             self.recovery = recovery
             parts = try manifest.parts.map { entry in
-                Part(writer: try LogWriter(path: directory + "/" + entry.log, batchEvents: batchEvents, level: level, waiting: waiting),
-                     seqsPath: directory + "/" + entry.seqs, entry)
+                Part(
+                    writer: try LogWriter(path: directory + "/" + entry.log, batchEvents: batchEvents, level: level, waiting: waiting),
+                    seqsPath: directory + "/" + entry.seqs, entry)
             }
             for part in parts { try part.writer.readAllIDs() }
         } catch {
@@ -205,8 +229,9 @@ public final class DatasetWriter {
         let all = manifest.imports + imports
         if !again, let i = all.firstIndex(where: { $0.length == digest.length && $0.crc32c == digest.crc }) {
             let seqs = UInt64(all[i].firstSeq)..<UInt64(all[i].endSeq)
-            throw InputError.importedAgain(stream.name, into: directory, seqs: seqs,
-                                           earlier: i < manifest.imports.count ? nil : importedStreams[i - manifest.imports.count])
+            throw InputError.importedAgain(
+                stream.name, into: directory, seqs: seqs,
+                earlier: i < manifest.imports.count ? nil : importedStreams[i - manifest.imports.count])
         }
         imports.append(DatasetManifest.Import(length: digest.length, crc32c: digest.crc, firstSeq: first, endSeq: nextSeq))
         importedStreams.append(stream.name)
@@ -252,9 +277,11 @@ public final class DatasetWriter {
     private func conflict(_ id: [UInt8], part p: Int, local: Int64, name: String, line: Int) throws -> InputError {
         var quoted: [UInt8] = []
         JSONText.appendString(id, to: &quoted)
-        return InputError(file: name, location: line > 0 ? .line(line) : nil, field: "id",
-                          message: "\(String(decoding: quoted, as: UTF8.self)) is the id of another event, at seq \(try datasetSeq(part: p, local: local))",
-                          code: .idConflict)
+        return InputError(
+            file: name, location: line > 0 ? .line(line) : nil, field: "id",
+            message:
+                "\(String(decoding: quoted, as: UTF8.self)) is the id of another event, at seq \(try datasetSeq(part: p, local: local))",
+            code: .idConflict)
     }
 
     /// The dataset seq of the event at local seq `local` of part `p`.
@@ -285,7 +312,9 @@ public final class DatasetWriter {
                 entry.logBytes = end
                 if part.seqsWritten > entry.events {
                     try SeqFile.sync(part.seqsPath)
-                    (entry.seqsBytes, entry.seqsCRC32C, entry.lastSeq, entry.events) = (part.seqsEnd, part.seqsCRC, part.lastSeq, part.seqsWritten)
+                    (entry.seqsBytes, entry.seqsCRC32C, entry.lastSeq, entry.events) = (
+                        part.seqsEnd, part.seqsCRC, part.lastSeq, part.seqsWritten
+                    )
                 }
                 after.parts[index] = entry
             }

@@ -1,9 +1,10 @@
+import SystemPackage
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SystemPackage
 
 /// The dataset seq of each event of a part, in the part's order: `part-NNNN.seqs`
 /// beside its log. Eight bytes `ORDSEQS1`, then one unsigned LEB128 varint
@@ -39,7 +40,8 @@ public enum SeqFile {
     static func append(_ seqs: [Int64], after last: Int64, to path: String, at offset: Int64, syncing: Bool) throws -> [UInt8] {
         let bytes = encode(seqs, after: last, fresh: offset == 0)
         do {
-            let file = try FileDescriptor.open(FilePath(path), .readWrite, options: [.create], permissions: [.ownerReadWrite, .groupRead, .otherRead])
+            let file = try FileDescriptor.open(
+                FilePath(path), .readWrite, options: [.create], permissions: [.ownerReadWrite, .groupRead, .otherRead])
             try file.closeAfter {
                 _ = try bytes.withUnsafeBytes { try file.writeAll(toAbsoluteOffset: offset, $0) }
                 if syncing { guard fsync(file.rawValue) == 0 else { throw Errno(rawValue: errno) } }
@@ -68,7 +70,9 @@ public enum SeqFile {
         defer { try? file.close() }
         let size = try file.size(path: path)
         guard size >= part.seqsBytes else {
-            throw InputError(file: path, location: .offset(size), message: "the dataset's seqs of this part end early: \(size) bytes, the manifest says \(part.seqsBytes)", code: .corruptLog)
+            throw InputError(
+                file: path, location: .offset(size),
+                message: "the dataset's seqs of this part end early: \(size) bytes, the manifest says \(part.seqsBytes)", code: .corruptLog)
         }
         var bytes = [UInt8](repeating: 0, count: Int(part.seqsBytes))
         try bytes.withUnsafeMutableBytes { try file.readAll(at: 0, into: $0, path: path) }
@@ -82,9 +86,14 @@ public enum SeqFile {
         seqs.reserveCapacity(min(Int(part.events), bytes.count))
         var previous: Int64 = 0, gap: UInt64 = 0, shift: UInt64 = 0
         for (offset, byte) in bytes.enumerated().dropFirst(magic.count) {
-            guard shift < 63 else { throw InputError(file: path, location: .offset(Int64(offset)), message: "a varint longer than 64 bits", code: .corruptLog) }
+            guard shift < 63 else {
+                throw InputError(file: path, location: .offset(Int64(offset)), message: "a varint longer than 64 bits", code: .corruptLog)
+            }
             gap |= UInt64(byte & 0x7F) << shift
-            if byte & 0x80 != 0 { shift += 7; continue }
+            if byte & 0x80 != 0 {
+                shift += 7
+                continue
+            }
             guard gap > 0, gap <= UInt64(Int64.max - previous) else {
                 throw InputError(file: path, location: .offset(Int64(offset)), message: "seqs that do not ascend", code: .corruptLog)
             }

@@ -1,10 +1,11 @@
+import OrdersCore
+import SystemPackage
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import OrdersCore
-import SystemPackage
 
 /// A log file opened for appending: its lock, its header, the repair of a
 /// torn tail, the writer checkpoint, and where the committed log ends.
@@ -50,7 +51,9 @@ final class AppendFile {
             opened = try FileDescriptor.open(FilePath(path), .readWrite)
         } catch Errno.noSuchFileOrDirectory {
             do {
-                opened = try FileDescriptor.open(FilePath(path), .readWrite, options: [.create, .exclusiveCreate], permissions: [.ownerReadWrite, .groupRead, .otherRead])
+                opened = try FileDescriptor.open(
+                    FilePath(path), .readWrite, options: [.create, .exclusiveCreate],
+                    permissions: [.ownerReadWrite, .groupRead, .otherRead])
                 created = true
             } catch Errno.fileExists {
                 opened = try Self.reopen(path)
@@ -81,7 +84,8 @@ final class AppendFile {
             if let tail = layout.tail {
                 try Self.truncate(opened, to: end, path: path)
                 try Self.sync(opened, path: path)
-                recovery = "\(path): removed \(tail.length) bytes after byte \(tail.offset) that no commit covered (\(tail.reason)): an earlier append was cut short, and none of its events had been acknowledged"
+                recovery =
+                    "\(path): removed \(tail.length) bytes after byte \(tail.offset) that no commit covered (\(tail.reason)): an earlier append was cut short, and none of its events had been acknowledged"
             }
             if end == 0 {
                 try opened.writeAll(at: 0, FileHeader().encoded(), path: path)
@@ -108,7 +112,11 @@ final class AppendFile {
     private static func lock(_ file: FileDescriptor, path: String, waiting: (String) -> Void) throws {
         func heldByServer() throws {
             if let server = ServedMarker.server(of: path) {
-                throw FileError(path: path, operation: "locking", reason: "orders serve (pid \(server.pid)) holds this log and answers at \(server.address): append over HTTP (POST /events), or stop the server first")
+                throw FileError(
+                    path: path, operation: "locking",
+                    reason:
+                        "orders serve (pid \(server.pid)) holds this log and answers at \(server.address): append over HTTP (POST /events), or stop the server first"
+                )
             }
         }
         guard flock(file.rawValue, LOCK_EX | LOCK_NB) != 0 else { return }
@@ -135,7 +143,8 @@ final class AppendFile {
     /// Writes a batch (header and frames), or an import note, where the log ends.
     func write(sealed batch: [UInt8]) throws {
         if firstBatch == nil, batch.count >= BatchHeader.size,
-           batch.withUnsafeBytes({ $0.loadUnaligned(as: UInt32.self).littleEndian }) == LogFormat.batchHeaderMagic {
+            batch.withUnsafeBytes({ $0.loadUnaligned(as: UInt32.self).littleEndian }) == LogFormat.batchHeaderMagic
+        {
             firstBatch = CRC32C.checksum(Array(batch[0..<BatchHeader.size]))
         }
         try descriptor.writeAll(at: offset, batch, path: path)

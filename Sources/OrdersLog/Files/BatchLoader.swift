@@ -181,7 +181,9 @@ struct BatchLoader: ~Copyable {
     /// Decodes the payload `loadPayload` left in `loaded`, handing its events
     /// to `sink` as they decode and storing none. If this throws, `sink` may
     /// have taken some of them.
-    mutating func decode<Sink: EventSink & ~Copyable>(_ batch: LogLayout.Batch, _ loaded: inout LoadedBatch, sending sink: inout Sink) throws {
+    mutating func decode<Sink: EventSink & ~Copyable>(_ batch: LogLayout.Batch, _ loaded: inout LoadedBatch, sending sink: inout Sink)
+        throws
+    {
         let expected = Self.expected(batch)
         loaded.dictionary = try decoding(batch, loaded.payload) { (decoder, bytes) throws(ByteReader.Malformed) in
             try decoder.decode(bytes, expecting: expected, into: &sink)
@@ -190,8 +192,9 @@ struct BatchLoader: ~Copyable {
 
     private static func expected(_ batch: LogLayout.Batch) -> BatchDecoder.Expected {
         let header = batch.header
-        return BatchDecoder.Expected(eventCount: Int(header.eventCount), minAt: header.minAt, maxAt: header.maxAt,
-                                     firstSeq: header.firstSeq, payloadSize: Int(header.payloadSize), foldSize: Int(header.foldSize))
+        return BatchDecoder.Expected(
+            eventCount: Int(header.eventCount), minAt: header.minAt, maxAt: header.maxAt,
+            firstSeq: header.firstSeq, payloadSize: Int(header.payloadSize), foldSize: Int(header.foldSize))
     }
 
     /// Runs `body` on the payload, turning what it throws into a ``BatchFailure``.
@@ -223,7 +226,9 @@ struct BatchLoader: ~Copyable {
             if CRC32C.checksum(bytes) != header.frameCRC { return "the frame's checksum does not match" }
             if bytes.count < 5 || bytes.loadUnaligned(as: UInt32.self).littleEndian != ZstdFrame.magic { return "not a zstd frame" }
             if !ZstdFrame.hasChecksum(bytes) { return "the zstd frame has no content checksum" }
-            if ZstdFrame.contentSize(bytes) != UInt64(header.payloadSize) { return "the zstd frame's content size does not match the header" }
+            if ZstdFrame.contentSize(bytes) != UInt64(header.payloadSize) {
+                return "the zstd frame's content size does not match the header"
+            }
             if ZstdFrame.compressedSize(bytes) != bytes.count { return "the zstd frame's size does not match the header" }
             return nil
         }

@@ -90,14 +90,16 @@ public enum InputFormat: Hashable, Sendable {
     /// Other compressors' magic bytes. None can open NDJSON: each has a byte
     /// that is not UTF-8 or not JSON (bzip2's text is followed by its block
     /// magic), so that no file of events is taken for one.
-    private static let foreignFormats: [(tool: String, decompress: String, magic: [UInt8])] = [
-        ("gzip", "gzip -dc", [0x1F, 0x8B]),
-        ("xz", "xz -dc", [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00]),
-        ("lz4", "lz4 -dc", [0x04, 0x22, 0x4D, 0x18]),
-        ("zip", "unzip -p", [0x50, 0x4B, 0x03, 0x04]),
-    ] + (0x31...0x39).map { level in  // "BZh", the level, then a block's magic
-        ("bzip2", "bzip2 -dc", [0x42, 0x5A, 0x68, level, 0x31, 0x41, 0x59, 0x26, 0x53, 0x59])
-    }
+    private static let foreignFormats: [(tool: String, decompress: String, magic: [UInt8])] =
+        [
+            ("gzip", "gzip -dc", [0x1F, 0x8B]),
+            ("xz", "xz -dc", [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00]),
+            ("lz4", "lz4 -dc", [0x04, 0x22, 0x4D, 0x18]),
+            ("zip", "unzip -p", [0x50, 0x4B, 0x03, 0x04]),
+        ]
+        + (0x31...0x39).map { level in  // "BZh", the level, then a block's magic
+            ("bzip2", "bzip2 -dc", [0x42, 0x5A, 0x68, level, 0x31, 0x41, 0x59, 0x26, 0x53, 0x59])
+        }
 }
 
 /// Opens events from a file (or `-`, standard input), whatever its format,
@@ -134,15 +136,19 @@ public func openEvents(_ path: String, options: ReadOptions = ReadOptions()) thr
         try? file.close()
         return try LogReader(path: path, options: options)
     case .zstdNDJSON:
-        return try NDJSONReader(name: name, file: file, closes: path != "-", compressed: true, prefix: prefix, threads: threads,
-                                keepingUnknownTypes: keepingUnknownTypes)
+        return try NDJSONReader(
+            name: name, file: file, closes: path != "-", compressed: true, prefix: prefix, threads: threads,
+            keepingUnknownTypes: keepingUnknownTypes)
     case .ndjson:
-        return try NDJSONReader(name: name, file: file, closes: path != "-", compressed: false, prefix: prefix, threads: threads,
-                                keepingUnknownTypes: keepingUnknownTypes)
+        return try NDJSONReader(
+            name: name, file: file, closes: path != "-", compressed: false, prefix: prefix, threads: threads,
+            keepingUnknownTypes: keepingUnknownTypes)
     case .foreignCompression(let tool, let decompress):
         if path != "-" { try? file.close() }
         let example = path == "-" ? "with `\(decompress)`" : "`\(decompress) \(path) | orders COMMAND -`"
-        throw InputError(file: name, message: "compressed with \(tool); orders reads NDJSON, plain or compressed with zstd,"
-                                       + " and its own logs: decompress it first, e.g. \(example)")
+        throw InputError(
+            file: name,
+            message: "compressed with \(tool); orders reads NDJSON, plain or compressed with zstd,"
+                + " and its own logs: decompress it first, e.g. \(example)")
     }
 }

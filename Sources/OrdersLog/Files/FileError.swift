@@ -1,10 +1,11 @@
+import OrdersCore
+import SystemPackage
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import OrdersCore
-import SystemPackage
 
 /// A file could not be opened, read, written or locked.
 public struct FileError: OrdersError, Hashable, Sendable, CustomStringConvertible {

@@ -80,7 +80,8 @@ public struct LogLayout: Sendable {
         try header.withUnsafeMutableBytes { try file.readAll(at: 0, into: $0, path: path) }
         let decoded = header.withUnsafeBytes { bytes in Result { () throws(ByteReader.Malformed) in try FileHeader.decode(bytes) } }
         switch decoded {
-        case .failure(let error): throw InputError(file: path, location: .offset(Int64(error.position)), message: error.reason, code: .corruptLog)
+        case .failure(let error):
+            throw InputError(file: path, location: .offset(Int64(error.position)), message: error.reason, code: .corruptLog)
         case .success(let header): layout.version = header.version
         }
 
@@ -92,22 +93,35 @@ public struct LogLayout: Sendable {
         var stop: (offset: Int64, reason: String, damaged: Bool)?
         var frame = [UInt8](repeating: 0, count: 8 + LogFormat.batchHeaderContentSize)
         scanning: while offset < size {
-            guard size - offset >= 8 else { stop = (offset, "an incomplete frame header", false); break }
-            try frame.withUnsafeMutableBytes { try file.readAll(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<8]), path: path) }
+            guard size - offset >= 8 else {
+                stop = (offset, "an incomplete frame header", false)
+                break
+            }
+            try frame.withUnsafeMutableBytes {
+                try file.readAll(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<8]), path: path)
+            }
             let magic = frame.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self).littleEndian }
             let contentSize = Int64(frame.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self).littleEndian })
             switch magic {
             case LogFormat.batchHeaderMagic where contentSize == Int64(LogFormat.batchHeaderContentSize),
-                 LogFormat.commitMagic where contentSize == Int64(LogFormat.commitContentSize):
-                guard size - offset - 8 >= contentSize else { stop = (offset, "an incomplete \(magic == LogFormat.commitMagic ? "commit record" : "batch header")", false); break scanning }
+                LogFormat.commitMagic where contentSize == Int64(LogFormat.commitContentSize):
+                guard size - offset - 8 >= contentSize else {
+                    stop = (offset, "an incomplete \(magic == LogFormat.commitMagic ? "commit record" : "batch header")", false)
+                    break scanning
+                }
                 try frame.withUnsafeMutableBytes {
-                    try file.readAll(at: offset + 8, into: UnsafeMutableRawBufferPointer(rebasing: $0[8..<8 + Int(contentSize)]), path: path)
+                    try file.readAll(
+                        at: offset + 8, into: UnsafeMutableRawBufferPointer(rebasing: $0[8..<8 + Int(contentSize)]), path: path)
                 }
                 let content = frame.withUnsafeBytes { UnsafeRawBufferPointer(rebasing: $0[8..<8 + Int(contentSize)]) }
                 if magic == LogFormat.commitMagic {
-                    guard let record = try? CommitRecord.decode(content: content) else { stop = (offset, "a damaged commit record", true); break scanning }
+                    guard let record = try? CommitRecord.decode(content: content) else {
+                        stop = (offset, "a damaged commit record", true)
+                        break scanning
+                    }
                     guard record.offset == UInt64(offset), record.endSeq == seq else {
-                        stop = (offset, "a commit record that does not match the batches before it", true); break scanning
+                        stop = (offset, "a commit record that does not match the batches before it", true)
+                        break scanning
                     }
                     layout.batches += pending
                     pending.removeAll()
@@ -118,9 +132,13 @@ public struct LogLayout: Sendable {
                     layout.endSeq = seq
                 } else {
                     let batch: BatchHeader
-                    do { batch = try BatchHeader.decode(content: content) } catch { stop = (offset, error.reason, true); break scanning }
+                    do { batch = try BatchHeader.decode(content: content) } catch {
+                        stop = (offset, error.reason, true)
+                        break scanning
+                    }
                     guard batch.firstSeq == seq else {
-                        stop = (offset, "a batch starting at seq \(batch.firstSeq) where seq \(seq) was due", true); break scanning
+                        stop = (offset, "a batch starting at seq \(batch.firstSeq) where seq \(seq) was due", true)
+                        break scanning
                     }
                     let end = offset + Int64(BatchHeader.size) + Int64(batch.frameSize)
                     guard end <= size else {
@@ -133,26 +151,37 @@ public struct LogLayout: Sendable {
                     offset = end
                 }
             case LogFormat.importMagic where layout.version >= 4 && contentSize == Int64(ImportNote.contentSize):
-                guard size - offset >= Int64(ImportNote.size) else { stop = (offset, "an incomplete import note", false); break scanning }
+                guard size - offset >= Int64(ImportNote.size) else {
+                    stop = (offset, "an incomplete import note", false)
+                    break scanning
+                }
                 try frame.withUnsafeMutableBytes {
                     try file.readAll(at: offset + 8, into: UnsafeMutableRawBufferPointer(rebasing: $0[8..<ImportNote.size]), path: path)
                 }
                 let decoded = frame.withUnsafeBytes { bytes in
-                    Result { () throws(ByteReader.Malformed) in try ImportNote.decode(content: UnsafeRawBufferPointer(rebasing: bytes[8..<ImportNote.size])) }
+                    Result { () throws(ByteReader.Malformed) in
+                        try ImportNote.decode(content: UnsafeRawBufferPointer(rebasing: bytes[8..<ImportNote.size]))
+                    }
                 }
                 guard case .success(let note) = decoded, note.seqs.upperBound <= seq else {
-                    stop = (offset, "a damaged import note", true); break scanning
+                    stop = (offset, "a damaged import note", true)
+                    break scanning
                 }
                 pendingImports.append(note)
                 offset += Int64(ImportNote.size)
             case LogFormat.recordMagic where layout.version >= 4 && contentSize >= Int64(RecordFrame.headerContentSize):
                 // A batch's records follow its zstd frame at once, one frame a batch.
                 guard let batch = pending.last, batch.records == nil, batch.end == offset else {
-                    stop = (offset, "a record frame that follows no batch", true); break scanning
+                    stop = (offset, "a record frame that follows no batch", true)
+                    break scanning
                 }
-                guard size - offset >= Int64(RecordFrame.headerSize) else { stop = (offset, "an incomplete record frame", false); break scanning }
+                guard size - offset >= Int64(RecordFrame.headerSize) else {
+                    stop = (offset, "an incomplete record frame", false)
+                    break scanning
+                }
                 try frame.withUnsafeMutableBytes {
-                    try file.readAll(at: offset + 8, into: UnsafeMutableRawBufferPointer(rebasing: $0[8..<RecordFrame.headerSize]), path: path)
+                    try file.readAll(
+                        at: offset + 8, into: UnsafeMutableRawBufferPointer(rebasing: $0[8..<RecordFrame.headerSize]), path: path)
                 }
                 let decoded = frame.withUnsafeBytes { bytes in
                     Result { () throws(ByteReader.Malformed) in
@@ -160,23 +189,32 @@ public struct LogLayout: Sendable {
                     }
                 }
                 guard case .success(let records) = decoded, records.size == 8 + contentSize,
-                      records.firstSeq == batch.header.firstSeq, records.eventCount == batch.header.eventCount
-                else { stop = (offset, "a damaged record frame", true); break scanning }
-                guard offset + records.size <= size else { stop = (offset, "an incomplete record frame", false); break scanning }
+                    records.firstSeq == batch.header.firstSeq, records.eventCount == batch.header.eventCount
+                else {
+                    stop = (offset, "a damaged record frame", true)
+                    break scanning
+                }
+                guard offset + records.size <= size else {
+                    stop = (offset, "an incomplete record frame", false)
+                    break scanning
+                }
                 pending[pending.count - 1].records = (offset, records)
                 offset += records.size
             default:
-                stop = (offset, unexpectedFrame(magic: magic), true); break scanning
+                stop = (offset, unexpectedFrame(magic: magic), true)
+                break scanning
             }
         }
         if let stop, stop.damaged {
-            throw InputError(file: path, location: .offset(stop.offset),
-                             message: "the log is corrupt: \(stop.reason) (events from seq \(seq) on cannot be read); run `orders verify`",
-                             code: .corruptLog)
+            throw InputError(
+                file: path, location: .offset(stop.offset),
+                message: "the log is corrupt: \(stop.reason) (events from seq \(seq) on cannot be read); run `orders verify`",
+                code: .corruptLog)
         }
         if layout.committedEnd < size {
-            layout.tail = Tail(offset: layout.committedEnd, length: size - layout.committedEnd,
-                               reason: stop?.reason ?? "batches with no commit record after them")
+            layout.tail = Tail(
+                offset: layout.committedEnd, length: size - layout.committedEnd,
+                reason: stop?.reason ?? "batches with no commit record after them")
         }
         return layout
     }

@@ -64,11 +64,12 @@ struct LogNumbering {
     /// the events' ids were read straight into.
     mutating func encode(_ events: ArraySlice<Event>, ids: Identifiers?, with encoder: inout BatchEncoder) -> BatchEncoder.Encoded {
         precondition(ids == nil || table.counts == defined, "ids read ahead into the log's tables were never written")
-        let encoded = if let ids {
-            encoder.encode(events, ids: ids, log: &table)
-        } else {
-            encoder.encode(numbered: events, log: table, defined: defined)
-        }
+        let encoded =
+            if let ids {
+                encoder.encode(events, ids: ids, log: &table)
+            } else {
+                encoder.encode(numbered: events, log: table, defined: defined)
+            }
         for role in Role.allCases.indices { defined[role] += encoded.newIDs[role] }
         return encoded
     }

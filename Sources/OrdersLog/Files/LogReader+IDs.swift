@@ -8,7 +8,8 @@ extension LogReader {
     /// - Throws: like `next`, if a batch is corrupt.
     func readIdentifiers(batchDone: (Int) -> Void = { _ in }) throws -> Identifiers {
         var ids = Identifiers()
-        try forEachDictionary(batchDone: batchDone) { batch throws(BatchFailure) in try defineCurrent(batch, in: &ids, roles: Role.allCases) }
+        try forEachDictionary(batchDone: batchDone) { batch throws(BatchFailure) in try defineCurrent(batch, in: &ids, roles: Role.allCases)
+        }
         return ids
     }
 

@@ -13,7 +13,6 @@ extension LogReader {
         }
     }
 
-
     /// Whether any damage was found, in the headers or (so far) in the batches read.
     public var foundDamage: Bool { !skipped.isEmpty || !harmlessDamage.isEmpty }
 
@@ -32,10 +31,18 @@ extension LogReader {
         var damage = survey.damage[...]
         func damageBefore(_ offset: Int64) -> [LogSurvey.Damage] {
             var found: [LogSurvey.Damage] = []
-            while let first = damage.first, first.offset < offset { found.append(first); damage = damage.dropFirst() }
+            while let first = damage.first, first.offset < offset {
+                found.append(first)
+                damage = damage.dropFirst()
+            }
             return found
         }
-        for batch in batches + [LogLayout.Batch(offset: .max, header: BatchHeader(firstSeq: endSeq, eventCount: 0, frameSize: 0, minAt: 0, maxAt: 0, payloadSize: 0, foldSize: 0, frameCRC: 0))] {
+        for batch in batches + [
+            LogLayout.Batch(
+                offset: .max,
+                header: BatchHeader(
+                    firstSeq: endSeq, eventCount: 0, frameSize: 0, minAt: 0, maxAt: 0, payloadSize: 0, foldSize: 0, frameCRC: 0))
+        ] {
             let before = damageBefore(batch.offset)
             if batch.header.firstSeq > expected, let first = before.first {
                 skips.append(Skip(offset: first.offset, seqs: expected..<batch.header.firstSeq, reason: first.reason))

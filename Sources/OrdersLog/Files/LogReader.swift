@@ -1,10 +1,11 @@
+import OrdersCore
+import SystemPackage
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import OrdersCore
-import SystemPackage
 
 /// Reads the committed events of a log, batch by batch, verifying each
 /// batch's checksums and every field as it goes.
@@ -98,15 +99,19 @@ public final class LogReader: EventStream {
         }
         // What the writer acknowledged must all be there: a log cut short after it was
         // written is corrupt, never answered from as if what is left were the whole.
-        let missing = WriterCheckpoint.check(checkpoint, firstBatch: batches.first?.header, endSeq: endSeq, committedEnd: committedEnd).missing
+        let missing = WriterCheckpoint.check(checkpoint, firstBatch: batches.first?.header, endSeq: endSeq, committedEnd: committedEnd)
+            .missing
         if let missing {
             guard skippingCorrupt else {
-                throw WriterCheckpoint.cutShort(path, at: committedEnd, missing: missing,
-                                                "run `orders verify`; --skip-corrupt reads what is left")
+                throw WriterCheckpoint.cutShort(
+                    path, at: committedEnd, missing: missing,
+                    "run `orders verify`; --skip-corrupt reads what is left")
             }
             notices.append("\(path): the log is corrupt: \(missing); reading what is left (--skip-corrupt)")
         } else if let tail, !isLockedByWriter() {
-            notices.append("\(path): ignoring \(tail.length) bytes after byte \(tail.offset) that no commit covers (\(tail.reason)): an append cut short; the next import removes them")
+            notices.append(
+                "\(path): ignoring \(tail.length) bytes after byte \(tail.offset) that no commit covers (\(tail.reason)): an append cut short; the next import removes them"
+            )
         }
     }
 
@@ -207,8 +212,9 @@ public final class LogReader: EventStream {
 
     /// A corrupt batch as the error a strict reader fails with.
     func corrupt(_ batch: LogLayout.Batch, _ failure: BatchFailure) -> InputError {
-        InputError(file: name, location: .offset(failure.offset),
-                   message: "corrupt batch (seq \(batch.header.firstSeq)–\(batch.header.endSeq - 1)): \(failure.reason)", code: .corruptLog)
+        InputError(
+            file: name, location: .offset(failure.offset),
+            message: "corrupt batch (seq \(batch.header.firstSeq)–\(batch.header.endSeq - 1)): \(failure.reason)", code: .corruptLog)
     }
 
     /// Loads `batch` into `current`, on this thread or from the workers,
@@ -271,7 +277,9 @@ private final class LoaderBox: @unchecked Sendable {  // Used by the one thread 
     }
 
     /// A worker's function: loads a batch, as far as asked, into the buffers it comes with.
-    static func worker(file: FileDescriptor, name: String) -> (inout (LogLayout.Batch, LoadedBatch, LoadWork)) -> Result<LoadedBatch, any Error> {
+    static func worker(file: FileDescriptor, name: String) -> (inout (LogLayout.Batch, LoadedBatch, LoadWork)) -> Result<
+        LoadedBatch, any Error
+    > {
         let own: LoaderBox
         do {
             own = try LoaderBox(file: file, name: name)

@@ -106,7 +106,8 @@ public struct LogSurvey: Sendable {
                         tail = LogLayout.Tail(offset: lastCommitEnd, length: size - lastCommitEnd, reason: "an incomplete record frame")
                         return
                     }
-                    items.append(.damage(Damage(offset: offset, length: next - offset, reason: "a record frame longer than the file holds")))
+                    items.append(
+                        .damage(Damage(offset: offset, length: next - offset, reason: "a record frame longer than the file holds")))
                     offset = next
                     continue
                 }
@@ -166,7 +167,9 @@ public struct LogSurvey: Sendable {
 
     static func frame(at offset: Int64, in file: FileDescriptor, size: Int64, path: String, buffer: inout [UInt8]) throws -> Frame {
         guard size - offset >= 8 else { return .truncated("an incomplete frame header") }
-        try buffer.withUnsafeMutableBytes { try file.readAll(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<8]), path: path) }
+        try buffer.withUnsafeMutableBytes {
+            try file.readAll(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<8]), path: path)
+        }
         let magic = buffer.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self).littleEndian }
         let contentSize = Int(buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self).littleEndian })
         let isBatch = magic == LogFormat.batchHeaderMagic && contentSize == LogFormat.batchHeaderContentSize
@@ -201,7 +204,9 @@ public struct LogSurvey: Sendable {
             }
         }
         guard isBatch || isCommit else { return .bad(unexpectedFrame(magic: magic)) }
-        guard size - offset - 8 >= Int64(contentSize) else { return .truncated("an incomplete \(isBatch ? "batch header" : "commit record")") }
+        guard size - offset - 8 >= Int64(contentSize) else {
+            return .truncated("an incomplete \(isBatch ? "batch header" : "commit record")")
+        }
         try buffer.withUnsafeMutableBytes {
             try file.readAll(at: offset + 8, into: UnsafeMutableRawBufferPointer(rebasing: $0[8..<8 + contentSize]), path: path)
         }
@@ -243,19 +248,24 @@ public struct LogSurvey: Sendable {
         var offset = start + 1
         while offset < size {
             let count = Int(min(Int64(buffer.count), size - offset))
-            try buffer.withUnsafeMutableBytes { try file.readAll(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<count]), path: path) }
+            try buffer.withUnsafeMutableBytes {
+                try file.readAll(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<count]), path: path)
+            }
             let found: Int? = buffer.withUnsafeBytes { bytes in
                 var i = 0
                 while i + 8 <= count {
                     let magic = bytes.loadUnaligned(fromByteOffset: i, as: UInt32.self).littleEndian
                     let length = Int(bytes.loadUnaligned(fromByteOffset: i + 4, as: UInt32.self).littleEndian)
                     if magic == LogFormat.batchHeaderMagic, length == LogFormat.batchHeaderContentSize, i + BatchHeader.size <= count,
-                       (try? BatchHeader.decode(content: UnsafeRawBufferPointer(rebasing: bytes[i + 8..<i + BatchHeader.size]))) != nil {
+                        (try? BatchHeader.decode(content: UnsafeRawBufferPointer(rebasing: bytes[i + 8..<i + BatchHeader.size]))) != nil
+                    {
                         return i
                     }
                     if magic == LogFormat.commitMagic, length == LogFormat.commitContentSize, i + CommitRecord.size <= count,
-                       let record = try? CommitRecord.decode(content: UnsafeRawBufferPointer(rebasing: bytes[i + 8..<i + CommitRecord.size])),
-                       record.offset == UInt64(offset + Int64(i)) {
+                        let record = try? CommitRecord.decode(
+                            content: UnsafeRawBufferPointer(rebasing: bytes[i + 8..<i + CommitRecord.size])),
+                        record.offset == UInt64(offset + Int64(i))
+                    {
                         return i
                     }
                     i += 1

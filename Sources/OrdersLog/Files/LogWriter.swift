@@ -1,10 +1,11 @@
+import OrdersCore
+import SystemPackage
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import OrdersCore
-import SystemPackage
 
 /// Appends events to a log as one all-or-nothing transaction.
 ///
@@ -124,9 +125,11 @@ public final class LogWriter {
     ///     (for a large log, seconds of work) with its event count and the
     ///     read's position in the log, for a progress line.
     /// - Throws: ``FileError``, or ``InputError`` if the file is not a log or is corrupt.
-    public init(path: String, batchEvents: Int = LogWriter.defaultBatchEvents, level: Int32 = 3, threads: Int = 1,
-                readWholeBelow: Int64 = 16 << 20, holdAtMost: Int? = nil, waiting: (String) -> Void = { _ in },
-                readingIDs: @escaping (Int, (done: Int64, total: Int64)?) -> Void = { _, _ in }) throws {
+    public init(
+        path: String, batchEvents: Int = LogWriter.defaultBatchEvents, level: Int32 = 3, threads: Int = 1,
+        readWholeBelow: Int64 = 16 << 20, holdAtMost: Int? = nil, waiting: (String) -> Void = { _ in },
+        readingIDs: @escaping (Int, (done: Int64, total: Int64)?) -> Void = { _, _ in }
+    ) throws {
         self.path = path
         self.threads = threads
         self.readWholeBelow = readWholeBelow
@@ -188,8 +191,10 @@ public final class LogWriter {
 
     /// Adds a stream's `events` (or part of them, in order), with their
     /// `records`; with `note`, they are its last, and its import note is taken.
-    private func addStream(_ events: [Event], ids: Identifiers?, records: EventRecords, serial: Int, note: TextDigest?,
-                           name: String, through pool: CompressorPool?) throws {
+    private func addStream(
+        _ events: [Event], ids: Identifiers?, records: EventRecords, serial: Int, note: TextDigest?,
+        name: String, through pool: CompressorPool?
+    ) throws {
         let first = nextSeq
         if streamStarts[serial] == nil { streamStarts[serial] = first }
         keep(records, first: first)
@@ -277,8 +282,9 @@ public final class LogWriter {
             case .conflict(let seq):
                 var quoted: [UInt8] = []
                 JSONText.appendString(id, to: &quoted)
-                throw InputError(file: name, location: entry.line > 0 ? .line(entry.line) : nil, field: "id",
-                                 message: "\(String(decoding: quoted, as: UTF8.self)) is the id of another event, at seq \(seq)", code: .idConflict)
+                throw InputError(
+                    file: name, location: entry.line > 0 ? .line(entry.line) : nil, field: "id",
+                    message: "\(String(decoding: quoted, as: UTF8.self)) is the id of another event, at seq \(seq)", code: .idConflict)
             }
         }
         guard !dropped.isEmpty else { return }
@@ -342,9 +348,15 @@ public final class LogWriter {
                 if let id = record.id {
                     switch arrivingIDs.check(id: id, seq: Int64(first) + Int64(kept.count), fingerprint: record.fingerprint) {
                     case .new: break
-                    case .duplicate: duplicatesPassedOver += 1; continue
+                    case .duplicate:
+                        duplicatesPassedOver += 1
+                        continue
                     case .conflict(let held):
-                        throw InputError(file: stream.name, message: "the event with id \(String(decoding: id, as: UTF8.self)) is another event than the one at seq \(held)", code: .idConflict)
+                        throw InputError(
+                            file: stream.name,
+                            message:
+                                "the event with id \(String(decoding: id, as: UTF8.self)) is another event than the one at seq \(held)",
+                            code: .idConflict)
                     }
                 }
                 records.append(record, index: kept.count)
@@ -435,8 +447,10 @@ public final class LogWriter {
     ///   - progress: called after each chunk with how many events it held.
     /// - Throws: what reading or writing throws; call `rollback()` then.
     ///   - again: append NDJSON whose content was imported before (``importedBefore(_:)``) all the same.
-    public func append(contentsOf stream: any EventStream, compressors: Int = 1, again: Bool = false,
-                       progress: (Int) throws -> Void = { _ in }) throws {
+    public func append(
+        contentsOf stream: any EventStream, compressors: Int = 1, again: Bool = false,
+        progress: (Int) throws -> Void = { _ in }
+    ) throws {
         precondition(pending.isEmpty, "flush events appended with their own tables of ids first")
         streamSerial += 1
         let serial = streamSerial
@@ -465,8 +479,10 @@ public final class LogWriter {
             /// Holds what was read of the stream, to be looked up with the streams held before it.
             func holdRead(note: TextDigest? = nil) {
                 if sharesHeldIDs { heldIDs = ids }
-                held.append(HeldStream(events: streamHeld, ids: sharesHeldIDs ? nil : ids, records: streamHeldRecords, name: stream.name,
-                                       serial: serial, note: note))
+                held.append(
+                    HeldStream(
+                        events: streamHeld, ids: sharesHeldIDs ? nil : ids, records: streamHeldRecords, name: stream.name,
+                        serial: serial, note: note))
                 heldCount += streamHeld.count
                 heldCompressors = compressors
                 streamHeld = []
@@ -531,7 +547,9 @@ public final class LogWriter {
             if !pending.isEmpty { try emit(encodeBatch(ids: ids), through: pool) }
         }
         try drain(pool)
-        if let note = try noteToTake(for: stream, again: again) { noteImport(note, seqs: streamStarts[serial]!..<nextSeq, stream: stream.name) }
+        if let note = try noteToTake(for: stream, again: again) {
+            noteImport(note, seqs: streamStarts[serial]!..<nextSeq, stream: stream.name)
+        }
     }
 
     /// Whether `stream`, of which `events` events have been read, will have
@@ -558,7 +576,9 @@ public final class LogWriter {
         let pool = compressorPool(compressors ?? heldCompressors)
         for stream in held {
             let ids = stream.ids ?? heldIDs
-            try addStream(stream.events, ids: ids, records: stream.records, serial: stream.serial, note: stream.note, name: stream.name, through: pool)
+            try addStream(
+                stream.events, ids: ids, records: stream.records, serial: stream.serial, note: stream.note, name: stream.name, through: pool
+            )
             if !pending.isEmpty { try emit(encodeBatch(ids: ids), through: pool) }
         }
         held = []

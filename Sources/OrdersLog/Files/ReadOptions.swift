@@ -23,8 +23,10 @@ public struct ReadOptions: Hashable, Sendable {
     /// may have left more). Strict reading only.
     public var endingAt: Int64?
 
-    public init(skippingCorrupt: Bool = false, threads: Int = 1, checkingSpellings: Bool = false, callerMostlyWaits: Bool = false,
-                keepingUnknownTypes: Bool = false, endingAt: Int64? = nil) {
+    public init(
+        skippingCorrupt: Bool = false, threads: Int = 1, checkingSpellings: Bool = false, callerMostlyWaits: Bool = false,
+        keepingUnknownTypes: Bool = false, endingAt: Int64? = nil
+    ) {
         self.endingAt = endingAt
         self.skippingCorrupt = skippingCorrupt
         self.threads = threads

@@ -41,7 +41,10 @@ final class RecordLoader {
     func records(of batch: LogLayout.Batch, events: [Event]? = nil) throws -> EventRecords {
         guard let (offset, header) = batch.records else {
             if let unknown = events?.firstIndex(where: \.isIgnored) {
-                throw corrupt(batch, at: batch.offset, "the event at seq \(batch.header.firstSeq + UInt64(unknown)) has a type the fold does not know, and no record spells it")
+                throw corrupt(
+                    batch, at: batch.offset,
+                    "the event at seq \(batch.header.firstSeq + UInt64(unknown)) has a type the fold does not know, and no record spells it"
+                )
             }
             return EventRecords()
         }
@@ -80,7 +83,8 @@ final class RecordLoader {
     }
 
     private func corrupt(_ batch: LogLayout.Batch, at offset: Int64, _ reason: String) -> InputError {
-        InputError(file: name, location: .offset(offset),
-                   message: "corrupt batch (seq \(batch.header.firstSeq)–\(batch.header.endSeq - 1)): \(reason)", code: .corruptLog)
+        InputError(
+            file: name, location: .offset(offset),
+            message: "corrupt batch (seq \(batch.header.firstSeq)–\(batch.header.endSeq - 1)): \(reason)", code: .corruptLog)
     }
 }

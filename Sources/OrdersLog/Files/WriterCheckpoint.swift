@@ -1,9 +1,10 @@
+import SystemPackage
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SystemPackage
 
 /// How much of a log its writers have acknowledged, kept beside it in
 /// `LOG.chk` (as KurrentDB keeps its writer checkpoint): the seq after the
@@ -54,7 +55,8 @@ public struct WriterCheckpoint: Hashable, Sendable {
 
     static func decode(_ bytes: UnsafeRawBufferPointer) -> WriterCheckpoint? {
         guard bytes.count == slotSize, magic.elementsEqual(bytes[0..<8]),
-              bytes.loadUnaligned(fromByteOffset: 36, as: UInt32.self).littleEndian == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<36]))
+            bytes.loadUnaligned(fromByteOffset: 36, as: UInt32.self).littleEndian
+                == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<36]))
         else { return nil }
         var checkpoint = WriterCheckpoint(
             endSeq: bytes.loadUnaligned(fromByteOffset: 16, as: UInt64.self).littleEndian,
@@ -143,7 +145,8 @@ final class CheckpointFile {
     init(log: String, last: WriterCheckpoint?) throws {
         path = WriterCheckpoint.path(of: log)
         do {
-            file = try FileDescriptor.open(FilePath(path), .readWrite, options: [.create], permissions: [.ownerReadWrite, .groupRead, .otherRead])
+            file = try FileDescriptor.open(
+                FilePath(path), .readWrite, options: [.create], permissions: [.ownerReadWrite, .groupRead, .otherRead])
         } catch {
             throw FileError.opening(path, reason: "\(error)")
         }

@@ -29,7 +29,8 @@ struct BatchDecoder: ~Copyable {
 
     /// Decodes a payload on its own, as the log's first batch, taking its
     /// event count and time range as they come, and defines its ids.
-    mutating func decode(_ payload: UnsafeRawBufferPointer, ids: inout Identifiers, into events: inout [Event]) throws(ByteReader.Malformed) {
+    mutating func decode(_ payload: UnsafeRawBufferPointer, ids: inout Identifiers, into events: inout [Event]) throws(ByteReader.Malformed)
+    {
         var reader = ByteReader(payload)
         let count = try reader.readCount(atMost: LogFormat.maxBatchEvents, "the event count")
         let dictionary = try decode(payload, expecting: Expected(eventCount: count, minAt: .min, maxAt: .max), into: &events)
@@ -51,7 +52,10 @@ struct BatchDecoder: ~Copyable {
         let batch = try layout(of: payload, expecting: expected)
         // Written in place rather than appended: one capacity check per batch, not per event.
         let base = events.count
-        events.append(contentsOf: repeatElement(Event(at: Timestamp(milliseconds: 0), .itemRemoved(cart: Symbol(rawValue: 0), product: Symbol(rawValue: 0))), count: batch.count))
+        events.append(
+            contentsOf: repeatElement(
+                Event(at: Timestamp(milliseconds: 0), .itemRemoved(cart: Symbol(rawValue: 0), product: Symbol(rawValue: 0))),
+                count: batch.count))
         let decoded = events.withUnsafeMutableBufferPointer { all in
             var sink = EventBuffer(into: all, from: base)
             return Result { () throws(ByteReader.Malformed) in try read(batch, in: payload, expecting: expected, into: &sink) }
@@ -94,7 +98,9 @@ struct BatchDecoder: ~Copyable {
             throw ByteReader.Malformed(position: 0, reason: "payload claims \(count) events in \(payload.count) bytes")
         }
         let counts = try readDictionaryCounts(&reader, expected: expected)
-        var entries: [BatchDictionary.Entry] = counts.map { BatchDictionary.Entry(firstNew: $0.firstNew, newCount: $0.newCount, againCount: $0.againCount, section: 0..<0) }
+        var entries: [BatchDictionary.Entry] = counts.map {
+            BatchDictionary.Entry(firstNew: $0.firstNew, newCount: $0.newCount, againCount: $0.againCount, section: 0..<0)
+        }
         for role in LogFormat.foldedRoles {
             let position = reader.position
             entries[role.rawValue].section = position..<position + counts[role.rawValue].sectionSize
@@ -116,13 +122,16 @@ struct BatchDecoder: ~Copyable {
         let foldEnd = columnStart
         for role in LogFormat.unfoldedRoles {
             let size = counts[role.rawValue].sectionSize
-            guard size <= LogFormat.maxPayloadSize else { throw ByteReader.Malformed(position: foldEnd, reason: "a section of spellings runs past the payload") }
+            guard size <= LogFormat.maxPayloadSize else {
+                throw ByteReader.Malformed(position: foldEnd, reason: "a section of spellings runs past the payload")
+            }
             entries[role.rawValue].section = columnStart..<columnStart + size
             columnStart += size
         }
         let whole = payload.count != expected.foldSize || expected.foldSize == expected.payloadSize
         guard foldEnd == expected.foldSize || expected.foldSize == .max else {
-            throw ByteReader.Malformed(position: foldEnd, reason: "the part a fold reads ends at byte \(foldEnd), the header says \(expected.foldSize)")
+            throw ByteReader.Malformed(
+                position: foldEnd, reason: "the part a fold reads ends at byte \(foldEnd), the header says \(expected.foldSize)")
         }
         guard (whole ? columnStart : foldEnd) == payload.count else {
             throw ByteReader.Malformed(position: reader.position, reason: "column and spelling lengths do not add up to the payload")
@@ -131,8 +140,9 @@ struct BatchDecoder: ~Copyable {
             throw ByteReader.Malformed(position: 0, reason: "the kinds column has \(bounds[0].count) bytes for \(count) events")
         }
         let at = bounds
-        let columns = EventColumns(kinds: at[0], times: at[1], carts: at[2], products: at[3], orders: at[4], polls: at[5],
-                                   voters: at[6], candidates: at[7], quantities: at[8], prices: at[9], currencies: at[10])
+        let columns = EventColumns(
+            kinds: at[0], times: at[1], carts: at[2], products: at[3], orders: at[4], polls: at[5],
+            voters: at[6], candidates: at[7], quantities: at[8], prices: at[9], currencies: at[10])
         return Layout(count: count, dictionary: BatchDictionary(entries: entries), currencies: currencies, columns: columns)
     }
 
@@ -142,8 +152,9 @@ struct BatchDecoder: ~Copyable {
     ) throws(ByteReader.Malformed) {
         lastPrices.startBatch(products: batch.dictionary[.product].end)
         let decoded = batch.currencies.withUnsafeBufferPointer { currencies in
-            batch.columns.read(payload, count: batch.count, dictionary: batch.dictionary, currencyCodes: currencies,
-                               prices: &lastPrices, values: values, into: &sink)
+            batch.columns.read(
+                payload, count: batch.count, dictionary: batch.dictionary, currencyCodes: currencies,
+                prices: &lastPrices, values: values, into: &sink)
         }
         try check(decoded.get(), of: batch, expecting: expected)
     }
@@ -160,8 +171,9 @@ struct BatchDecoder: ~Copyable {
         lastPrices.startBatch(products: batch.dictionary[.product].end)
         decoded.prepare(count: batch.count, kinds: batch.columns.kinds.lowerBound)
         let range = batch.currencies.withUnsafeBufferPointer { currencies in
-            batch.columns.decode(payload, count: batch.count, dictionary: batch.dictionary, currencyCodes: currencies,
-                                 prices: &lastPrices, into: decoded.values)
+            batch.columns.decode(
+                payload, count: batch.count, dictionary: batch.dictionary, currencyCodes: currencies,
+                prices: &lastPrices, into: decoded.values)
         }
         try check(range.get(), of: batch, expecting: expected)
         return batch.dictionary

@@ -31,7 +31,8 @@ struct BatchDictionary: Sendable {
         try checkNumbering(of: role, following: table.count, skipping: skipping)
         try forEachSpelling(of: role, in: payload) { (number, bytes, position) throws(ByteReader.Malformed) in
             if case .conflicting = table.define(number, bytes) {
-                throw ByteReader.Malformed(position: position, reason: "\(role.field) id number \(number) is spelled differently than in an earlier batch")
+                throw ByteReader.Malformed(
+                    position: position, reason: "\(role.field) id number \(number) is spelled differently than in an earlier batch")
             }
         }
     }
@@ -42,7 +43,9 @@ struct BatchDictionary: Sendable {
     func checkNumbering(of role: Role, following count: Int, skipping: Bool) throws(ByteReader.Malformed) {
         let entry = self[role]
         guard entry.firstNew >= count, skipping || entry.firstNew == count else {
-            throw ByteReader.Malformed(position: entry.section.lowerBound, reason: "the batch numbers its new \(role.field) ids from \(entry.firstNew), but the log before it holds \(count)")
+            throw ByteReader.Malformed(
+                position: entry.section.lowerBound,
+                reason: "the batch numbers its new \(role.field) ids from \(entry.firstNew), but the log before it holds \(count)")
         }
     }
 

@@ -78,7 +78,8 @@ struct BatchEncoder: ~Copyable {
         var numbered: [Event] = []
         numbered.reserveCapacity(events.count)
         for event in events {
-            numbered.append(event.renumbered { role, id in Symbol(rawValue: UInt32(truncatingIfNeeded: logNumbers[role.rawValue][id.index])) })
+            numbered.append(
+                event.renumbered { role, id in Symbol(rawValue: UInt32(truncatingIfNeeded: logNumbers[role.rawValue][id.index])) })
         }
         return encode(numbered: numbered[...], log: log, defined: defined)
     }
@@ -146,8 +147,9 @@ struct BatchEncoder: ~Copyable {
             }
         }
         let (payload, foldSize) = payload(count: events.count, log: log)
-        return Encoded(payload: payload, foldSize: foldSize, minAt: minAt, maxAt: maxAt,
-                       newIDs: Role.allCases.map { next[$0] - firstNew[$0] })
+        return Encoded(
+            payload: payload, foldSize: foldSize, minAt: minAt, maxAt: maxAt,
+            newIDs: Role.allCases.map { next[$0] - firstNew[$0] })
     }
 
     /// Starts a batch after the batches that added `defined[role]` ids of
@@ -222,7 +224,8 @@ struct BatchEncoder: ~Copyable {
     /// - Returns: the payload, and how many bytes of it a fold reads.
     private mutating func payload(count: Int, log: Identifiers) -> ([UInt8], Int) {
         let columns = columns.inOrder
-        var payload = ByteWriter(capacity: columns.reduce(64) { $0 + $1.bytes.count } + 16 * Role.allCases.reduce(0) { $0 + next[$1] - firstNew[$1] })
+        var payload = ByteWriter(
+            capacity: columns.reduce(64) { $0 + $1.bytes.count } + 16 * Role.allCases.reduce(0) { $0 + next[$1] - firstNew[$1] })
         payload.write(varint: UInt64(count))
         let sections = Role.allCases.map { section(of: $0, log: log) }
         for role in Role.allCases {

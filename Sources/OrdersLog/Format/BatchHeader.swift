@@ -59,8 +59,8 @@ struct BatchHeader: Hashable, Sendable {
             throw ByteReader.Malformed(position: 44, reason: "batch header checksum does not match")
         }
         guard header.eventCount >= 1, header.eventCount <= LogFormat.maxBatchEvents,
-              header.payloadSize <= LogFormat.maxPayloadSize, header.foldSize <= header.payloadSize, header.minAt <= header.maxAt,
-              header.firstSeq >= 1, header.firstSeq < UInt64(Int64.max / 2)
+            header.payloadSize <= LogFormat.maxPayloadSize, header.foldSize <= header.payloadSize, header.minAt <= header.maxAt,
+            header.firstSeq >= 1, header.firstSeq < UInt64(Int64.max / 2)
         else { throw ByteReader.Malformed(position: 0, reason: "batch header has a field out of range") }
         return header
     }

@@ -38,8 +38,9 @@ struct BatchSpellings {
         againNumbers.removeAll(keepingCapacity: true)
         for role in Role.allCases {
             let entry = dictionary[role]
-            roles[role.rawValue] = RoleIndex(firstNew: entry.firstNew, newCount: entry.newCount, spanBase: spans.count,
-                                             againBase: againNumbers.count, againCount: entry.againCount)
+            roles[role.rawValue] = RoleIndex(
+                firstNew: entry.firstNew, newCount: entry.newCount, spanBase: spans.count,
+                againBase: againNumbers.count, againCount: entry.againCount)
             try dictionary.forEachSpelling(of: role, in: payload) { number, bytes, start in
                 spans.append(Span(start: UInt32(start), count: UInt32(bytes.count)))
                 if number < entry.firstNew { againNumbers.append(number) }

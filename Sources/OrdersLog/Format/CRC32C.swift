@@ -47,7 +47,8 @@ public enum CRC32C {
             // Safe: every index is a byte (< 256) plus k * 256 for k < 8.
             while offset + 8 <= bytes.count {
                 let word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self).littleEndian ^ UInt64(crc)
-                crc = t[7 * 256 + Int(word & 0xFF)] ^ t[6 * 256 + Int((word >> 8) & 0xFF)]
+                crc =
+                    t[7 * 256 + Int(word & 0xFF)] ^ t[6 * 256 + Int((word >> 8) & 0xFF)]
                     ^ t[5 * 256 + Int((word >> 16) & 0xFF)] ^ t[4 * 256 + Int((word >> 24) & 0xFF)]
                     ^ t[3 * 256 + Int((word >> 32) & 0xFF)] ^ t[2 * 256 + Int((word >> 40) & 0xFF)]
                     ^ t[1 * 256 + Int((word >> 48) & 0xFF)] ^ t[Int(word >> 56)]

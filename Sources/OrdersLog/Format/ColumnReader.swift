@@ -113,7 +113,8 @@ struct ColumnReader {
             let unknown = (0..<events.count).first { !Self.isKind(kinds[$0]) }!
             return failure(kinds + unknown, "unknown event kind byte \(kinds[unknown])")
         }
-        let spelledQuantities = Int(histogram[Int(LogFormat.Kind.itemAdded.rawValue)] + histogram[Int(LogFormat.Kind.quantityChanged.rawValue)])
+        let spelledQuantities = Int(
+            histogram[Int(LogFormat.Kind.itemAdded.rawValue)] + histogram[Int(LogFormat.Kind.quantityChanged.rawValue)])
 
         let lines = adds + changes + removes
         let products = values.products + filled.products
@@ -282,13 +283,13 @@ struct ColumnReader {
     /// After the last chunk: every column consumed exactly, every announced id used.
     func finish(_ columns: EventColumns) -> Result<EventColumns.TimeRange, ByteReader.Malformed> {
         guard times == start + columns.times.upperBound, carts == start + columns.carts.upperBound,
-              products == start + columns.products.upperBound, orders == start + columns.orders.upperBound,
-              polls == start + columns.polls.upperBound, voters == start + columns.voters.upperBound,
-              candidates == start + columns.candidates.upperBound, quantities == start + columns.quantities.upperBound,
-              prices == start + columns.prices.upperBound, currencies == start + columns.currencies.upperBound
+            products == start + columns.products.upperBound, orders == start + columns.orders.upperBound,
+            polls == start + columns.polls.upperBound, voters == start + columns.voters.upperBound,
+            candidates == start + columns.candidates.upperBound, quantities == start + columns.quantities.upperBound,
+            prices == start + columns.prices.upperBound, currencies == start + columns.currencies.upperBound
         else { return .failure(Self.malformed(end, start, end, "a column's values do not end where the column does")) }
         guard cartNumbers.isComplete, productNumbers.isComplete, orderNumbers.isComplete, pollNumbers.isComplete,
-              voterNumbers.isComplete, candidateNumbers.isComplete
+            voterNumbers.isComplete, candidateNumbers.isComplete
         else { return .failure(Self.malformed(start, start, end, "the columns use fewer new ids than the dictionary adds")) }
         return .success(range)
     }
@@ -298,7 +299,7 @@ struct ColumnReader {
         switch byte & LogFormat.kindMask {
         case LogFormat.Kind.itemAdded.rawValue, LogFormat.Kind.quantityChanged.rawValue: true
         case LogFormat.Kind.itemRemoved.rawValue, LogFormat.Kind.checkedOut.rawValue, LogFormat.Kind.voteCast.rawValue,
-             LogFormat.Kind.ignored.rawValue:
+            LogFormat.Kind.ignored.rawValue:
             byte >> LogFormat.kindBits == 0
         default: false
         }
@@ -314,8 +315,10 @@ struct ColumnReader {
         Self.malformed(cursor, start, end, reason)
     }
 
-    private static func malformed(_ cursor: UnsafePointer<UInt8>, _ start: UnsafePointer<UInt8>,
-                                  _ end: UnsafePointer<UInt8>, _ reason: String) -> ByteReader.Malformed {
+    private static func malformed(
+        _ cursor: UnsafePointer<UInt8>, _ start: UnsafePointer<UInt8>,
+        _ end: UnsafePointer<UInt8>, _ reason: String
+    ) -> ByteReader.Malformed {
         ByteReader.Malformed(position: min(cursor, end) - start, reason: reason)
     }
 }

@@ -84,7 +84,8 @@ struct EventColumns {
         currencyCodes: UnsafeBufferPointer<Currency>, prices lastPrices: inout LastPrices,
         values: borrowing ColumnValues, into sink: inout Sink
     ) -> Result<TimeRange, ByteReader.Malformed> {
-        decode(payload, count: count, dictionary: dictionary, currencyCodes: currencyCodes, prices: &lastPrices, into: values) { reader, chunk in
+        decode(payload, count: count, dictionary: dictionary, currencyCodes: currencyCodes, prices: &lastPrices, into: values) {
+            reader, chunk in
             Self.handOver(chunk.count, kinds: reader.kinds + chunk.lowerBound, from: values, to: &sink)
             reader.rewind()
         }
@@ -100,7 +101,9 @@ struct EventColumns {
         into values: borrowing ColumnValues
     ) -> Result<TimeRange, ByteReader.Malformed> {
         precondition(values.capacity >= count, "room for every event of the batch")
-        return decode(payload, count: count, dictionary: dictionary, currencyCodes: currencyCodes, prices: &lastPrices, into: values) { _, _ in }
+        return decode(payload, count: count, dictionary: dictionary, currencyCodes: currencyCodes, prices: &lastPrices, into: values) {
+            _, _ in
+        }
     }
 
     /// Decodes the events a chunk at a time into `values`, calling
@@ -146,8 +149,9 @@ struct EventColumns {
             case LogFormat.Kind.itemAdded.rawValue:
                 let qty = inline != 0 ? Int64(inline) : quantities[quantity]
                 quantity &+= inline == 0 ? 1 : 0
-                sink.itemAdded(at: at, cart: Symbol(rawValue: carts[cart]), product: Symbol(rawValue: products[product]),
-                               qty: qty, price: prices[add], currency: currencies[add])
+                sink.itemAdded(
+                    at: at, cart: Symbol(rawValue: carts[cart]), product: Symbol(rawValue: products[product]),
+                    qty: qty, price: prices[add], currency: currencies[add])
                 cart &+= 1
                 product &+= 1
                 add &+= 1
@@ -181,8 +185,9 @@ struct EventColumns {
         _ vote: Int, of count: Int, at: Timestamp, from values: borrowing ColumnValues, to sink: inout Sink
     ) {
         prefetchVotes(after: vote, of: count, from: values, to: &sink)
-        sink.voteCast(at: at, poll: Symbol(rawValue: values.polls[vote]), voter: Symbol(rawValue: values.voters[vote]),
-                      candidate: Symbol(rawValue: values.candidates[vote]))
+        sink.voteCast(
+            at: at, poll: Symbol(rawValue: values.polls[vote]), voter: Symbol(rawValue: values.voters[vote]),
+            candidate: Symbol(rawValue: values.candidates[vote]))
     }
 
     /// Tells `sink` of the voters of the votes 8 and 2 after the `vote`th

@@ -45,10 +45,15 @@ struct FileHeader: Hashable, Sendable {
             throw ByteReader.Malformed(position: 20, reason: "file header checksum does not match")
         }
         guard version <= LogFormat.version else {
-            throw ByteReader.Malformed(position: 16, reason: "log format version \(version) is newer than this orders reads (\(LogFormat.version))")
+            throw ByteReader.Malformed(
+                position: 16, reason: "log format version \(version) is newer than this orders reads (\(LogFormat.version))")
         }
         guard version >= LogFormat.oldestVersion else {
-            throw ByteReader.Malformed(position: 16, reason: "log format version \(version) is a pre-release layout this orders no longer reads; import the events again from NDJSON")
+            throw ByteReader.Malformed(
+                position: 16,
+                reason:
+                    "log format version \(version) is a pre-release layout this orders no longer reads; import the events again from NDJSON"
+            )
         }
         return FileHeader(version: version)
     }

@@ -69,7 +69,9 @@ enum RecordFrame {
     }
 
     /// The whole frame for a batch's records, compressed with `compressor`.
-    static func sealed(_ records: EventRecords, firstSeq: UInt64, eventCount: UInt32, with compressor: inout ZstdCompressor) throws -> [UInt8] {
+    static func sealed(_ records: EventRecords, firstSeq: UInt64, eventCount: UInt32, with compressor: inout ZstdCompressor) throws
+        -> [UInt8]
+    {
         let payload = payload(records)
         var frame: [UInt8] = []
         let frameSize = try payload.withUnsafeBytes { try compressor.compressFrame($0, appendingTo: &frame) }
@@ -114,7 +116,9 @@ enum RecordFrame {
             }
             index += 1 + Int(gap)
             let flags = try reader.read(littleEndian: UInt8.self)
-            guard flags != 0, flags & ~7 == 0 else { throw ByteReader.Malformed(position: reader.position - 1, reason: "a record's flags are not valid") }
+            guard flags != 0, flags & ~7 == 0 else {
+                throw ByteReader.Malformed(position: reader.position - 1, reason: "a record's flags are not valid")
+            }
             var record = RawRecord(index: index)
             if flags & 1 != 0 {
                 record.id = try text(&reader, atMost: LogFormat.maxIdentifierLength, "an id")
@@ -161,7 +165,9 @@ enum RecordFrame {
     }
 
     /// A length-prefixed UTF-8 string of 1 to `limit` bytes.
-    private static func text(_ reader: inout ByteReader, atMost limit: Int, _ what: String) throws(ByteReader.Malformed) -> UnsafeRawBufferPointer {
+    private static func text(_ reader: inout ByteReader, atMost limit: Int, _ what: String) throws(ByteReader.Malformed)
+        -> UnsafeRawBufferPointer
+    {
         let position = reader.position
         let length = try reader.readCount(atMost: limit, what)
         let bytes = try reader.readBytes(length)

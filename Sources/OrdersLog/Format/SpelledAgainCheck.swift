@@ -27,7 +27,7 @@ struct SpelledAgainCheck {
         for event in events {
             switch event.kind {
             case .itemAdded(let cart, let product, _, _, _), .quantityChanged(let cart, let product, _),
-                 .itemRemoved(let cart, let product):
+                .itemRemoved(let cart, let product):
                 mark(cart, .cart, dictionary)
                 mark(product, .product, dictionary)
             case .checkedOut(let cart, let order):
@@ -91,10 +91,13 @@ struct SpelledAgainCheck {
         marked[role.rawValue] = 0
         let position = dictionary[role].section.lowerBound
         if let missing {
-            return ByteReader.Malformed(position: position, reason: "the batch uses \(role.field) id number \(missing) of an earlier batch without spelling it again")
+            return ByteReader.Malformed(
+                position: position,
+                reason: "the batch uses \(role.field) id number \(missing) of an earlier batch without spelling it again")
         }
         if let extra {
-            return ByteReader.Malformed(position: position, reason: "the batch spells again \(role.field) id number \(extra), which it does not use")
+            return ByteReader.Malformed(
+                position: position, reason: "the batch spells again \(role.field) id number \(extra), which it does not use")
         }
         return nil
     }

@@ -28,8 +28,10 @@ struct CanonicalLine {
     /// reads it, and where the next line starts: past the newline (LF or
     /// CR LF) that follows its closing brace, or at the end of `text`. So a
     /// chunk's lines need not be found before they are read.
-    static func parse(lineAtStartOf text: UnsafeRawBufferPointer, ids: inout Identifiers,
-                      lastDate: inout RFC3339.LastDate) -> (event: Event, next: Int)? {
+    static func parse(
+        lineAtStartOf text: UnsafeRawBufferPointer, ids: inout Identifiers,
+        lastDate: inout RFC3339.LastDate
+    ) -> (event: Event, next: Int)? {
         var reader = CanonicalLine(line: text, textGoesOn: true)
         return reader.event(ids: &ids, lastDate: &lastDate).map { ($0, reader.p) }
     }
@@ -46,35 +48,41 @@ struct CanonicalLine {
         switch line[p + 5] {
         case UInt8(ascii: "a"):
             guard skip(#"item_added","at":""#), let at = time(&lastDate),
-                  skip(#","cart":""#), let cart = identifier(), skip(#","product":""#), let product = identifier(),
-                  skip(#","qty":"#), let qty = integer(), qty >= 1, skip(#","price":"#), let price = integer(),
-                  skip(#","currency":""#), let currency = currency(), end()
+                skip(#","cart":""#), let cart = identifier(), skip(#","product":""#), let product = identifier(),
+                skip(#","qty":"#), let qty = integer(), qty >= 1, skip(#","price":"#), let price = integer(),
+                skip(#","currency":""#), let currency = currency(), end()
             else { return nil }
-            return Event(at: at, .itemAdded(cart: intern(cart, &ids.carts), product: intern(product, &ids.products),
-                                            qty: qty, price: price, currency: currency))
+            return Event(
+                at: at,
+                .itemAdded(
+                    cart: intern(cart, &ids.carts), product: intern(product, &ids.products),
+                    qty: qty, price: price, currency: currency))
         case UInt8(ascii: "i"):
             guard skip(#"quantity_changed","at":""#), let at = time(&lastDate),
-                  skip(#","cart":""#), let cart = identifier(), skip(#","product":""#), let product = identifier(),
-                  skip(#","qty":"#), let qty = integer(), qty >= 1, end()
+                skip(#","cart":""#), let cart = identifier(), skip(#","product":""#), let product = identifier(),
+                skip(#","qty":"#), let qty = integer(), qty >= 1, end()
             else { return nil }
             return Event(at: at, .quantityChanged(cart: intern(cart, &ids.carts), product: intern(product, &ids.products), qty: qty))
         case UInt8(ascii: "r"):
             guard skip(#"item_removed","at":""#), let at = time(&lastDate),
-                  skip(#","cart":""#), let cart = identifier(), skip(#","product":""#), let product = identifier(), end()
+                skip(#","cart":""#), let cart = identifier(), skip(#","product":""#), let product = identifier(), end()
             else { return nil }
             return Event(at: at, .itemRemoved(cart: intern(cart, &ids.carts), product: intern(product, &ids.products)))
         case UInt8(ascii: "e"):
             guard skip(#"checked_out","at":""#), let at = time(&lastDate),
-                  skip(#","cart":""#), let cart = identifier(), skip(#","order":""#), let order = identifier(), end()
+                skip(#","cart":""#), let cart = identifier(), skip(#","order":""#), let order = identifier(), end()
             else { return nil }
             return Event(at: at, .checkedOut(cart: intern(cart, &ids.carts), order: intern(order, &ids.orders)))
         case UInt8(ascii: "c"):
             guard skip(#"vote_cast","at":""#), let at = time(&lastDate),
-                  skip(#","poll":""#), let poll = identifier(), skip(#","voter":""#), let voter = identifier(),
-                  skip(#","candidate":""#), let candidate = identifier(), end()
+                skip(#","poll":""#), let poll = identifier(), skip(#","voter":""#), let voter = identifier(),
+                skip(#","candidate":""#), let candidate = identifier(), end()
             else { return nil }
-            return Event(at: at, .voteCast(poll: intern(poll, &ids.polls), voter: intern(voter, &ids.voters),
-                                           candidate: intern(candidate, &ids.candidates)))
+            return Event(
+                at: at,
+                .voteCast(
+                    poll: intern(poll, &ids.polls), voter: intern(voter, &ids.voters),
+                    candidate: intern(candidate, &ids.candidates)))
         default:
             return nil
         }
@@ -107,7 +115,8 @@ struct CanonicalLine {
     @inline(__always)
     private mutating func time(_ lastDate: inout RFC3339.LastDate) -> Timestamp? {
         if p + 25 <= line.count, line[p + 24] == 0x22,
-           let at = RFC3339.parseUTCMillis(bytes(p..<p + 24), lastDate: &lastDate) {
+            let at = RFC3339.parseUTCMillis(bytes(p..<p + 24), lastDate: &lastDate)
+        {
             p += 25
             return at
         }

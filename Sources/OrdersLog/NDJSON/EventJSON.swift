@@ -10,8 +10,10 @@ public enum EventJSON {
     ///   - compact: no spaces after `:` and `,`, as shops send events; otherwise
     ///     the spaced form the spec prints.
     ///   - record: the event's id, extras and unknown type, if it has any.
-    public static func appendFields(seq: Int64?, event: Event, record: EventRecord? = nil, ids: borrowing Identifiers,
-                                    compact: Bool = false, to output: inout [UInt8]) {
+    public static func appendFields(
+        seq: Int64?, event: Event, record: EventRecord? = nil, ids: borrowing Identifiers,
+        compact: Bool = false, to output: inout [UInt8]
+    ) {
         // `ids` handed through rather than captured: a closure that captured it copied it, a retain and a release of each table.
         var lastDate = RFC3339.LastWrittenDate()
         TextCursor.appending(to: &output, atMost: maxLength(record), with: ids) { text, ids in
@@ -20,16 +22,20 @@ public enum EventJSON {
     }
 
     /// Appends the event as one NDJSON line, newline included.
-    public static func appendLine(seq: Int64?, event: Event, record: EventRecord? = nil, ids: borrowing Identifiers, compact: Bool = false,
-                                  to output: inout [UInt8]) {
+    public static func appendLine(
+        seq: Int64?, event: Event, record: EventRecord? = nil, ids: borrowing Identifiers, compact: Bool = false,
+        to output: inout [UInt8]
+    ) {
         var lastDate = RFC3339.LastWrittenDate()
         appendLine(seq: seq, event: event, record: record, spelledBy: ids, compact: compact, lastDate: &lastDate, to: &output)
     }
 
     /// Appends `events` as lines of `export`, the first numbered `firstSeq`,
     /// with their `records` (by index in `events`).
-    public static func appendLines(firstSeq: Int64, _ events: [Event], records: EventRecords = EventRecords(), ids: borrowing Identifiers,
-                                   to output: inout [UInt8]) {
+    public static func appendLines(
+        firstSeq: Int64, _ events: [Event], records: EventRecords = EventRecords(), ids: borrowing Identifiers,
+        to output: inout [UInt8]
+    ) {
         appendLines(firstSeq: firstSeq, events, records: records, spelledBy: ids, to: &output)
     }
 
@@ -42,7 +48,8 @@ public enum EventJSON {
         var cursor = EventRecords.Cursor()
         for (i, event) in events.enumerated() {
             let record = records.isEmpty ? nil : cursor.record(at: i, in: records)
-            appendLine(seq: firstSeq + Int64(i), event: event, record: record, spelledBy: ids, compact: false, lastDate: &lastDate, to: &output)
+            appendLine(
+                seq: firstSeq + Int64(i), event: event, record: record, spelledBy: ids, compact: false, lastDate: &lastDate, to: &output)
         }
     }
 
@@ -61,7 +68,8 @@ public enum EventJSON {
     /// and its id, type and extras, each key with its punctuation.
     private static func maxLength(_ record: EventRecord?) -> Int {
         guard let record else { return maxLength }
-        return maxLength + 16 + JSONText.quotedLength(atMost: record.id?.count ?? 0) + JSONText.quotedLength(atMost: record.type?.count ?? 0)
+        return maxLength + 16 + JSONText.quotedLength(atMost: record.id?.count ?? 0)
+            + JSONText.quotedLength(atMost: record.type?.count ?? 0)
             + record.extras.encoded.count + 8 * record.extras.count
     }
 
@@ -128,19 +136,28 @@ public enum EventJSON {
         }
         switch event.kind {
         case let .itemAdded(cart, product, qty, price, currency):
-            id(.cart, cart); id(.product, product); int("qty", qty); int("price", price)
+            id(.cart, cart)
+            id(.product, product)
+            int("qty", qty)
+            int("price", price)
             key("currency")
             output.put(0x22)
             currency.withCode { output.put($0) }
             output.put(0x22)
         case let .quantityChanged(cart, product, qty):
-            id(.cart, cart); id(.product, product); int("qty", qty)
+            id(.cart, cart)
+            id(.product, product)
+            int("qty", qty)
         case let .itemRemoved(cart, product):
-            id(.cart, cart); id(.product, product)
+            id(.cart, cart)
+            id(.product, product)
         case let .checkedOut(cart, order):
-            id(.cart, cart); id(.order, order)
+            id(.cart, cart)
+            id(.order, order)
         case let .voteCast(poll, voter, candidate):
-            id(.poll, poll); id(.voter, voter); id(.candidate, candidate)
+            id(.poll, poll)
+            id(.voter, voter)
+            id(.candidate, candidate)
         case .ignored:
             break
         }

@@ -33,7 +33,10 @@ extension EventRecord {
         while p < bytes.count - 1 {
             let byte = bytes[p]
             p += 1
-            guard byte == 0x5C else { out.append(byte); continue }
+            guard byte == 0x5C else {
+                out.append(byte)
+                continue
+            }
             guard p < bytes.count - 1 else { return nil }
             let escape = bytes[p]
             p += 1

@@ -1,10 +1,11 @@
+import OrdersCore
+import SystemPackage
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import OrdersCore
-import SystemPackage
 
 /// Reads a file or pipe of text, plain or zstd-compressed, and cuts it into
 /// chunks of whole lines: the input side of ``NDJSONReader``, which may run
@@ -57,7 +58,9 @@ final class LineChunker {
             wake = nil
         } else {
             var ends: [Int32] = [-1, -1]
-            guard pipe(&ends) == 0 else { throw FileError(path: name, operation: "making a pipe to wake its reads", errno: Errno(rawValue: errno)) }
+            guard pipe(&ends) == 0 else {
+                throw FileError(path: name, operation: "making a pipe to wake its reads", errno: Errno(rawValue: errno))
+            }
             wake = (ends[0], ends[1])
         }
         text = [UInt8](repeating: 0, count: Self.readSize * 2)
@@ -186,8 +189,9 @@ final class LineChunker {
                 if try readInput(intoText: false) == 0 {
                     inputEnded = true
                     if frameHint != 0 {
-                        throw InputError(file: name, location: .offset(compressedOffset),
-                                         message: "the zstd stream ends in the middle of a frame (truncated?)")
+                        throw InputError(
+                            file: name, location: .offset(compressedOffset),
+                            message: "the zstd stream ends in the middle of a frame (truncated?)")
                     }
                     return
                 }
@@ -246,8 +250,10 @@ struct TextChunk: Sendable {
     /// `ids`, until the end or the first line that fails.
     /// - Returns: the lines read, and the first that failed, counted from the chunk's first line as 1.
     /// The records of events that have one go to `records`, by index in `events` and line in the chunk.
-    func parse(with parser: inout NDJSONParser, ids: inout Identifiers, into events: inout [Event],
-               records: inout EventRecords) -> (lines: Int, failure: (line: Int, NDJSONParser.Failure)?) {
+    func parse(
+        with parser: inout NDJSONParser, ids: inout Identifiers, into events: inout [Event],
+        records: inout EventRecords
+    ) -> (lines: Int, failure: (line: Int, NDJSONParser.Failure)?) {
         var count = 0
         let failure: (line: Int, NDJSONParser.Failure)? = text.withUnsafeBytes { bytes in
             var start = lines.lowerBound
@@ -256,9 +262,11 @@ struct TextChunk: Sendable {
                 count += 1
                 // Most lines are read by the fast path, which finds where they end as it
                 // goes (not the input's first, which may start with a byte order mark).
-                if !first, let (event, next) = parser.parseCanonical(
-                    UnsafeRawBufferPointer(rebasing: bytes[start..<lines.upperBound]), ids: &ids
-                ) {
+                if !first,
+                    let (event, next) = parser.parseCanonical(
+                        UnsafeRawBufferPointer(rebasing: bytes[start..<lines.upperBound]), ids: &ids
+                    )
+                {
                     events.append(event)
                     start += next
                     continue

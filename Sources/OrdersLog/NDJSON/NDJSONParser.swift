@@ -201,17 +201,24 @@ public struct NDJSONParser {
     private static func listed(_ kind: LogFormat.Kind) -> [Field] { listedFields[Int(kind.rawValue)] }
 
     /// The fields a record never keeps as extras, as bits by raw value.
-    private static let unkeptFields: UInt16 = 1 << Field.type.rawValue | 1 << Field.at.rawValue | 1 << Field.id.rawValue | 1 << Field.seq.rawValue
+    private static let unkeptFields: UInt16 =
+        1 << Field.type.rawValue | 1 << Field.at.rawValue | 1 << Field.id.rawValue | 1 << Field.seq.rawValue
 
     /// A line whose type is none of the five: kept as an ignored event with
     /// ``keepsUnknownTypes``, its other members all extras; refused otherwise.
     private mutating func unknownEvent(_ type: Text, _ line: UnsafeRawBufferPointer) throws(Failure) -> Event {
         guard keepsUnknownTypes else {
-            throw Failure(field: "type", message: "unknown type \(quoted(type, line)); expected item_added, quantity_changed, item_removed, checked_out or vote_cast (--keep-unknown keeps such events)")
+            throw Failure(
+                field: "type",
+                message:
+                    "unknown type \(quoted(type, line)); expected item_added, quantity_changed, item_removed, checked_out or vote_cast (--keep-unknown keeps such events)"
+            )
         }
         let count = type.count(self)
         guard count > 0, count <= Self.maxTypeLength else {
-            throw Failure(field: "type", message: count == 0 ? "must not be empty" : "is \(count) bytes long; a type is at most \(Self.maxTypeLength)")
+            throw Failure(
+                field: "type", message: count == 0 ? "must not be empty" : "is \(count) bytes long; a type is at most \(Self.maxTypeLength)"
+            )
         }
         let name = bytes(of: type, line) { Array($0) }
         let at = try time(line)
@@ -222,7 +229,9 @@ public struct NDJSONParser {
     /// Sets `record` from the line's id and extras (and `type`, for an
     /// unknown one), or to nil if it has neither: the members that are not
     /// `listed` for its kind (nor `type`, `at`, `id` or `seq`) are extras.
-    private mutating func keepRecord(type unknownType: [UInt8]?, listed: [Field], at: Timestamp, _ line: UnsafeRawBufferPointer) throws(Failure) {
+    private mutating func keepRecord(type unknownType: [UInt8]?, listed: [Field], at: Timestamp, _ line: UnsafeRawBufferPointer)
+        throws(Failure)
+    {
         var id: [UInt8]?
         if slot(.id).kind != .absent {
             let text = try string(.id, line)
@@ -270,8 +279,10 @@ public struct NDJSONParser {
         if members.count <= 24 && !members.contains(where: { $0.field == nil && $0.nameEscaped }) {
             for i in members.indices where members[i].field == nil {
                 let name = UnsafeRawBufferPointer(rebasing: line[members[i].name])
-                for j in members.indices[..<i] where members[j].field == nil && members[j].name.count == name.count
-                    && memoryEquals(name.baseAddress!, line.baseAddress! + members[j].name.lowerBound, name.count) {
+                for j in members.indices[..<i]
+                where members[j].field == nil && members[j].name.count == name.count
+                    && memoryEquals(name.baseAddress!, line.baseAddress! + members[j].name.lowerBound, name.count)
+                {
                     throw Failure(field: String(decoding: name, as: UTF8.self), message: "appears more than once")
                 }
             }
@@ -319,7 +330,9 @@ public struct NDJSONParser {
             } else {
                 switch byte {
                 case 0x20, 0x09, 0x0A, 0x0D: break
-                case 0x22: inString = true; out.append(byte)
+                case 0x22:
+                    inString = true
+                    out.append(byte)
                 default: out.append(byte)
                 }
             }
@@ -328,27 +341,39 @@ public struct NDJSONParser {
     }
 
     /// The event of a known `kind`, its fields checked.
-    private mutating func knownEvent(_ kind: LogFormat.Kind, at: Timestamp, _ line: UnsafeRawBufferPointer, ids: inout Identifiers) throws(Failure) -> Event {
+    private mutating func knownEvent(_ kind: LogFormat.Kind, at: Timestamp, _ line: UnsafeRawBufferPointer, ids: inout Identifiers)
+        throws(Failure) -> Event
+    {
         switch kind {
         case .itemAdded:
-            return Event(at: at, .itemAdded(
-                cart: try identifier(.cart, line, &ids.carts), product: try identifier(.product, line, &ids.products),
-                qty: try integer(.qty, line, atLeast: 1), price: try integer(.price, line, atLeast: 0),
-                currency: try currency(line)))
+            return Event(
+                at: at,
+                .itemAdded(
+                    cart: try identifier(.cart, line, &ids.carts), product: try identifier(.product, line, &ids.products),
+                    qty: try integer(.qty, line, atLeast: 1), price: try integer(.price, line, atLeast: 0),
+                    currency: try currency(line)))
         case .quantityChanged:
-            return Event(at: at, .quantityChanged(
-                cart: try identifier(.cart, line, &ids.carts), product: try identifier(.product, line, &ids.products),
-                qty: try integer(.qty, line, atLeast: 1)))
+            return Event(
+                at: at,
+                .quantityChanged(
+                    cart: try identifier(.cart, line, &ids.carts), product: try identifier(.product, line, &ids.products),
+                    qty: try integer(.qty, line, atLeast: 1)))
         case .itemRemoved:
-            return Event(at: at, .itemRemoved(
-                cart: try identifier(.cart, line, &ids.carts), product: try identifier(.product, line, &ids.products)))
+            return Event(
+                at: at,
+                .itemRemoved(
+                    cart: try identifier(.cart, line, &ids.carts), product: try identifier(.product, line, &ids.products)))
         case .checkedOut:
-            return Event(at: at, .checkedOut(
-                cart: try identifier(.cart, line, &ids.carts), order: try identifier(.order, line, &ids.orders)))
+            return Event(
+                at: at,
+                .checkedOut(
+                    cart: try identifier(.cart, line, &ids.carts), order: try identifier(.order, line, &ids.orders)))
         case .voteCast:
-            return Event(at: at, .voteCast(
-                poll: try identifier(.poll, line, &ids.polls), voter: try identifier(.voter, line, &ids.voters),
-                candidate: try identifier(.candidate, line, &ids.candidates)))
+            return Event(
+                at: at,
+                .voteCast(
+                    poll: try identifier(.poll, line, &ids.polls), voter: try identifier(.voter, line, &ids.voters),
+                    candidate: try identifier(.candidate, line, &ids.candidates)))
         case .ignored:
             return Event(at: at, .ignored)
         }
@@ -461,7 +486,10 @@ public struct NDJSONParser {
         guard p < line.count, line[p] == 0x7B else { throw Failure(message: "not a JSON object") }
         p += 1
         skipWhitespace(line, &p)
-        if p < line.count, line[p] == 0x7D { p += 1; return }
+        if p < line.count, line[p] == 0x7D {
+            p += 1
+            return
+        }
         while true {
             skipWhitespace(line, &p)
             guard p < line.count, line[p] == 0x22 else { throw notJSON("expected a field name in double quotes", at: p) }
@@ -485,14 +513,21 @@ public struct NDJSONParser {
                     throw Failure(field: field.name, message: "appears more than once")
                 }
                 present |= 1 << field.rawValue
-                slots[field.rawValue] = Slot(kind: kind, start: kind == .string || kind == .escapedString ? start + 1 : start,
-                                             end: kind == .string ? p - 1 : p)
+                slots[field.rawValue] = Slot(
+                    kind: kind, start: kind == .string || kind == .escapedString ? start + 1 : start,
+                    end: kind == .string ? p - 1 : p)
             }
             members.append(Member(name: name, nameEscaped: nameEscaped, field: field, value: start..<p))
             skipWhitespace(line, &p)
             guard p < line.count else { throw notJSON("the object is not closed", at: p) }
-            if line[p] == 0x2C { p += 1; continue }
-            if line[p] == 0x7D { p += 1; return }
+            if line[p] == 0x2C {
+                p += 1
+                continue
+            }
+            if line[p] == 0x7D {
+                p += 1
+                return
+            }
             throw notJSON("expected ',' or '}'", at: p)
         }
     }
@@ -542,7 +577,10 @@ public struct NDJSONParser {
         let close: UInt8 = isObject ? 0x7D : 0x5D
         p += 1
         skipWhitespace(line, &p)
-        if p < line.count, line[p] == close { p += 1; return }
+        if p < line.count, line[p] == close {
+            p += 1
+            return
+        }
         while true {
             skipWhitespace(line, &p)
             if isObject {
@@ -556,8 +594,14 @@ public struct NDJSONParser {
             _ = try readValue(line, &p, depth: depth + 1)
             skipWhitespace(line, &p)
             guard p < line.count else { throw notJSON("\(isObject ? "an object" : "an array") is not closed", at: p) }
-            if line[p] == 0x2C { p += 1; continue }
-            if line[p] == close { p += 1; return }
+            if line[p] == 0x2C {
+                p += 1
+                continue
+            }
+            if line[p] == close {
+                p += 1
+                return
+            }
             throw notJSON("expected ',' or '\(isObject ? "}" : "]")'", at: p)
         }
     }
@@ -593,8 +637,15 @@ public struct NDJSONParser {
     private func unescape(_ line: UnsafeRawBufferPointer, _ p: inout Int, into output: inout [UInt8]) throws(Failure) {
         while p < line.count {
             let byte = line[p]
-            if byte == 0x22 { p += 1; return }
-            if byte != 0x5C { output.append(byte); p += 1; continue }
+            if byte == 0x22 {
+                p += 1
+                return
+            }
+            if byte != 0x5C {
+                output.append(byte)
+                p += 1
+                continue
+            }
             p += 1
             var codePoint: UInt32 = 0
             try readEscape(line, &p, codePoint: &codePoint)
@@ -684,7 +735,7 @@ public struct NDJSONParser {
     private func literal(_ word: StaticString, _ line: UnsafeRawBufferPointer, _ p: inout Int) throws(Failure) {
         let count = word.utf8CodeUnitCount
         guard p + count <= line.count,
-              memoryEquals(line.baseAddress! + p, word.utf8Start, count)
+            memoryEquals(line.baseAddress! + p, word.utf8Start, count)
         else { throw notJSON("expected a value", at: p) }
         p += count
     }

@@ -1,10 +1,11 @@
+import OrdersCore
+import SystemPackage
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import OrdersCore
-import SystemPackage
 
 /// Reads NDJSON events from a file or pipe, plain or zstd-compressed,
 /// streaming: a ``LineChunker`` cuts the input into chunks of whole lines,
@@ -73,8 +74,10 @@ public final class NDJSONReader: EventStream {
     ///   - prefix: bytes already read from `file` to recognise its format.
     ///   - threads: with more than one, that many threads parse while others read and take.
     ///   - keepingUnknownTypes: keep events of types the fold does not know (`--keep-unknown`).
-    init(name: String, file: FileDescriptor, closes: Bool, compressed: Bool, prefix: [UInt8], threads: Int = 1,
-         keepingUnknownTypes: Bool = false) throws {
+    init(
+        name: String, file: FileDescriptor, closes: Bool, compressed: Bool, prefix: [UInt8], threads: Int = 1,
+        keepingUnknownTypes: Bool = false
+    ) throws {
         self.name = name
         keepsUnknownTypes = keepingUnknownTypes
         parser = NDJSONParser(keepsUnknownTypes: keepingUnknownTypes)
@@ -114,7 +117,10 @@ public final class NDJSONReader: EventStream {
             }
             if let (index, failure) = parsed.failure { throw describe(failure, at: line + index) }
             position = parsed.position
-            guard !parsed.events.isEmpty else { line += parsed.lines; continue }
+            guard !parsed.events.isEmpty else {
+                line += parsed.lines
+                continue
+            }
             // Each role's new numbers, one table after another: read with no bounds check,
             // since every id of the chunk is a number in its role's table.
             var renumber: [Symbol] = [], starts: [Int] = []
@@ -130,7 +136,10 @@ public final class NDJSONReader: EventStream {
             renumber.withUnsafeBufferPointer { renumber in
                 starts.withUnsafeBufferPointer { starts in
                     for (i, event) in parsed.events.enumerated() {
-                        if i == nextPassed { nextPassed = passed.next(); continue }
+                        if i == nextPassed {
+                            nextPassed = passed.next()
+                            continue
+                        }
                         events.append(event.renumbered { role, id in renumber[starts[role.rawValue] + id.index] })
                     }
                 }
@@ -166,8 +175,9 @@ public final class NDJSONReader: EventStream {
                 case .conflict(let held):
                     var quoted: [UInt8] = []
                     JSONText.appendString(id, to: &quoted)
-                    throw InputError(file: name, location: .line(line + entry.line), field: "id",
-                                     message: "\(String(decoding: quoted, as: UTF8.self)) is the id of another event, at seq \(held)", code: .idConflict)
+                    throw InputError(
+                        file: name, location: .line(line + entry.line), field: "id",
+                        message: "\(String(decoding: quoted, as: UTF8.self)) is the id of another event, at seq \(held)", code: .idConflict)
                 }
             }
             records.append(entry.record, index: index, line: line + entry.line)

@@ -110,11 +110,16 @@ public enum RFC3339 {
             guard i < text.count, text[i] == byte || text[i] == other else { throw .shape }
             i += 1
         }
-        let year = try digits(4); try expect(0x2D)
-        let month = try digits(2); try expect(0x2D)
-        let day = try digits(2); try expect(0x54, or: 0x74)  // T or t
-        let hour = try digits(2); try expect(0x3A)
-        let minute = try digits(2); try expect(0x3A)
+        let year = try digits(4)
+        try expect(0x2D)
+        let month = try digits(2)
+        try expect(0x2D)
+        let day = try digits(2)
+        try expect(0x54, or: 0x74)  // T or t
+        let hour = try digits(2)
+        try expect(0x3A)
+        let minute = try digits(2)
+        try expect(0x3A)
         let second = try digits(2)
         var millis: Int64 = 0
         if i < text.count, text[i] == 0x2E {  // .
@@ -136,7 +141,8 @@ public enum RFC3339 {
         case 0x2B, 0x2D:  // + or -
             sign = text[i] == 0x2D ? -1 : 1
             i += 1
-            offsetHours = try digits(2); try expect(0x3A)
+            offsetHours = try digits(2)
+            try expect(0x3A)
             offsetMinutes = try digits(2)
         default:
             throw .shape

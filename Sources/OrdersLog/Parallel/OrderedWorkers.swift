@@ -141,7 +141,10 @@ private final class JobQueue<Job: Sendable, Output: Sendable>: @unchecked Sendab
             let assignment = jobs[nextJob].take()
             nextJob += 1
             // Drop handed-out slots now and then, so the queue does not grow with the input.
-            if nextJob > 64 { jobs.removeFirst(nextJob); nextJob = 0 }
+            if nextJob > 64 {
+                jobs.removeFirst(nextJob)
+                nextJob = 0
+            }
             return assignment
         }
     }

@@ -12,11 +12,13 @@ func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t {
     }
     var thread = pthread_t()
     let context = Unmanaged.passRetained(Box(body)).toOpaque()
-    let status = pthread_create(&thread, nil, { context in
-        let box = Unmanaged<Box>.fromOpaque(context!).takeRetainedValue()
-        box.body()
-        return nil
-    }, context)
+    let status = pthread_create(
+        &thread, nil,
+        { context in
+            let box = Unmanaged<Box>.fromOpaque(context!).takeRetainedValue()
+            box.body()
+            return nil
+        }, context)
     precondition(status == 0, "pthread_create failed: \(status)")
     return thread
 }

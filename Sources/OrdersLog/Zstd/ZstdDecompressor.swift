@@ -41,7 +41,8 @@ public struct ZstdDecompressor: ~Copyable {
             let hint = try ZstdError.check(ZSTD_decompressStream(context, &sink, &source), "decompressing a frame")
             // The frame ended, or it stopped moving with all its input taken: too short.
             if sink.pos < sink.size && (hint == 0 || (before == (source.pos, sink.pos) && source.pos == source.size)) {
-                throw ZstdError(name: "frame content is \(sink.pos) bytes, expected at least \(output.count)", operation: "decompressing a frame")
+                throw ZstdError(
+                    name: "frame content is \(sink.pos) bytes, expected at least \(output.count)", operation: "decompressing a frame")
             }
         }
     }

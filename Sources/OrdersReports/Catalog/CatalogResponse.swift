@@ -74,8 +74,10 @@ extension KeyedDecodingContainer {
         } catch {
             // Not a `DecodingError`: Foundation's own, which it reports without the path.
             guard let value = try? decode(Double.self, forKey: key) else { throw error }
-            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription:
-                "\(value) is not a whole number\(what.isEmpty ? "" : " of \(what)") that fits 64 bits")
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: self,
+                debugDescription:
+                    "\(value) is not a whole number\(what.isEmpty ? "" : " of \(what)") that fits 64 bits")
         }
     }
 
@@ -109,7 +111,8 @@ extension Catalog {
         } catch let error as DecodingError {
             // An answer that is not a success says why better than the data it lacks.
             if let status = try? JSONDecoder().decode(Status.self, from: Data(data)), let code = status.code, code != 200 {
-                throw CatalogError(path: path, reason: "the store API answered code \(code)\(status.message.map { " (\($0))" } ?? ""), not 200")
+                throw CatalogError(
+                    path: path, reason: "the store API answered code \(code)\(status.message.map { " (\($0))" } ?? ""), not 200")
             }
             throw describe(error, in: data, path: path)
         } catch {
@@ -118,10 +121,13 @@ extension Catalog {
         var products: [Product] = []
         for category in response.data.categories {
             for product in category.products {
-                guard !product.id.isEmpty else { throw CatalogError(path: path, reason: "a product in \(category.category) has an empty id") }
-                products.append(Product(
-                    id: Array(product.id.utf8), name: product.name ?? product.id, category: Array(category.category.utf8),
-                    price: product.fromPrice?.amount, currency: product.fromPrice.flatMap { Currency($0.currency) }))
+                guard !product.id.isEmpty else {
+                    throw CatalogError(path: path, reason: "a product in \(category.category) has an empty id")
+                }
+                products.append(
+                    Product(
+                        id: Array(product.id.utf8), name: product.name ?? product.id, category: Array(category.category.utf8),
+                        price: product.fromPrice?.amount, currency: product.fromPrice.flatMap { Currency($0.currency) }))
             }
         }
         return Catalog(products)
@@ -159,7 +165,8 @@ extension Catalog {
         }
         var fault = said.hasSuffix(".") ? String(said.dropLast()) : said
         fault = fault.prefix(1).lowercased() + fault.dropFirst()
-        guard let at = fault.range(of: " around character "), let offset = Int(fault[at.upperBound...]), offset >= 0, offset <= data.count else {
+        guard let at = fault.range(of: " around character "), let offset = Int(fault[at.upperBound...]), offset >= 0, offset <= data.count
+        else {
             return fault
         }
         let before = data[..<offset]

@@ -11,7 +11,9 @@ enum Shares {
         let divided = parts.map { part in total.dividingFullWidth(UInt64(part).multipliedFullWidth(by: 1000)) }
         var tenths = divided.map { Int64($0.quotient) }
         let left = 1000 - tenths.reduce(0, +)
-        let order = divided.indices.sorted { divided[$0].remainder > divided[$1].remainder || (divided[$0].remainder == divided[$1].remainder && $0 < $1) }
+        let order = divided.indices.sorted {
+            divided[$0].remainder > divided[$1].remainder || (divided[$0].remainder == divided[$1].remainder && $0 < $1)
+        }
         for index in order.prefix(Int(left)) { tenths[index] += 1 }
         return tenths
     }

@@ -30,7 +30,8 @@ public struct TextTable {
     /// - Parameter width: the columns to break it into lines of, at its spaces; nil for one line.
     public static func leftOut(shown: Int, of total: Int, what: String = "rows", width: Int? = nil) -> String? {
         guard shown < total else { return nil }
-        let line = "… \(Thousands.grouped(total - shown)) more \(what) not shown (of \(Thousands.grouped(total))): --limit 0 shows them all, --format csv gives them to a program"
+        let line =
+            "… \(Thousands.grouped(total - shown)) more \(what) not shown (of \(Thousands.grouped(total))): --limit 0 shows them all, --format csv gives them to a program"
         return wrapped(line, indent: 0, width: width) + "\n"
     }
 
@@ -95,7 +96,10 @@ public struct TextTable {
         }
         for character in text {
             if character == " " {
-                if !word.isEmpty { place(); gapRun = "" }
+                if !word.isEmpty {
+                    place()
+                    gapRun = ""
+                }
                 gapRun.append(" ")
                 pendingGap = gapRun
             } else {

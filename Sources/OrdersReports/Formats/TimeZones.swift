@@ -22,29 +22,38 @@ public enum TimeZones {
         guard let sign = text.first, sign == "+" || sign == "-" else { return nil }
         let parts = text.dropFirst().split(separator: ":", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), let hours = Int(parts[0]), (0...14).contains(hours),
-              parts[0].allSatisfy(\.isASCII), parts.count == 1 || (parts[1].count == 2 && Int(parts[1]) != nil) else { return nil }
+            parts[0].allSatisfy(\.isASCII), parts.count == 1 || (parts[1].count == 2 && Int(parts[1]) != nil)
+        else { return nil }
         let minutes = parts.count == 2 ? Int(parts[1])! : 0
         let iso = "UTC\(sign)\(hours)" + (minutes == 0 ? "" : ":\(parts[1])")
         guard minutes == 0 else {
-            return "\(iso) is not a whole hour, which only a place's zone gives: use the IANA name of a place at \(iso), such as Asia/Kolkata for UTC+5:30"
+            return
+                "\(iso) is not a whole hour, which only a place's zone gives: use the IANA name of a place at \(iso), such as Asia/Kolkata for UTC+5:30"
         }
         let posix = hours == 0 ? "Etc/GMT" : "Etc/GMT\(sign == "+" ? "-" : "+")\(hours)"
-        return "a fixed offset is named as in POSIX, its sign reversed: for \(iso) give --tz \(posix), or the IANA name of a place there (such as Asia/Seoul for UTC+9), which also knows its daylight-saving time"
+        return
+            "a fixed offset is named as in POSIX, its sign reversed: for \(iso) give --tz \(posix), or the IANA name of a place there (such as Asia/Seoul for UTC+9), which also knows its daylight-saving time"
     }
 
     public static func rules(named name: String) throws(Unknown) -> ZoneRules {
         if name == "UTC" { return .utc }
         guard isInDatabase(name), let zone = TimeZone(identifier: name) else {
-            throw Unknown(description: "unknown time zone '\(name)': " + (offsetSuggestion(for: name)
-                ?? "use an IANA name such as UTC, Asia/Seoul or America/New_York (a fixed offset is Etc/GMT-5 for 5 hours ahead of UTC, signs as in POSIX)"))
+            throw Unknown(
+                description: "unknown time zone '\(name)': "
+                    + (offsetSuggestion(for: name)
+                        ?? "use an IANA name such as UTC, Asia/Seoul or America/New_York (a fixed offset is Etc/GMT-5 for 5 hours ahead of UTC, signs as in POSIX)")
+            )
         }
         let start = Date(timeIntervalSince1970: Double(CivilDate(year: Int64(firstYear), month: 1, day: 1).daysSinceEpoch) * 86_400)
         let end = Date(timeIntervalSince1970: Double(CivilDate(year: Int64(lastYear), month: 1, day: 1).daysSinceEpoch) * 86_400)
         var transitions: [(at: Timestamp, offsetSeconds: Int64)] = []
         var cursor = start
         while let next = zone.nextDaylightSavingTimeTransition(after: cursor), next < end {
-            transitions.append((Timestamp(milliseconds: Int64((next.timeIntervalSince1970 * 1000).rounded())),
-                                Int64(zone.secondsFromGMT(for: next))))
+            transitions.append(
+                (
+                    Timestamp(milliseconds: Int64((next.timeIntervalSince1970 * 1000).rounded())),
+                    Int64(zone.secondsFromGMT(for: next))
+                ))
             cursor = next
         }
         return ZoneRules(name: name, initialOffsetSeconds: Int64(zone.secondsFromGMT(for: start)), transitions: transitions)

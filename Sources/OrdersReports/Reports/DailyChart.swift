@@ -32,17 +32,19 @@ extension DailyReport {
         let days = first.map { Int(last!.daysSinceEpoch - $0.daysSinceEpoch) + 1 } ?? 1
         let palette = ["#4269d0", "#efb118", "#ff725c", "#6cc5b0", "#3ca951", "#ff8ab7", "#a463f2", "#97bbf5"]
         let title = "Revenue per day, \(zone)", axisTitle = "date (\(zone))"
-        let axes = Dictionary(uniqueKeysWithValues: currencies.map { currency in
-            (currency, RevenueAxis(peak: byCurrency[currency]!.map(\.revenue).max() ?? 1, minorDigits: Money.minorDigits(currency)))
-        })
+        let axes = Dictionary(
+            uniqueKeysWithValues: currencies.map { currency in
+                (currency, RevenueAxis(peak: byCurrency[currency]!.map(\.revenue).max() ?? 1, minorDigits: Money.minorDigits(currency)))
+            })
         // Left: the y axis title (upright), then the widest revenue label.
         let tickLabels = currencies.flatMap { currency in axes[currency]!.ticks.map { Money.format($0, currency, wholeUnits: true) } }
         let widestTick = tickLabels.map { TextWidth.of($0, size: Layout.font) }.max() ?? 0
         let left = Layout.margin + Layout.line(Layout.font) + Layout.gap + widestTick + Layout.tickGap
         // The plot: a slot a day, as wide as fits, and never narrower than its axis title or a
         // least width (a few days' slots widen to it; their bars stay as wide as the widest slot's).
-        let plotWidth = max(min(Layout.widestSlot * Double(days), Layout.plotWidth), TextWidth.of(axisTitle, size: Layout.font) + 2 * Layout.gap,
-                            Layout.leastPlotWidth)
+        let plotWidth = max(
+            min(Layout.widestSlot * Double(days), Layout.plotWidth), TextWidth.of(axisTitle, size: Layout.font) + 2 * Layout.gap,
+            Layout.leastPlotWidth)
         let slot = plotWidth / Double(days)
         let labelEvery = max(1, Int((Layout.labelSpacing / slot).rounded(.up)))
         let dateLabelWidth = TextWidth.of("0000-00-00", size: Layout.font)
@@ -58,12 +60,12 @@ extension DailyReport {
         let width = max(Double(perRow) * panelWidth, 2 * Layout.margin + TextWidth.of(title, size: Layout.titleFont, bold: true))
         let height = top + Double(panelRows) * panelStep - header
         var svg = """
-        <svg xmlns="http://www.w3.org/2000/svg" width="\(fmt(width))" height="\(fmt(height))" viewBox="0 0 \(fmt(width)) \(fmt(height))" font-family="\(TextWidth.fontFamily)" font-size="\(fmt(Layout.font))">
-        <title>Revenue per day (\(escape(zone)))</title>
-        <rect width="100%" height="100%" fill="white"/>
-        <text class="title" x="\(fmt(Layout.margin))" y="\(fmt(Layout.margin + Layout.titleFont))" font-size="\(fmt(Layout.titleFont))" font-weight="bold">\(escape(title))</text>
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(fmt(width))" height="\(fmt(height))" viewBox="0 0 \(fmt(width)) \(fmt(height))" font-family="\(TextWidth.fontFamily)" font-size="\(fmt(Layout.font))">
+            <title>Revenue per day (\(escape(zone)))</title>
+            <rect width="100%" height="100%" fill="white"/>
+            <text class="title" x="\(fmt(Layout.margin))" y="\(fmt(Layout.margin + Layout.titleFont))" font-size="\(fmt(Layout.titleFont))" font-weight="bold">\(escape(title))</text>
 
-        """
+            """
         if rows.isEmpty {
             svg += "<text x=\"\(fmt(left))\" y=\"\(fmt(top + 20))\">no orders</text>\n"
         }
@@ -75,32 +77,40 @@ extension DailyReport {
             let baseline = y0 + Layout.panelHeight
             let color = palette[index % palette.count]
             svg += "<g class=\"series\" data-currency=\"\(currency)\">\n"
-            svg += "<text class=\"currency\" x=\"\(fmt(left))\" y=\"\(fmt(y0 - Layout.gap))\" font-size=\"\(fmt(Layout.headerFont))\" font-weight=\"bold\" fill=\"\(color)\">\(currency)</text>\n"
+            svg +=
+                "<text class=\"currency\" x=\"\(fmt(left))\" y=\"\(fmt(y0 - Layout.gap))\" font-size=\"\(fmt(Layout.headerFont))\" font-weight=\"bold\" fill=\"\(color)\">\(currency)</text>\n"
             // The y axis: revenue in the currency, a tick every 1, 2 or 5 × 10ⁿ up to just above the peak.
-            svg += "<line class=\"axis y\" x1=\"\(fmt(left))\" y1=\"\(fmt(y0))\" x2=\"\(fmt(left))\" y2=\"\(fmt(baseline))\" stroke=\"black\"/>\n"
+            svg +=
+                "<line class=\"axis y\" x1=\"\(fmt(left))\" y1=\"\(fmt(y0))\" x2=\"\(fmt(left))\" y2=\"\(fmt(baseline))\" stroke=\"black\"/>\n"
             for value in axis.ticks {
                 let y = baseline - Double(value) / Double(scale) * Layout.panelHeight
-                svg += "<line x1=\"\(fmt(left - 4))\" y1=\"\(fmt(y))\" x2=\"\(fmt(left + plotWidth))\" y2=\"\(fmt(y))\" stroke=\"\(value == 0 ? "black" : "#ddd")\"/>\n"
-                svg += "<text class=\"tick y\" x=\"\(fmt(left - Layout.tickGap))\" y=\"\(fmt(y + Layout.font * 0.36))\" text-anchor=\"end\">\(escape(Money.format(value, currency, wholeUnits: true)))</text>\n"
+                svg +=
+                    "<line x1=\"\(fmt(left - 4))\" y1=\"\(fmt(y))\" x2=\"\(fmt(left + plotWidth))\" y2=\"\(fmt(y))\" stroke=\"\(value == 0 ? "black" : "#ddd")\"/>\n"
+                svg +=
+                    "<text class=\"tick y\" x=\"\(fmt(left - Layout.tickGap))\" y=\"\(fmt(y + Layout.font * 0.36))\" text-anchor=\"end\">\(escape(Money.format(value, currency, wholeUnits: true)))</text>\n"
             }
             let axisX = x0 + Layout.margin + Layout.font * 0.93
-            svg += "<text class=\"axis-label\" transform=\"translate(\(fmt(axisX)) \(fmt(y0 + Layout.panelHeight / 2))) rotate(-90)\" text-anchor=\"middle\">revenue (\(currency))</text>\n"
+            svg +=
+                "<text class=\"axis-label\" transform=\"translate(\(fmt(axisX)) \(fmt(y0 + Layout.panelHeight / 2))) rotate(-90)\" text-anchor=\"middle\">revenue (\(currency))</text>\n"
             for row in series {
                 let day = Double(row.date.daysSinceEpoch - first!.daysSinceEpoch)
                 let barHeight = Double(row.revenue) / Double(scale) * Layout.panelHeight
                 let barWidth = max(1, min(slot, Layout.widestSlot) * 0.7)
-                svg += "<rect class=\"bar\" data-date=\"\(row.date)\" data-currency=\"\(currency)\" data-revenue=\"\(row.revenue)\" x=\"\(fmt(left + day * slot + (slot - barWidth) / 2))\" y=\"\(fmt(baseline - barHeight))\" width=\"\(fmt(barWidth))\" height=\"\(fmt(barHeight))\" fill=\"\(color)\"><title>\(row.date) \(escape(Money.format(row.revenue, currency))) (\(row.orders) orders)</title></rect>\n"
+                svg +=
+                    "<rect class=\"bar\" data-date=\"\(row.date)\" data-currency=\"\(currency)\" data-revenue=\"\(row.revenue)\" x=\"\(fmt(left + day * slot + (slot - barWidth) / 2))\" y=\"\(fmt(baseline - barHeight))\" width=\"\(fmt(barWidth))\" height=\"\(fmt(barHeight))\" fill=\"\(color)\"><title>\(row.date) \(escape(Money.format(row.revenue, currency))) (\(row.orders) orders)</title></rect>\n"
             }
             if let first {
                 // Upright, reading upwards, each centred on its day: ascent 0.93 em left of the baseline, descent 0.24 em right.
                 for day in stride(from: 0, to: days, by: labelEvery) {
                     let x = left + (Double(day) + 0.5) * slot + Layout.font * 0.35
                     let date = CivilDate(daysSinceEpoch: first.daysSinceEpoch + Int64(day))
-                    svg += "<text class=\"tick x\" transform=\"translate(\(fmt(x)) \(fmt(baseline + Layout.tickGap))) rotate(-90)\" text-anchor=\"end\">\(date)</text>\n"
+                    svg +=
+                        "<text class=\"tick x\" transform=\"translate(\(fmt(x)) \(fmt(baseline + Layout.tickGap))) rotate(-90)\" text-anchor=\"end\">\(date)</text>\n"
                 }
             }
             let titleY = baseline + Layout.tickGap + dateLabelWidth + Layout.gap + Layout.font
-            svg += "<text class=\"axis-label\" x=\"\(fmt(left + plotWidth / 2))\" y=\"\(fmt(titleY))\" text-anchor=\"middle\">\(escape(axisTitle))</text>\n"
+            svg +=
+                "<text class=\"axis-label\" x=\"\(fmt(left + plotWidth / 2))\" y=\"\(fmt(titleY))\" text-anchor=\"middle\">\(escape(axisTitle))</text>\n"
             svg += "</g>\n"
         }
         return svg + "</svg>\n"
@@ -114,7 +124,6 @@ extension DailyReport {
     private func escape(_ text: String) -> String {
         text.replacingAll("&", "&amp;").replacingAll("<", "&lt;").replacingAll(">", "&gt;").replacingAll("\"", "&quot;")
     }
-
 
 }
 

@@ -27,11 +27,12 @@ public struct DailyReport {
         var out: [Checked] = []
         for row in rows {
             let label = "of \(row.date) in \(row.currency)"
-            out.append(Checked(
-                date: row.date, currency: row.currency,
-                orders: try row.totals.orders.checked("orders \(label)"),
-                units: try row.totals.units.checked("units \(label)"),
-                revenue: try row.totals.revenue.checked("revenue \(label)")))
+            out.append(
+                Checked(
+                    date: row.date, currency: row.currency,
+                    orders: try row.totals.orders.checked("orders \(label)"),
+                    units: try row.totals.units.checked("units \(label)"),
+                    revenue: try row.totals.revenue.checked("revenue \(label)")))
         }
         return out
     }
@@ -43,10 +44,13 @@ public struct DailyReport {
         var out: [(Currency, Int64, Int64, Int64)] = []
         for currency in sums.keys.sorted() {
             let total = sums[currency]!
-            out.append((currency,
-                        try total.orders.checked("total orders in \(currency)"),
-                        try total.units.checked("total units in \(currency)"),
-                        try total.revenue.checked("total revenue in \(currency)")))
+            out.append(
+                (
+                    currency,
+                    try total.orders.checked("total orders in \(currency)"),
+                    try total.units.checked("total units in \(currency)"),
+                    try total.revenue.checked("total revenue in \(currency)")
+                ))
         }
         return out
     }
@@ -55,8 +59,10 @@ public struct DailyReport {
     public func csv() throws(SumOverflow) -> [UInt8] {
         var csv = CSV(header: ["date", "currency", "orders", "units", "revenue"])
         for row in try checkedRows() {
-            csv.row([.text(row.date.description), .text(row.currency.description),
-                     .integer(row.orders), .integer(row.units), .integer(row.revenue)])
+            csv.row([
+                .text(row.date.description), .text(row.currency.description),
+                .integer(row.orders), .integer(row.units), .integer(row.revenue),
+            ])
         }
         return csv.bytes
     }
@@ -64,23 +70,27 @@ public struct DailyReport {
     public func json() throws(SumOverflow) -> [UInt8] {
         var object = JSONObject()
         object.string("zone", zone)
-        object.array("rows", try checkedRows().map { row in
-            var o = JSONObject()
-            o.string("date", row.date.description)
-            o.string("currency", row.currency.description)
-            o.integer("orders", row.orders)
-            o.integer("units", row.units)
-            o.integer("revenue", row.revenue)
-            return o
-        })
-        object.array("totals", try totals().map { total in
-            var o = JSONObject()
-            o.string("currency", total.currency.description)
-            o.integer("orders", total.orders)
-            o.integer("units", total.units)
-            o.integer("revenue", total.revenue)
-            return o
-        })
+        object.array(
+            "rows",
+            try checkedRows().map { row in
+                var o = JSONObject()
+                o.string("date", row.date.description)
+                o.string("currency", row.currency.description)
+                o.integer("orders", row.orders)
+                o.integer("units", row.units)
+                o.integer("revenue", row.revenue)
+                return o
+            })
+        object.array(
+            "totals",
+            try totals().map { total in
+                var o = JSONObject()
+                o.string("currency", total.currency.description)
+                o.integer("orders", total.orders)
+                o.integer("units", total.units)
+                o.integer("revenue", total.revenue)
+                return o
+            })
         return object.closed + [0x0A]
     }
 
@@ -94,20 +104,28 @@ public struct DailyReport {
         let all = try checkedRows()
         let rows = all.prefix(limit ?? all.count)
         guard !rows.isEmpty else { return "daily sales in \(zone)\nno orders\n" }
-        var table = TextTable([.init("date"), .init("currency"), .init("orders", .right), .init("units", .right),
-                               .init("revenue", .right), .init("avg order", .right, spare: true)])
+        var table = TextTable([
+            .init("date"), .init("currency"), .init("orders", .right), .init("units", .right),
+            .init("revenue", .right), .init("avg order", .right, spare: true),
+        ])
         for row in rows {
-            table.row([row.date.description, row.currency.description, Thousands.grouped(row.orders), Thousands.grouped(row.units),
-                       Money.format(row.revenue, row.currency), Money.format(Money.average(row.revenue, over: row.orders), row.currency)])
+            table.row([
+                row.date.description, row.currency.description, Thousands.grouped(row.orders), Thousands.grouped(row.units),
+                Money.format(row.revenue, row.currency), Money.format(Money.average(row.revenue, over: row.orders), row.currency),
+            ])
         }
         let totals = try totals()
         if !totals.isEmpty {
             table.rule()
             for total in totals {
-                table.row(["total", total.currency.description, Thousands.grouped(total.orders), Thousands.grouped(total.units),
-                           Money.format(total.revenue, total.currency), Money.format(Money.average(total.revenue, over: total.orders), total.currency)])
+                table.row([
+                    "total", total.currency.description, Thousands.grouped(total.orders), Thousands.grouped(total.units),
+                    Money.format(total.revenue, total.currency),
+                    Money.format(Money.average(total.revenue, over: total.orders), total.currency),
+                ])
             }
         }
-        return "daily sales in \(zone)\n" + table.rendered(width: width) + (TextTable.leftOut(shown: rows.count, of: all.count, width: width) ?? "")
+        return "daily sales in \(zone)\n" + table.rendered(width: width)
+            + (TextTable.leftOut(shown: rows.count, of: all.count, width: width) ?? "")
     }
 }

@@ -15,8 +15,10 @@ public struct ProductReport {
     ///   - from, to: inclusive bounds on the local date, if given.
     ///   - top: keep only the `top` rows of each date and currency by revenue (ties to the smaller id), if given;
     ///     the rows keep their order.
-    public init(_ sales: ProductSales, ids: Identifiers, zone: String, catalog: Catalog = Catalog(), grouping: Grouping = .product,
-                from: CivilDate? = nil, to: CivilDate? = nil, top: Int? = nil) {
+    public init(
+        _ sales: ProductSales, ids: Identifiers, zone: String, catalog: Catalog = Catalog(), grouping: Grouping = .product,
+        from: CivilDate? = nil, to: CivilDate? = nil, top: Int? = nil
+    ) {
         self.zone = zone
         self.grouping = grouping
         self.catalog = catalog
@@ -34,7 +36,8 @@ public struct ProductReport {
 
     /// The `top` rows of each date and currency by revenue, in the order they came.
     private static func best(_ top: Int, of rows: [(date: CivilDate, key: [UInt8], currency: Currency, totals: ProductSales.Totals)])
-        -> [(date: CivilDate, key: [UInt8], currency: Currency, totals: ProductSales.Totals)] {
+        -> [(date: CivilDate, key: [UInt8], currency: Currency, totals: ProductSales.Totals)]
+    {
         var groups: [Group: [Int]] = [:]
         for (index, row) in rows.enumerated() { groups[Group(date: row.date, currency: row.currency), default: []].append(index) }
         var kept = [Bool](repeating: false, count: rows.count)
@@ -61,8 +64,11 @@ public struct ProductReport {
         var out: [(CivilDate, [UInt8], Currency, Int64, Int64)] = []
         for row in rows {
             let label = "of \(keyName) \(String(identifier: row.key)) on \(row.date) in \(row.currency)"
-            out.append((row.date, row.key, row.currency,
-                        try row.totals.units.checked("units \(label)"), try row.totals.revenue.checked("revenue \(label)")))
+            out.append(
+                (
+                    row.date, row.key, row.currency,
+                    try row.totals.units.checked("units \(label)"), try row.totals.revenue.checked("revenue \(label)")
+                ))
         }
         return out
     }
@@ -71,8 +77,10 @@ public struct ProductReport {
     public func csv() throws(SumOverflow) -> [UInt8] {
         var csv = CSV(header: ["date", keyName, "currency", "units", "revenue"])
         for row in try checked() {
-            csv.row([.text(row.date.description), .bytes(row.key), .text(row.currency.description),
-                     .integer(row.units), .integer(row.revenue)])
+            csv.row([
+                .text(row.date.description), .bytes(row.key), .text(row.currency.description),
+                .integer(row.units), .integer(row.revenue),
+            ])
         }
         return csv.bytes
     }
@@ -80,16 +88,18 @@ public struct ProductReport {
     public func json() throws(SumOverflow) -> [UInt8] {
         var object = JSONObject()
         object.string("zone", zone)
-        object.array("rows", try checked().map { row in
-            var o = JSONObject()
-            o.string("date", row.date.description)
-            o.string(keyName, bytes: row.key)
-            if grouping == .product, let product = catalog.products[row.key] { o.string("name", product.name) }
-            o.string("currency", row.currency.description)
-            o.integer("units", row.units)
-            o.integer("revenue", row.revenue)
-            return o
-        })
+        object.array(
+            "rows",
+            try checked().map { row in
+                var o = JSONObject()
+                o.string("date", row.date.description)
+                o.string(keyName, bytes: row.key)
+                if grouping == .product, let product = catalog.products[row.key] { o.string("name", product.name) }
+                o.string("currency", row.currency.description)
+                o.integer("units", row.units)
+                o.integer("revenue", row.revenue)
+                return o
+            })
         return object.closed + [0x0A]
     }
 
@@ -99,7 +109,9 @@ public struct ProductReport {
         for row in rows { sums[row.currency, default: ProductSales.Totals()].merge(row.totals) }
         return try sums.keys.sorted().map { currency throws(SumOverflow) in
             let total = sums[currency]!
-            return (currency, try total.units.checked("total units in \(currency)"), try total.revenue.checked("total revenue in \(currency)"))
+            return (
+                currency, try total.units.checked("total units in \(currency)"), try total.revenue.checked("total revenue in \(currency)")
+            )
         }
     }
 
@@ -123,7 +135,10 @@ public struct ProductReport {
         }
         table.rule()
         for total in try totals() {
-            table.row(["total", ""] + (named ? [""] : []) + [total.currency.description, Thousands.grouped(total.units), Money.format(total.revenue, total.currency)])
+            table.row(
+                ["total", ""] + (named ? [""] : []) + [
+                    total.currency.description, Thousands.grouped(total.units), Money.format(total.revenue, total.currency),
+                ])
         }
         return "sales per \(keyName) in \(zone)\n" + table.rendered + (TextTable.leftOut(shown: rows.count, of: all.count) ?? "")
     }

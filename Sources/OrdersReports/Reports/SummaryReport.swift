@@ -38,8 +38,14 @@ public enum SummaryReport {
         ]
         let anomalies = Anomaly.allCases.filter { summary.anomalies[$0] > 0 }
             .map { "\($0)\u{A0}\(Thousands.grouped(summary.anomalies[$0]))" }
-        lines.append(("anomalies", Thousands.grouped(summary.anomalies.total) + (anomalies.isEmpty ? "" : "  (" + anomalies.joined(separator: ", ") + ")")))
-        if summary.ignored > 0 { lines.append(("ignored", Thousands.grouped(summary.ignored) + "  (types the fold does\u{A0}not\u{A0}know)")) }
+        lines.append(
+            (
+                "anomalies",
+                Thousands.grouped(summary.anomalies.total) + (anomalies.isEmpty ? "" : "  (" + anomalies.joined(separator: ", ") + ")")
+            ))
+        if summary.ignored > 0 {
+            lines.append(("ignored", Thousands.grouped(summary.ignored) + "  (types the fold does\u{A0}not\u{A0}know)"))
+        }
         lines.append(("orders", Thousands.grouped(summary.orders)))
         var revenue: [String] = []
         var units: [String] = []
@@ -52,9 +58,10 @@ public enum SummaryReport {
         lines.append(("open carts", Thousands.grouped(summary.openCarts)))
         lines.append(("votes", Thousands.grouped(summary.votes)))
         let labels = lines.map(\.0.count).max()!
-        return "replay of \(source)\n" + lines.map { label, value in
-            "  " + label + String(repeating: " ", count: labels - label.count + 2)
-                + TextTable.wrapped(value, indent: labels + 4, width: width) + "\n"
-        }.joined()
+        return "replay of \(source)\n"
+            + lines.map { label, value in
+                "  " + label + String(repeating: " ", count: labels - label.count + 2)
+                    + TextTable.wrapped(value, indent: labels + 4, width: width) + "\n"
+            }.joined()
     }
 }

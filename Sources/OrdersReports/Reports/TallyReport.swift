@@ -32,18 +32,22 @@ public struct TallyReport {
 
     public func json() -> [UInt8] {
         var object = JSONObject()
-        object.array("polls", polls.map { poll in
-            var o = JSONObject()
-            o.string("poll", bytes: poll.poll)
-            o.integer("votes", poll.total)
-            o.array("ranking", poll.rows.map { row in
-                var c = JSONObject()
-                c.string("candidate", bytes: row.candidate)
-                c.integer("votes", row.votes)
-                return c
+        object.array(
+            "polls",
+            polls.map { poll in
+                var o = JSONObject()
+                o.string("poll", bytes: poll.poll)
+                o.integer("votes", poll.total)
+                o.array(
+                    "ranking",
+                    poll.rows.map { row in
+                        var c = JSONObject()
+                        c.string("candidate", bytes: row.candidate)
+                        c.integer("votes", row.votes)
+                        return c
+                    })
+                return o
             })
-            return o
-        })
         return object.closed + [0x0A]
     }
 
@@ -58,7 +62,9 @@ public struct TallyReport {
             let shares = Shares.tenthsOfPercent(poll.rows.map(\.votes))
             let shown = min(poll.rows.count, limit ?? poll.rows.count)
             for (i, row) in poll.rows.prefix(shown).enumerated() {
-                table.row(["\(i + 1)", String(identifier: row.candidate), Thousands.grouped(row.votes), Shares.formatted(tenths: shares[i])])
+                table.row([
+                    "\(i + 1)", String(identifier: row.candidate), Thousands.grouped(row.votes), Shares.formatted(tenths: shares[i]),
+                ])
             }
             out += table.rendered + (TextTable.leftOut(shown: shown, of: poll.rows.count, what: "candidates") ?? "") + "\n"
         }

@@ -15,7 +15,9 @@ struct Appending {
         do {
             body = try await request.collectBody(upTo: options.maxBody)
         } catch is NIOTooManyBytesError {
-            throw JSONError(.contentTooLarge, "the body is over \(options.maxBody) bytes, the most this server takes in one request: send the events in smaller requests")
+            throw JSONError(
+                .contentTooLarge,
+                "the body is over \(options.maxBody) bytes, the most this server takes in one request: send the events in smaller requests")
         }
         do {
             let parsed = try ParsedBody(Array(buffer: body), keepingUnknownTypes: options.keepsUnknownTypes)

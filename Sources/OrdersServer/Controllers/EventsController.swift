@@ -25,8 +25,9 @@ struct EventsController {
     @Sendable func page(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let query = request.uri.queryParameters
         let after = try RequestValues.number(query, "after", default: 0, in: 0...Int64.max, "a seq, 0 or more")
-        let limit = try RequestValues.number(query, "limit", default: Int64(Self.limit.byDefault), in: 1...Int64(Self.limit.most),
-                                             "a count from 1 to \(Self.limit.most)")
+        let limit = try RequestValues.number(
+            query, "limit", default: Int64(Self.limit.byDefault), in: 1...Int64(Self.limit.most),
+            "a count from 1 to \(Self.limit.most)")
         let head = await live.nextSeq - 1
         var text: [UInt8] = []
         if head > after { try Responses.exportedLines(of: live.path, after: after, limit: Int(min(limit, head - after)), into: &text) }
@@ -43,39 +44,43 @@ struct EventsController {
         var after: Int64?
         if let resume {
             guard let seq = Int64(resume.trimmingCharacters(in: .whitespaces)), seq >= 0 else {
-                throw JSONError(.badRequest, "\(lastEventID == nil ? "the parameter after" : "Last-Event-ID") must be a seq, 0 or more",
-                                parameter: lastEventID == nil ? "after" : nil)
+                throw JSONError(
+                    .badRequest, "\(lastEventID == nil ? "the parameter after" : "Last-Event-ID") must be a seq, 0 or more",
+                    parameter: lastEventID == nil ? "after" : nil)
             }
             after = seq
         }
         let live = self.live
         let (head, stream, continuation, id) = await live.subscribe()
         let start = after ?? head
-        return Response(status: .ok, headers: Self.streamHeaders, body: .init { writer in
-            do {
-                if start < head {
-                    var text: [UInt8] = []
-                    try Responses.exportedLines(of: live.path, after: start, limit: Int(head - start), into: &text)
-                    var seq = start
-                    try await writer.write(contentsOf: text.split(separator: 0x0A).map { line in
-                        seq += 1
-                        return Self.serverSentEvent(seq: seq, line)
-                    })
-                }
-                try await withGracefulShutdownHandler {
-                    for await event in stream where event.seq > start {
-                        try await writer.write(Self.serverSentEvent(seq: event.seq, event.line[...]))
+        return Response(
+            status: .ok, headers: Self.streamHeaders,
+            body: .init { writer in
+                do {
+                    if start < head {
+                        var text: [UInt8] = []
+                        try Responses.exportedLines(of: live.path, after: start, limit: Int(head - start), into: &text)
+                        var seq = start
+                        try await writer.write(
+                            contentsOf: text.split(separator: 0x0A).map { line in
+                                seq += 1
+                                return Self.serverSentEvent(seq: seq, line)
+                            })
                     }
-                } onGracefulShutdown: {
-                    continuation.finish()
+                    try await withGracefulShutdownHandler {
+                        for await event in stream where event.seq > start {
+                            try await writer.write(Self.serverSentEvent(seq: event.seq, event.line[...]))
+                        }
+                    } onGracefulShutdown: {
+                        continuation.finish()
+                    }
+                } catch {
+                    await live.unsubscribe(id)
+                    throw error
                 }
-            } catch {
                 await live.unsubscribe(id)
-                throw error
-            }
-            await live.unsubscribe(id)
-            try await writer.finish(nil)
-        })
+                try await writer.finish(nil)
+            })
     }
 
     /// One Server-Sent Event: `id: <seq>`, `data: <export line>`, and the blank line that ends it.

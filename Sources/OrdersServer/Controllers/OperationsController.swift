@@ -9,8 +9,9 @@ struct OperationsController {
     func addRoutes(to routes: inout Routes) {
         routes.get("health") { _, _ in Responses.json(Array(#"{"status": "ok"}"#.utf8) + [0x0A]) }
         routes.get("metrics") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                     body: .init(byteBuffer: ByteBuffer(bytes: live.metrics.registry.emitToBuffer())))
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                body: .init(byteBuffer: ByteBuffer(bytes: live.metrics.registry.emitToBuffer())))
         }
     }
 }

@@ -28,18 +28,28 @@ struct ReportsController {
     @Sendable func daily(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let query = try ReportQuery(request)
         let report = DailyReport(try await live.reports(in: query.zone).daily, zone: query.zone.name, from: query.from, to: query.to)
-        return try Responses.rendered(query.format) { try report.csv() } json: { try report.json() }
+        return try Responses.rendered(query.format) {
+            try report.csv()
+        } json: {
+            try report.json()
+        }
     }
 
     func products(_ request: Request, grouping: ProductReport.Grouping) async throws -> Response {
         if grouping == .category, options.catalog == nil {
-            throw JSONError(.badRequest, "this server was started without a catalog, which categories come from (orders serve --catalog FILE)")
+            throw JSONError(
+                .badRequest, "this server was started without a catalog, which categories come from (orders serve --catalog FILE)")
         }
         let query = try ReportQuery(request)
         let reports = try await live.reports(in: query.zone)
-        let report = ProductReport(reports.products, ids: await live.ids, zone: query.zone.name, catalog: options.catalog ?? Catalog(),
-                                   grouping: grouping, from: query.from, to: query.to)
-        return try Responses.rendered(query.format) { try report.csv() } json: { try report.json() }
+        let report = ProductReport(
+            reports.products, ids: await live.ids, zone: query.zone.name, catalog: options.catalog ?? Catalog(),
+            grouping: grouping, from: query.from, to: query.to)
+        return try Responses.rendered(query.format) {
+            try report.csv()
+        } json: {
+            try report.json()
+        }
     }
 
     @Sendable func tally(_ request: Request, _ context: BasicRequestContext) async throws -> Response {

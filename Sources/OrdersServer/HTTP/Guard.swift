@@ -18,8 +18,9 @@ struct Guard<Context: RequestContext>: RouterMiddleware {
         let reads = request.method == .get || request.method == .head
         if let token, !reads || (guardsReads && request.uri.path != "/health") {
             guard let given = request.headers[.authorization].flatMap(Self.bearerToken), Self.sameBytes(given, token) else {
-                throw JSONError(.unauthorized, "this request needs the header Authorization: Bearer <the server's token>",
-                                headers: [.wwwAuthenticate: #"Bearer realm="orders""#])
+                throw JSONError(
+                    .unauthorized, "this request needs the header Authorization: Bearer <the server's token>",
+                    headers: [.wwwAuthenticate: #"Bearer realm="orders""#])
             }
         }
         return try await next(request, context)
@@ -28,7 +29,9 @@ struct Guard<Context: RequestContext>: RouterMiddleware {
     /// The token of an `Authorization` value of the Bearer scheme, named in any case.
     static func bearerToken(_ value: String) -> [UInt8]? {
         let bytes = Array(value.utf8), scheme = Array("bearer".utf8)
-        guard bytes.count > scheme.count, zip(bytes, scheme).allSatisfy({ $0 | 0x20 == $1 }), bytes[scheme.count] == 0x20 else { return nil }
+        guard bytes.count > scheme.count, zip(bytes, scheme).allSatisfy({ $0 | 0x20 == $1 }), bytes[scheme.count] == 0x20 else {
+            return nil
+        }
         return Array(bytes[(scheme.count + 1)...].drop { $0 == 0x20 })
     }
 

@@ -11,7 +11,10 @@ struct JSONErrors<Context: RequestContext>: RouterMiddleware {
         } catch let error as JSONError {
             throw error
         } catch let error as HTTPError {
-            throw JSONError(error.status, error.body ?? (error.status == .notFound ? "no such route: \(request.method) \(request.uri.path)" : error.status.reasonPhrase))
+            throw JSONError(
+                error.status,
+                error.body
+                    ?? (error.status == .notFound ? "no such route: \(request.method) \(request.uri.path)" : error.status.reasonPhrase))
         } catch let error as any HTTPResponseError {
             throw JSONError(error.status, error.status.reasonPhrase)
         }

@@ -32,7 +32,8 @@ struct MethodNotAllowed<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         if let methods = routes.methods(of: request.uri.path), !methods.contains(request.method) {
             let allow = methods.map(\.rawValue).joined(separator: ", ")
-            throw JSONError(.methodNotAllowed, "\(request.uri.path) takes \(allow), not \(request.method.rawValue)", headers: [.allow: allow])
+            throw JSONError(
+                .methodNotAllowed, "\(request.uri.path) takes \(allow), not \(request.method.rawValue)", headers: [.allow: allow])
         }
         return try await next(request, context)
     }

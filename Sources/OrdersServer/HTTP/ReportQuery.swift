@@ -22,7 +22,8 @@ struct ReportQuery {
         func date(_ name: String) throws -> CivilDate? {
             guard let text = query.get(name) else { return nil }
             guard let date = CivilDate(parsing: String(text)) else {
-                throw JSONError(.badRequest, "the parameter \(name) must be a date, YYYY-MM-DD, not \(String(text).debugDescription)", parameter: name)
+                throw JSONError(
+                    .badRequest, "the parameter \(name) must be a date, YYYY-MM-DD, not \(String(text).debugDescription)", parameter: name)
             }
             return date
         }

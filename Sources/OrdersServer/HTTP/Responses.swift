@@ -22,7 +22,8 @@ enum Responses {
         do {
             switch format {
             case .csv:
-                return Response(status: .ok, headers: [.contentType: "text/csv; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: try csv())))
+                return Response(
+                    status: .ok, headers: [.contentType: "text/csv; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: try csv())))
             case .json:
                 return Self.json(try json())
             }
@@ -57,7 +58,9 @@ enum Responses {
 enum RequestValues {
     /// The id a path segment names, percent-decoded: ids may hold spaces, slashes, any UTF-8.
     static func pathID(_ context: BasicRequestContext, _ name: String) throws -> [UInt8] {
-        guard let bytes = percentDecoded(try context.parameters.require(name)), !bytes.isEmpty, String(validating: bytes, as: UTF8.self) != nil else {
+        guard let bytes = percentDecoded(try context.parameters.require(name)), !bytes.isEmpty,
+            String(validating: bytes, as: UTF8.self) != nil
+        else {
             throw JSONError(.badRequest, "the \(name) in the path is not a percent-encoded UTF-8 id")
         }
         return bytes
@@ -65,7 +68,9 @@ enum RequestValues {
 
     /// The integer query parameter `name`, or `fallback` if it is not given.
     /// - Throws: a 400 naming it, saying `what` it must be, if it is not an integer in `range`.
-    static func number(_ query: Parameters, _ name: String, default fallback: Int64, in range: ClosedRange<Int64>, _ what: String) throws -> Int64 {
+    static func number(_ query: Parameters, _ name: String, default fallback: Int64, in range: ClosedRange<Int64>, _ what: String) throws
+        -> Int64
+    {
         guard let text = query.get(name) else { return fallback }
         guard let value = Int64(String(text)), range.contains(value) else {
             throw JSONError(.badRequest, "the parameter \(name) must be \(what), not \(String(text).debugDescription)", parameter: name)
@@ -78,8 +83,10 @@ enum RequestValues {
         guard let text = query.get(name) else { return nil }
         let bytes = Array(text.utf8)
         guard (1...256).contains(bytes.count) else {
-            throw JSONError(.badRequest, "the parameter \(name) must be an id of 1 to 256 bytes, not \(bytes.isEmpty ? "empty" : "\(bytes.count) bytes")",
-                            parameter: name)
+            throw JSONError(
+                .badRequest,
+                "the parameter \(name) must be an id of 1 to 256 bytes, not \(bytes.isEmpty ? "empty" : "\(bytes.count) bytes")",
+                parameter: name)
         }
         return bytes
     }
@@ -89,7 +96,10 @@ enum RequestValues {
         var out: [UInt8] = []
         var bytes = text.utf8.makeIterator()
         while let byte = bytes.next() {
-            guard byte == 0x25 else { out.append(byte); continue }
+            guard byte == 0x25 else {
+                out.append(byte)
+                continue
+            }
             guard let high = bytes.next().flatMap(hexDigitValue), let low = bytes.next().flatMap(hexDigitValue) else { return nil }
             out.append(high << 4 | low)
         }

@@ -9,16 +9,16 @@ extension Orders {
             commandName: "audit",
             abstract: "Show every event of one cart and what the fold made of it.",
             discussion: """
-            Prints NDJSON: each event of the cart in log order with its seq, its status
-            (applied, or the anomaly) and the cart's units and total after it:
-              {"seq": 7, "type": "item_added", ..., "status": "cart_closed",
-               "cart_units": 2, "cart_total": 398000}
-            --order finds the cart whose checkout placed that order.
+                Prints NDJSON: each event of the cart in log order with its seq, its status
+                (applied, or the anomaly) and the cart's units and total after it:
+                  {"seq": 7, "type": "item_added", ..., "status": "cart_closed",
+                   "cart_units": 2, "cart_total": 398000}
+                --order finds the cart whose checkout placed that order.
 
-            Examples:
-              orders audit store.log --cart kiosk-1
-              orders audit store.log --order A-1001 --format table
-            """)
+                Examples:
+                  orders audit store.log --cart kiosk-1
+                  orders audit store.log --order A-1001 --format table
+                """)
 
         @OptionGroup var input: InputArgument<ReadThreads>
 
@@ -101,7 +101,10 @@ extension Orders {
                 }
                 for event in events where event.cart != nil {  // votes place no order
                     _ = ledger.apply(event, observer: &locator)
-                    if let found = locator.cart { cart = Array(ids.carts[found]); return }
+                    if let found = locator.cart {
+                        cart = Array(ids.carts[found])
+                        return
+                    }
                 }
             }
             return cart

@@ -1,14 +1,15 @@
 import ArgumentParser
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import OrdersCore
 import OrdersEngine
 @_spi(Bench) import OrdersLog
 import OrdersReports
 import OrdersWorkload
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension Orders {
     struct Bench: ParsableCommand {
@@ -16,35 +17,35 @@ extension Orders {
             commandName: "bench",
             abstract: "Measure replay against the zstd floor, phase by phase.",
             discussion: """
-            `zstd -dc LOG`, which decompresses every frame, is the floor. bench times
-            that, then replay built up one phase at a time along replay's own path, on one
-            thread, each a full pass over the log: decompressing (libzstd, in this
-            process) the part of each payload a fold reads, which ends before the
-            spellings of carts, orders and voters; then reading every event from the
-            columns and dropping it; then the fold's rules too; then every report's
-            aggregates too, which is the whole replay on one thread. Then the replay on
-            --threads threads. Each row gives its time, the time of its own phase (its
-            time less the row above), events/s and MB/s of payload, and its ratio to the
-            floor. Each is the best of --runs runs; a phase that costs less than the noise
-            between runs shows as ≈ 0 (in --json, as the small negative difference it
-            was). Progress goes to standard error.
+                `zstd -dc LOG`, which decompresses every frame, is the floor. bench times
+                that, then replay built up one phase at a time along replay's own path, on one
+                thread, each a full pass over the log: decompressing (libzstd, in this
+                process) the part of each payload a fold reads, which ends before the
+                spellings of carts, orders and voters; then reading every event from the
+                columns and dropping it; then the fold's rules too; then every report's
+                aggregates too, which is the whole replay on one thread. Then the replay on
+                --threads threads. Each row gives its time, the time of its own phase (its
+                time less the row above), events/s and MB/s of payload, and its ratio to the
+                floor. Each is the best of --runs runs; a phase that costs less than the noise
+                between runs shows as ≈ 0 (in --json, as the small negative difference it
+                was). Progress goes to standard error.
 
-            With --events, bench first writes a generated log of that many events (as
-            `orders generate` would) to a temporary file, and removes it afterwards.
+                With --events, bench first writes a generated log of that many events (as
+                `orders generate` would) to a temporary file, and removes it afterwards.
 
-            --shapes measures a matrix instead: a generated log of --events events (1M
-            unless told) for each named shape (classic, the 90-day default, a wide
-            catalog, long carts, vote-heavy, UUID ids), one row each, with every phase,
-            the one-thread time an event against the best shape's, and the ratios to
-            the floor. It benches the shapes in --runs rounds, every shape once a
-            round, so that a machine whose speed drifts slows every shape alike.
+                --shapes measures a matrix instead: a generated log of --events events (1M
+                unless told) for each named shape (classic, the 90-day default, a wide
+                catalog, long carts, vote-heavy, UUID ids), one row each, with every phase,
+                the one-thread time an event against the best shape's, and the ratios to
+                the floor. It benches the shapes in --runs rounds, every shape once a
+                round, so that a machine whose speed drifts slows every shape alike.
 
-            Examples:
-              orders bench store.log
-              orders bench --events 10000000
-              orders bench store.log --threads 1 --runs 5 --json
-              orders bench --shapes --events 2000000
-            """)
+                Examples:
+                  orders bench store.log
+                  orders bench --events 10000000
+                  orders bench store.log --threads 1 --runs 5 --json
+                  orders bench --shapes --events 2000000
+                """)
 
         @Argument(help: ArgumentHelp("The log to measure.", valueName: "log"))
         var log: String?
@@ -55,7 +56,10 @@ extension Orders {
         @Option(help: "The seed of the generated log.")
         var seed: UInt64 = 1
 
-        @Option(help: ArgumentHelp("Threads for the last row's replay, as replay's --threads; 1 leaves the row out. 1 to 256; defaults to the number of cores.", valueName: "n"))
+        @Option(
+            help: ArgumentHelp(
+                "Threads for the last row's replay, as replay's --threads; 1 leaves the row out. 1 to 256; defaults to the number of cores.",
+                valueName: "n"))
         var threads: Int = Threads.cores
 
         @Option(help: "Runs of each phase; the best counts.")
@@ -74,7 +78,9 @@ extension Orders {
             if shapes {
                 guard log == nil else { throw ValidationError("--shapes measures generated logs; it takes no LOG") }
             } else {
-                guard (log == nil) != (events == nil) else { throw ValidationError("name a LOG, or --events N for a generated one (not both)") }
+                guard (log == nil) != (events == nil) else {
+                    throw ValidationError("name a LOG, or --events N for a generated one (not both)")
+                }
             }
             if let events, events < 1 { throw ValidationError("--events must be at least 1") }
             guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
@@ -83,7 +89,9 @@ extension Orders {
 
         func run() throws {
             #if DEBUG
-            Console.note("orders: warning: this is a debug build, many times slower than a release one: its figures say nothing of orders' speed; measure with `swift build -c release` and .build/release/orders bench")
+            Console.note(
+                "orders: warning: this is a debug build, many times slower than a release one: its figures say nothing of orders' speed; measure with `swift build -c release` and .build/release/orders bench"
+            )
             #endif
             try reportingFailures {
                 defer { PartialOutput.abandon() }  // the scratch log, if any
@@ -178,7 +186,8 @@ extension Orders {
             func replay(threads: Int) throws -> Duration {
                 try time {
                     var ids = Identifiers()
-                    _ = try Engine.fold(LogReader(path: path, options: ReadOptions(threads: threads)), threads: threads, zone: .utc, ids: &ids)
+                    _ = try Engine.fold(
+                        LogReader(path: path, options: ReadOptions(threads: threads)), threads: threads, zone: .utc, ids: &ids)
                 }
             }
             let sequential = try best(label: "replaying", events: events) { try replay(threads: 1) }!

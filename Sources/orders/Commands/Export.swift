@@ -8,16 +8,16 @@ extension Orders {
             commandName: "export",
             abstract: "Print a log's events as NDJSON.",
             discussion: """
-            One JSON object per line, with its seq, times in UTC to the millisecond:
-              {"seq": 1, "type": "item_added", "at": "2025-09-16T09:00:00.000Z", ...}
-            Export, then import into a new log, then export again gives the same bytes.
-            With --threads n above 1, n threads write a log's batches out as text while
-            one more checks each batch's ids against the batches before and writes out.
+                One JSON object per line, with its seq, times in UTC to the millisecond:
+                  {"seq": 1, "type": "item_added", "at": "2025-09-16T09:00:00.000Z", ...}
+                Export, then import into a new log, then export again gives the same bytes.
+                With --threads n above 1, n threads write a log's batches out as text while
+                one more checks each batch's ids against the batches before and writes out.
 
-            Examples:
-              orders export store.log > events.ndjson
-              orders export store.log | zstd -q > events.ndjson.zst
-            """)
+                Examples:
+                  orders export store.log > events.ndjson
+                  orders export store.log | zstd -q > events.ndjson.zst
+                """)
 
         @OptionGroup var input: InputArgument<TextThreads>
 

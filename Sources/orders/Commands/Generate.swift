@@ -1,13 +1,14 @@
 import ArgumentParser
+import OrdersCore
+import OrdersLog
+import OrdersReports
+import OrdersWorkload
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import OrdersCore
-import OrdersLog
-import OrdersReports
-import OrdersWorkload
 
 extension Orders {
     struct Generate: ParsableCommand {
@@ -15,27 +16,27 @@ extension Orders {
             commandName: "generate",
             abstract: "Write a realistic, deterministic event stream.",
             discussion: """
-            Interleaved shopping sessions in four stores (KRW, USD, JPY, EUR) over 90 days,
-            each store busiest in its own opening hours and at the weekend; 2,000 products
-            skewed by popularity (Zipf), 3% of them on sale on any day; abandoned carts;
-            10% votes (some repeated) and a few anomalies. The options below change each
-            of these; --shape starts from a named shape (those `orders bench --shapes`
-            measures). The same --seed gives the same bytes, and two seeds share no cart,
-            order or voter, so their streams can go into one log. With --catalog, one
-            store sells the catalog's products at their prices.
+                Interleaved shopping sessions in four stores (KRW, USD, JPY, EUR) over 90 days,
+                each store busiest in its own opening hours and at the weekend; 2,000 products
+                skewed by popularity (Zipf), 3% of them on sale on any day; abandoned carts;
+                10% votes (some repeated) and a few anomalies. The options below change each
+                of these; --shape starts from a named shape (those `orders bench --shapes`
+                measures). The same --seed gives the same bytes, and two seeds share no cart,
+                order or voter, so their streams can go into one log. With --catalog, one
+                store sells the catalog's products at their prices.
 
-            --format log writes an orders log; ndjson writes NDJSON, compressed with zstd
-            if FILE ends in .zst. As with zstd, an existing FILE is replaced only with --force.
-            NDJSON can also go to standard output (-o -) or into a device such as /dev/null.
+                --format log writes an orders log; ndjson writes NDJSON, compressed with zstd
+                if FILE ends in .zst. As with zstd, an existing FILE is replaced only with --force.
+                NDJSON can also go to standard output (-o -) or into a device such as /dev/null.
 
-            Examples:
-              orders generate --events 10000000 -o big.log
-              orders generate --events 1000000 --format ndjson -o events.ndjson.zst
-              orders generate --events 1000 --catalog Fixtures/catalog-kr.json -o kr.log
-              orders generate --events 5000000 --days 365 --products 100000 -o year.log
-              orders generate --events 1000000 --shape uuid-ids --start 2026-01-01 -o u.log
-              orders generate --events 1000 --format ndjson -o - | head -3
-            """)
+                Examples:
+                  orders generate --events 10000000 -o big.log
+                  orders generate --events 1000000 --format ndjson -o events.ndjson.zst
+                  orders generate --events 1000 --catalog Fixtures/catalog-kr.json -o kr.log
+                  orders generate --events 5000000 --days 365 --products 100000 -o year.log
+                  orders generate --events 1000000 --shape uuid-ids --start 2026-01-01 -o u.log
+                  orders generate --events 1000 --format ndjson -o - | head -3
+                """)
 
         @Option(help: "How many events.")
         var events: Int
@@ -69,7 +70,9 @@ extension Orders {
             // A stream spans about its days (a tenth more at worst), or 40 ms an event packed.
             let span = made.days.map { Int64($0) * 96_000_000 } ?? Int64(events) * 40
             if start.date.daysSinceEpoch * 86_400_000 + span + 86_400_000 > Timestamp.latest.milliseconds {
-                throw ValidationError("--start \(start.date) with these \(made.days.map { "\($0) days" } ?? "events") runs past 9999-12-31, the last date an event can have")
+                throw ValidationError(
+                    "--start \(start.date) with these \(made.days.map { "\($0) days" } ?? "events") runs past 9999-12-31, the last date an event can have"
+                )
             }
             if format == .log && output == "-" { throw ValidationError("a log cannot go to standard output; name a file with -o") }
             guard output != "-", let existing = existingKind else { return }
@@ -94,8 +97,9 @@ extension Orders {
                 if catalog != nil, stores.stores.allSatisfy({ $0.products.isEmpty }) {
                     throw CatalogError(path: catalog ?? "", reason: "no products to generate sales of")
                 }
-                var generator = StreamGenerator(seed: seed, shape: try shape.made(), catalog: catalog == nil ? nil : stores,
-                                                start: start.date.daysSinceEpoch * 86_400_000, events: events)
+                var generator = StreamGenerator(
+                    seed: seed, shape: try shape.made(), catalog: catalog == nil ? nil : stores,
+                    start: start.date.daysSinceEpoch * 86_400_000, events: events)
                 let progress = Progress("generating")
                 defer { progress.finish() }
                 let existing = existingKind

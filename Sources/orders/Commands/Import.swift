@@ -1,12 +1,13 @@
 import ArgumentParser
+import OrdersCore
+import OrdersLog
+import OrdersReports
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import OrdersCore
-import OrdersLog
-import OrdersReports
 
 extension Orders {
     struct Import: ParsableCommand {
@@ -14,31 +15,31 @@ extension Orders {
             commandName: "import",
             abstract: "Append events to a log, all or nothing.",
             discussion: """
-            Reads each FILE (NDJSON, plain or zstd-compressed, or another orders log;
-            - for standard input) and appends its events to LOG, creating LOG if it does
-            not exist. Every line must be well-formed or nothing is appended: a malformed
-            line fails the import with its file, line number and field. Anomalies (an add
-            to a closed cart, a duplicate vote) are not errors; the log keeps them as facts.
+                Reads each FILE (NDJSON, plain or zstd-compressed, or another orders log;
+                - for standard input) and appends its events to LOG, creating LOG if it does
+                not exist. Every line must be well-formed or nothing is appended: a malformed
+                line fails the import with its file, line number and field. Anomalies (an add
+                to a closed cart, a duplicate vote) are not errors; the log keeps them as facts.
 
-            Once the command exits 0 the events are on disk (fsynced). Ctrl-C rolls the
-            import back and says so (exit 130). A crash part-way leaves the log as it was;
-            the next import removes the unfinished tail and says so on standard error.
+                Once the command exits 0 the events are on disk (fsynced). Ctrl-C rolls the
+                import back and says so (exit 130). A crash part-way leaves the log as it was;
+                the next import removes the unfinished tail and says so on standard error.
 
-            Everything a line holds is kept: members the spec does not list (extras) are
-            written back by export. An event with an "id" is recorded once: sent again
-            (the same event), it is passed over and counted; an event that reuses an id
-            fails the import, naming the seq that holds it. A FILE with events that have
-            no id (NDJSON, a log or a dataset), whose content was imported into LOG
-            before, is refused; --again imports it anyway. A log is never imported into
-            itself.
+                Everything a line holds is kept: members the spec does not list (extras) are
+                written back by export. An event with an "id" is recorded once: sent again
+                (the same event), it is passed over and counted; an event that reuses an id
+                fails the import, naming the seq that holds it. A FILE with events that have
+                no id (NDJSON, a log or a dataset), whose content was imported into LOG
+                before, is refused; --again imports it anyway. A log is never imported into
+                itself.
 
-            Prints how many events it appended, and their seqs.
+                Prints how many events it appended, and their seqs.
 
-            Examples:
-              orders import store.log Fixtures/kiosk-day.ndjson
-              zstd -dc events.ndjson.zst | orders import store.log -
-              orders import store.log Fixtures/record-day.ndjson --keep-unknown
-            """)
+                Examples:
+                  orders import store.log Fixtures/kiosk-day.ndjson
+                  zstd -dc events.ndjson.zst | orders import store.log -
+                  orders import store.log Fixtures/record-day.ndjson --keep-unknown
+                """)
 
         @Argument(help: ArgumentHelp("The log to append to; created if missing.", valueName: "log"))
         var log: String
@@ -46,10 +47,16 @@ extension Orders {
         @Argument(help: ArgumentHelp("NDJSON files (plain or .zst) or logs to import; - for standard input.", valueName: "file"))
         var files: [String]
 
-        @Option(help: ArgumentHelp("Threads that parse NDJSON (or decode a log), and as many that compress the log's batches, while one reads the input and one encodes and writes; 1 does everything on one thread. 1 to 256; defaults to the number of cores.", valueName: "n"))
+        @Option(
+            help: ArgumentHelp(
+                "Threads that parse NDJSON (or decode a log), and as many that compress the log's batches, while one reads the input and one encodes and writes; 1 does everything on one thread. 1 to 256; defaults to the number of cores.",
+                valueName: "n"))
         var threads: Int = Threads.cores
 
-        @Flag(help: "Keep lines whose type the fold does not know (e.g. coupon_applied), as events it passes over, rather than refuse the FILE.")
+        @Flag(
+            help:
+                "Keep lines whose type the fold does not know (e.g. coupon_applied), as events it passes over, rather than refuse the FILE."
+        )
         var keepUnknown = false
 
         @Flag(help: "Import a FILE even if its content was imported into LOG before (events with an id are still recorded once).")
@@ -58,35 +65,49 @@ extension Orders {
         @Flag(help: "Print the outcome as one JSON object: appended, duplicates, first_seq, last_seq, warnings.")
         var json = false
 
-        @Option(help: ArgumentHelp("Warn when a FILE's first event is more than this before the latest event already in LOG (or in the FILEs before it): 90s, 30m, 1h, 2d, or off.", valueName: "span"))
+        @Option(
+            help: ArgumentHelp(
+                "Warn when a FILE's first event is more than this before the latest event already in LOG (or in the FILEs before it): 90s, 30m, 1h, 2d, or off.",
+                valueName: "span"))
         var warnEarlier = TimeSpan(argument: "1h")!
 
-        @Option(help: ArgumentHelp("Write LOG as a dataset: a directory of P logs (parts) and a manifest, each cart's events in one part. Needed to create one; a dataset's later imports route by its own count. See docs/datasets.md.", valueName: "p"))
+        @Option(
+            help: ArgumentHelp(
+                "Write LOG as a dataset: a directory of P logs (parts) and a manifest, each cart's events in one part. Needed to create one; a dataset's later imports route by its own count. See docs/datasets.md.",
+                valueName: "p"))
         var partitions: Int?
 
         @Option(help: ArgumentHelp("Events per compressed batch.", visibility: .hidden))
         var batchEvents = LogWriter.defaultBatchEvents
 
-        @Option(help: ArgumentHelp("Read every id of a LOG smaller than this many bytes, rather than look the FILEs' ids up in it.", visibility: .hidden))
+        @Option(
+            help: ArgumentHelp(
+                "Read every id of a LOG smaller than this many bytes, rather than look the FILEs' ids up in it.", visibility: .hidden))
         var readWholeBelow: Int64 = 16 << 20
 
         func validate() throws {
-            guard log != "-" else { throw ValidationError("a log is a file, not standard input or output: name it (./- for a file called -)") }
+            guard log != "-" else {
+                throw ValidationError("a log is a file, not standard input or output: name it (./- for a file called -)")
+            }
             guard !files.isEmpty else { throw ValidationError("name at least one FILE to import (- for standard input)") }
             guard files.filter({ $0 == "-" }).count <= 1 else { throw ValidationError("standard input (-) can be read only once") }
             try Threads.check(threads)
             for file in files where file != "-" && Self.isWithin(log, file) {
-                let what = Self.sameFile(file, log) ? "the log being appended to" : "a file of the dataset \(log), which is being appended to"
+                let what =
+                    Self.sameFile(file, log) ? "the log being appended to" : "a file of the dataset \(log), which is being appended to"
                 throw ValidationError("\(file) is \(what): a log is never imported into itself")
             }
             let swapped = "the log comes first, then the files to import, e.g. orders import store.log \(log)"
             let prefix = Self.firstBytes(of: log)
             if prefix.isEmpty, Self.textSuffixes.contains(where: { log.lowercased().hasSuffix($0) }) {
-                throw ValidationError("\(log) \(access(log, F_OK) == 0 ? "is empty" : "does not exist"), and its name is a text file's: \(swapped)")
+                throw ValidationError(
+                    "\(log) \(access(log, F_OK) == 0 ? "is empty" : "does not exist"), and its name is a text file's: \(swapped)")
             }
             // Only text, plain or compressed: a log whose header is damaged is for `orders verify` to say.
             let format = prefix.withUnsafeBytes(InputFormat.detect)
-            if format == .zstdNDJSON || (format == .ndjson && prefix.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{")) {
+            if format == .zstdNDJSON
+                || (format == .ndjson && prefix.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{"))
+            {
                 throw ValidationError("\(log) holds NDJSON, not an orders log: \(swapped)")
             }
         }
@@ -129,12 +150,13 @@ extension Orders {
                 /// Started at the first batch read, so that its rate is the read's.
                 var reading: Progress?
                 defer { reading?.finish() }
-                let writer = try LogWriter(path: log, batchEvents: batchEvents, threads: threads, readWholeBelow: readWholeBelow,
-                                           waiting: { Console.note("orders: \($0)") },
-                                           readingIDs: { count, position in
-                    if reading == nil { reading = Progress("reading the ids of \(log)") }
-                    reading?.advance(count, position: position)
-                })
+                let writer = try LogWriter(
+                    path: log, batchEvents: batchEvents, threads: threads, readWholeBelow: readWholeBelow,
+                    waiting: { Console.note("orders: \($0)") },
+                    readingIDs: { count, position in
+                        if reading == nil { reading = Progress("reading the ids of \(log)") }
+                        reading?.advance(count, position: position)
+                    })
                 if let recovery = writer.recovery { Console.note("orders: warning: \(recovery)") }
                 do {
                     var duplicates = 0
@@ -152,7 +174,8 @@ extension Orders {
                         duplicates += stream.duplicates
                         if let limit = warnEarlier.milliseconds, let (first, latest) = writer.lastStreamStart, latest - first > limit {
                             // One line; what it means is in docs/commands.md ("--warn-earlier").
-                            let warning = "\(stream.name) starts \(TimeSpan.describe(latest - first)) before the latest event in \(log); its events fold after those (--warn-earlier off to not say so)"
+                            let warning =
+                                "\(stream.name) starts \(TimeSpan.describe(latest - first)) before the latest event in \(log); its events fold after those (--warn-earlier off to not say so)"
                             warnings.append(warning)
                             Console.note("orders: warning: \(warning)")
                         }
@@ -162,7 +185,9 @@ extension Orders {
                     duplicates += writer.duplicatesPassedOver
                     reading?.finish()
                     if writer.upgraded {
-                        Console.note("orders: \(log) is now log format version 4, to keep ids, extras and what was imported; orders releases that read only version 3 no longer read it")
+                        Console.note(
+                            "orders: \(log) is now log format version 4, to keep ids, extras and what was imported; orders releases that read only version 3 no longer read it"
+                        )
                     }
                     printOutcome(appended: Int64(seqs.count), first: Int64(seqs.lowerBound), duplicates: duplicates, warnings: warnings)
                 } catch {
@@ -177,8 +202,9 @@ extension Orders {
             Interruption.watch()
             defer { Interruption.stopWatching() }
             try reportingFailures(consequence: "nothing was appended to \(log)") {
-                let writer = try DatasetWriter(directory: log, parts: partitions, batchEvents: batchEvents,
-                                               waiting: { Console.note("orders: \($0)") })
+                let writer = try DatasetWriter(
+                    directory: log, parts: partitions, batchEvents: batchEvents,
+                    waiting: { Console.note("orders: \($0)") })
                 for recovery in writer.recovery { Console.note("orders: warning: \(recovery)") }
                 do {
                     /// Events passed over by the NDJSON reader itself: an id met twice in its own text.
@@ -196,7 +222,8 @@ extension Orders {
                     }
                     try Interruption.check()
                     let seqs = try writer.commit()
-                    printOutcome(appended: Int64(seqs.count), first: seqs.lowerBound, duplicates: writer.duplicates + duplicatesRead, warnings: [])
+                    printOutcome(
+                        appended: Int64(seqs.count), first: seqs.lowerBound, duplicates: writer.duplicates + duplicatesRead, warnings: [])
                 } catch {
                     writer.rollback()
                     throw error

@@ -14,15 +14,15 @@ extension Orders {
             commandName: "part",
             abstract: "Plumbing: a dataset's fold as separate passes, for a cluster (Spark).",
             discussion: """
-            What `orders replay DIR` does on one machine, cut into the tasks a cluster runs
-            (docs/datasets.md; Spark/orders_spark runs them):
-              1. orders part claims DIR --part K > claims-K       (one task a part)
-              2. orders part decide claims-* > notes              (one small, ordered pass)
-              3. orders part fold DIR --part K --notes notes > reports-K   (one task a part)
-              4. orders part merge reports-* --print daily        (the outputs of the CLI)
-            Every text is small next to the part: the checkouts, the order ids another
-            part took first, the sums of the reports.
-            """,
+                What `orders replay DIR` does on one machine, cut into the tasks a cluster runs
+                (docs/datasets.md; Spark/orders_spark runs them):
+                  1. orders part claims DIR --part K > claims-K       (one task a part)
+                  2. orders part decide claims-* > notes              (one small, ordered pass)
+                  3. orders part fold DIR --part K --notes notes > reports-K   (one task a part)
+                  4. orders part merge reports-* --print daily        (the outputs of the CLI)
+                Every text is small next to the part: the checkouts, the order ids another
+                part took first, the sums of the reports.
+                """,
             subcommands: [Claims.self, Decide.self, Fold.self, Merge.self])
     }
 }
@@ -41,7 +41,8 @@ extension Orders.Part {
         func run() throws {
             try reportingFailures {
                 let set = try open(dataset, part: part)
-                let (claims, orders) = set.manifest.parts[part].events > 0 ? try DatasetFold.claims(of: set, part: part) : ([], SymbolTable())
+                let (claims, orders) =
+                    set.manifest.parts[part].events > 0 ? try DatasetFold.claims(of: set, part: part) : ([], SymbolTable())
                 Console.write(PartTexts.claims(part: part, claims, orders: orders))
             }
         }
@@ -83,7 +84,8 @@ extension Orders.Part {
                 let set = try open(dataset, part: part)
                 let rules = try zone.rules()
                 let noted = try PartTexts.readNotes(readWholeInput(notes), part: part, name: notes)
-                let (reports, ids) = set.manifest.parts[part].events > 0
+                let (reports, ids) =
+                    set.manifest.parts[part].events > 0
                     ? try DatasetFold.fold(set, part: part, zone: rules, notes: noted) : (Reports(zone: rules), Identifiers())
                 Console.write(PartTexts.reports(reports, ids: ids))
             }
@@ -104,7 +106,10 @@ extension Orders.Part {
         @Option(help: ArgumentHelp("replay (its JSON), daily, products or tally, to standard output.", valueName: "output"))
         var print: Output?
 
-        @Option(help: ArgumentHelp("Write every output into this directory instead, reading the reports once: replay.json, daily.csv, products.csv, tally.csv.", valueName: "dir"))
+        @Option(
+            help: ArgumentHelp(
+                "Write every output into this directory instead, reading the reports once: replay.json, daily.csv, products.csv, tally.csv.",
+                valueName: "dir"))
         var out: String?
 
         @Option(help: "csv or json, for daily, products and tally.")
@@ -137,7 +142,8 @@ extension Orders.Part {
             case (.daily, .json): return try DailyReport(reports.daily, zone: zone.zone, from: nil, to: nil).json()
             case (.daily, _): return try DailyReport(reports.daily, zone: zone.zone, from: nil, to: nil).csv()
             case (.products, let format):
-                let report = ProductReport(reports.products, ids: ids, zone: zone.zone, catalog: Catalog(), grouping: .product, from: nil, to: nil, top: nil)
+                let report = ProductReport(
+                    reports.products, ids: ids, zone: zone.zone, catalog: Catalog(), grouping: .product, from: nil, to: nil, top: nil)
                 return format == .json ? try report.json() : try report.csv()
             case (.tally, let format):
                 let report = TallyReport(reports.tally, ids: ids, poll: nil)
@@ -151,7 +157,8 @@ extension Orders.Part {
 private func open(_ directory: String, part: Int) throws -> Dataset {
     let dataset = try Dataset(directory: directory)
     guard dataset.manifest.parts.indices.contains(part) else {
-        throw ValidationError("--part must be 0 to \(dataset.manifest.parts.count - 1): \(directory) has \(dataset.manifest.parts.count) parts")
+        throw ValidationError(
+            "--part must be 0 to \(dataset.manifest.parts.count - 1): \(directory) has \(dataset.manifest.parts.count) parts")
     }
     return dataset
 }

@@ -1,12 +1,13 @@
 import ArgumentParser
+import OrdersCore
+import OrdersLog
+import OrdersReports
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import OrdersCore
-import OrdersLog
-import OrdersReports
 
 extension Orders {
     struct Repair: ParsableCommand {
@@ -14,13 +15,13 @@ extension Orders {
             commandName: "repair",
             abstract: "Copy what can be read of a damaged log into a new log.",
             discussion: """
-            Reads LOG past any damaged frames and writes every readable event, in order, to
-            the new log NEW. Events after a dropped stretch move down to close the gap in
-            seqs. Prints what it dropped; LOG itself is not touched.
+                Reads LOG past any damaged frames and writes every readable event, in order, to
+                the new log NEW. Events after a dropped stretch move down to close the gap in
+                seqs. Prints what it dropped; LOG itself is not touched.
 
-            Example:
-              orders verify store.log || orders repair store.log -o store.repaired.log
-            """)
+                Example:
+                  orders verify store.log || orders repair store.log -o store.repaired.log
+                """)
 
         @Argument(help: ArgumentHelp("The damaged log.", valueName: "log"))
         var log: String
@@ -28,7 +29,10 @@ extension Orders {
         @Option(name: .short, help: ArgumentHelp("The new log to write; it must not exist.", valueName: "new"))
         var output: String
 
-        @Option(help: ArgumentHelp("Threads to work with: the others read, check, decompress and decode LOG's batches ahead of the one that encodes NEW's batches, and n threads compress them; 1 does everything on one thread. 1 to 256; defaults to the number of cores.", valueName: "n"))
+        @Option(
+            help: ArgumentHelp(
+                "Threads to work with: the others read, check, decompress and decode LOG's batches ahead of the one that encodes NEW's batches, and n threads compress them; 1 does everything on one thread. 1 to 256; defaults to the number of cores.",
+                valueName: "n"))
         var threads: Int = Threads.cores
 
         func validate() throws {
@@ -43,7 +47,11 @@ extension Orders {
                 let prefix = Import.firstBytes(of: log), format = prefix.withUnsafeBytes(InputFormat.detect)
                 if !prefix.isEmpty, format != .log {
                     let what = format == .ndjson || format == .zstdNDJSON ? "holds NDJSON," : "is"
-                    throw InputError(file: log, message: "\(what) not an orders log: repair copies what can be read of a damaged log; `orders import NEW \(log)` makes a log of events")
+                    throw InputError(
+                        file: log,
+                        message:
+                            "\(what) not an orders log: repair copies what can be read of a damaged log; `orders import NEW \(log)` makes a log of events"
+                    )
                 }
                 let reader = try LogReader(path: log, options: ReadOptions(skippingCorrupt: true, threads: threads))
                 for notice in reader.notices { Console.note("orders: warning: \(notice)") }

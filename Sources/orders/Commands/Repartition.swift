@@ -1,11 +1,12 @@
 import ArgumentParser
+import OrdersCore
+import OrdersLog
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import OrdersCore
-import OrdersLog
 
 extension Orders {
     struct Repartition: ParsableCommand {
@@ -13,15 +14,15 @@ extension Orders {
             commandName: "repartition",
             abstract: "Copy a log or a dataset into a new dataset of another number of parts.",
             discussion: """
-            Reads SOURCE (a log or a dataset) in seq order and writes its events, with their
-            ids, extras and seqs, into DEST, a new dataset of --partitions parts. SOURCE is
-            not changed. Every command gives DEST the answers it gives SOURCE. To make a
-            dataset one log again: orders import store.log DIR.
+                Reads SOURCE (a log or a dataset) in seq order and writes its events, with their
+                ids, extras and seqs, into DEST, a new dataset of --partitions parts. SOURCE is
+                not changed. Every command gives DEST the answers it gives SOURCE. To make a
+                dataset one log again: orders import store.log DIR.
 
-            Examples:
-              orders repartition store.log store.dataset --partitions 16
-              orders repartition store.dataset wider.dataset --partitions 64
-            """)
+                Examples:
+                  orders repartition store.log store.dataset --partitions 16
+                  orders repartition store.dataset wider.dataset --partitions 64
+                """)
 
         @Argument(help: ArgumentHelp("The log or dataset to copy.", valueName: "source"))
         var source: String
@@ -36,7 +37,9 @@ extension Orders {
         var threads: Int = Threads.cores
 
         func validate() throws {
-            guard (1...PartRouting.maxParts).contains(partitions) else { throw ValidationError("--partitions must be 1 to \(PartRouting.maxParts)") }
+            guard (1...PartRouting.maxParts).contains(partitions) else {
+                throw ValidationError("--partitions must be 1 to \(PartRouting.maxParts)")
+            }
             try Threads.check(threads)
         }
 

@@ -8,16 +8,16 @@ extension Orders {
             commandName: "replay",
             abstract: "Fold a whole log and print the outcome.",
             discussion: """
-            Applies every event by the fold's rules and prints counts of events, of each
-            kind of anomaly, of orders and votes, revenue and units per currency, and the
-            carts still open. --json prints one object with money in minor units:
-              {"events": 17, "applied": 13, "anomalies": {"cart_closed": 1, ...},
-               "orders": 3, "revenue": {"KRW": 2788000, "USD": 38700}, ...}
+                Applies every event by the fold's rules and prints counts of events, of each
+                kind of anomaly, of orders and votes, revenue and units per currency, and the
+                carts still open. --json prints one object with money in minor units:
+                  {"events": 17, "applied": 13, "anomalies": {"cart_closed": 1, ...},
+                   "orders": 3, "revenue": {"KRW": 2788000, "USD": 38700}, ...}
 
-            Examples:
-              orders replay store.log
-              orders replay events.ndjson.zst --json | jq .revenue
-            """)
+                Examples:
+                  orders replay store.log
+                  orders replay events.ndjson.zst --json | jq .revenue
+                """)
 
         @OptionGroup var input: InputArgument<FoldThreads>
 
@@ -30,8 +30,10 @@ extension Orders {
                 if json {
                     Console.write(try SummaryReport.json(reports.summary))
                 } else {
-                    Console.write(try SummaryReport.text(reports.summary, source: input.log == "-" ? "standard input" : input.log,
-                                                         width: Console.stdoutColumns))
+                    Console.write(
+                        try SummaryReport.text(
+                            reports.summary, source: input.log == "-" ? "standard input" : input.log,
+                            width: Console.stdoutColumns))
                 }
             }
         }

@@ -9,15 +9,15 @@ extension Orders {
             commandName: "report",
             abstract: "Sales reports: per day, per product, per category.",
             discussion: """
-            Dates are local dates in --tz (an IANA zone, UTC by default), right across
-            daylight-saving changes. Money is in minor units in CSV and JSON, and formatted
-            with the currency's digits in tables (₩1,150,000, $9.99).
+                Dates are local dates in --tz (an IANA zone, UTC by default), right across
+                daylight-saving changes. Money is in minor units in CSV and JSON, and formatted
+                with the currency's digits in tables (₩1,150,000, $9.99).
 
-            Examples:
-              orders report daily store.log --tz Asia/Seoul
-              orders report products store.log --format csv
-              orders report categories store.log --catalog Fixtures/catalog-kr.json
-            """,
+                Examples:
+                  orders report daily store.log --tz Asia/Seoul
+                  orders report products store.log --format csv
+                  orders report categories store.log --catalog Fixtures/catalog-kr.json
+                """,
             subcommands: [Daily.self, Products.self, Categories.self])
 
         /// Refuses `orders report` followed by a word that names no report
@@ -31,7 +31,8 @@ extension Orders {
             let word = arguments.count > 2 ? arguments[2] : nil
             if let word, reports.contains(word) || word.hasPrefix("-") || word == "help" { return }
             let what = word.map { "'\($0)' is not a report" } ?? "name a report"
-            Console.note("orders: error: \(what): name one of \(reports.joined(separator: ", ")) before the log, e.g. orders report daily store.log")
+            Console.note(
+                "orders: error: \(what): name one of \(reports.joined(separator: ", ")) before the log, e.g. orders report daily store.log")
             Console.note("Usage: orders report <subcommand> <log>\n  See 'orders report --help' for more information.")
             throw ExitCode.validationFailure
         }
@@ -44,16 +45,16 @@ extension Orders.Report {
             commandName: "daily",
             abstract: "Orders, units and revenue per local date and currency.",
             discussion: """
-            One row per date and currency with at least one order, sorted by date then
-            currency; the table adds the average order value (revenue / orders in minor
-            units, rounded half to even) and a totals row.
-            CSV: date,currency,orders,units,revenue. --format svg draws revenue per day.
+                One row per date and currency with at least one order, sorted by date then
+                currency; the table adds the average order value (revenue / orders in minor
+                units, rounded half to even) and a totals row.
+                CSV: date,currency,orders,units,revenue. --format svg draws revenue per day.
 
-            Examples:
-              orders report daily store.log --tz Asia/Seoul
-              orders report daily store.log --from 2025-09-01 --to 2025-09-30
-              orders report daily store.log --format svg > daily.svg
-            """)
+                Examples:
+                  orders report daily store.log --tz Asia/Seoul
+                  orders report daily store.log --from 2025-09-01 --to 2025-09-30
+                  orders report daily store.log --format svg > daily.svg
+                """)
 
         @OptionGroup var input: InputArgument<FoldThreads>
         @OptionGroup var zone: ZoneOption
@@ -83,14 +84,14 @@ extension Orders.Report {
             commandName: "products",
             abstract: "Units and revenue per local date, product and currency.",
             discussion: """
-            CSV: date,product,currency,units,revenue, sorted by date, product (by its UTF-8
-            bytes) and currency. With --catalog, the table and JSON name each product.
+                CSV: date,product,currency,units,revenue, sorted by date, product (by its UTF-8
+                bytes) and currency. With --catalog, the table and JSON name each product.
 
-            Examples:
-              orders report products store.log --tz Asia/Seoul --format csv
-              orders report products store.log --catalog Fixtures/catalog-kr.json
-              orders report products store.log --top 10 --from 2025-10-01 --to 2025-12-31
-            """)
+                Examples:
+                  orders report products store.log --tz Asia/Seoul --format csv
+                  orders report products store.log --catalog Fixtures/catalog-kr.json
+                  orders report products store.log --top 10 --from 2025-10-01 --to 2025-12-31
+                """)
 
         @OptionGroup var input: InputArgument<FoldThreads>
         @OptionGroup var zone: ZoneOption
@@ -98,7 +99,10 @@ extension Orders.Report {
         @OptionGroup var dates: DateRange
         @OptionGroup var limit: TableLimit
 
-        @Option(help: ArgumentHelp("Only the N best products of each date and currency, by revenue (ties to the smaller id); CSV and JSON keep their shape.", valueName: "n"))
+        @Option(
+            help: ArgumentHelp(
+                "Only the N best products of each date and currency, by revenue (ties to the smaller id); CSV and JSON keep their shape.",
+                valueName: "n"))
         var top: Int?
 
         @Option(help: ArgumentHelp("A catalog in the store API's shape, to name products.", valueName: "file"))
@@ -119,13 +123,13 @@ extension Orders.Report {
             commandName: "categories",
             abstract: "Units and revenue per local date, catalog category and currency.",
             discussion: """
-            Groups the products report by the categories of --catalog; a product the
-            catalog does not list falls under (uncategorized).
-            CSV: date,category,currency,units,revenue.
+                Groups the products report by the categories of --catalog; a product the
+                catalog does not list falls under (uncategorized).
+                CSV: date,category,currency,units,revenue.
 
-            Examples:
-              orders report categories store.log --catalog Fixtures/catalog-kr.json
-            """)
+                Examples:
+                  orders report categories store.log --catalog Fixtures/catalog-kr.json
+                """)
 
         @OptionGroup var input: InputArgument<FoldThreads>
         @OptionGroup var zone: ZoneOption
@@ -133,7 +137,9 @@ extension Orders.Report {
         @OptionGroup var dates: DateRange
         @OptionGroup var limit: TableLimit
 
-        @Option(help: ArgumentHelp("Only the N best categories of each date and currency, by revenue (ties to the smaller name).", valueName: "n"))
+        @Option(
+            help: ArgumentHelp(
+                "Only the N best categories of each date and currency, by revenue (ties to the smaller name).", valueName: "n"))
         var top: Int?
 
         @Option(help: ArgumentHelp("A catalog in the store API's shape (required).", valueName: "file"))
@@ -162,8 +168,9 @@ private func runProductReport(
 ) throws {
     let products = try loadCatalog(catalog)
     let (reports, ids) = try replay(input, zone: try zone.rules())
-    let report = ProductReport(reports.products, ids: ids, zone: zone.zone, catalog: products, grouping: grouping,
-                               from: dates.from?.date, to: dates.to?.date, top: top)
+    let report = ProductReport(
+        reports.products, ids: ids, zone: zone.zone, catalog: products, grouping: grouping,
+        from: dates.from?.date, to: dates.to?.date, top: top)
     switch format {
     case .table: Console.write(try report.table(limit: limit.rows))
     case .csv: Console.write(try report.csv())
@@ -178,7 +185,9 @@ func loadCatalog(_ path: String?) throws -> Catalog {
     let catalog = try Catalog.decode(readWholeInput(path), path: path)
     for again in catalog.repeated {
         let first = String(identifier: catalog.products[again.id]!.category)
-        Console.note("orders: warning: \(path): product \(String(identifier: again.id)) is listed again under \(String(identifier: again.category)); its first entry, under \(first), counts")
+        Console.note(
+            "orders: warning: \(path): product \(String(identifier: again.id)) is listed again under \(String(identifier: again.category)); its first entry, under \(first), counts"
+        )
     }
     return catalog
 }

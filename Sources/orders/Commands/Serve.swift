@@ -9,35 +9,40 @@ extension Orders {
             commandName: "serve",
             abstract: "Keep a log open and answer HTTP: appends, carts, orders, replay.",
             discussion: """
-            Holds LOG as its only writer (an import fails at once, naming the address to
-            POST to) and answers HTTP/1.1
-            (EVENTS.md, section 5). The first line on standard output says where it
-            listens; logs go to standard error. An append is answered once it is on
-            disk; appends that arrive while one syncs are synced together. SIGTERM or
-            SIGINT stops taking requests, answers those in flight, and exits 0.
+                Holds LOG as its only writer (an import fails at once, naming the address to
+                POST to) and answers HTTP/1.1
+                (EVENTS.md, section 5). The first line on standard output says where it
+                listens; logs go to standard error. An append is answered once it is on
+                disk; appends that arrive while one syncs are synced together. SIGTERM or
+                SIGINT stops taking requests, answers those in flight, and exits 0.
 
-            Routes: POST /events and /carts/{cart}/events (NDJSON; If-Match), GET
-            /carts/{cart} (ETag), /orders/{order}, /replay, /reports/daily, /products
-            and /categories (?tz=&from=&to=&format=csv|json), /tally?poll=,
-            /audit?cart= or ?order=, /events?after=S&limit=N, /events/stream (Server-Sent
-            Events; Last-Event-ID or ?after=S), /health, /metrics, and / (a live page).
+                Routes: POST /events and /carts/{cart}/events (NDJSON; If-Match), GET
+                /carts/{cart} (ETag), /orders/{order}, /replay, /reports/daily, /products
+                and /categories (?tz=&from=&to=&format=csv|json), /tally?poll=,
+                /audit?cart= or ?order=, /events?after=S&limit=N, /events/stream (Server-Sent
+                Events; Last-Event-ID or ?after=S), /health, /metrics, and / (a live page).
 
-            Examples:
-              orders serve store.log
-              orders serve store.log --listen 127.0.0.1:0 --token-file token.txt
-              curl -s --data-binary @Fixtures/kiosk-day.ndjson localhost:8080/events
-            """)
+                Examples:
+                  orders serve store.log
+                  orders serve store.log --listen 127.0.0.1:0 --token-file token.txt
+                  curl -s --data-binary @Fixtures/kiosk-day.ndjson localhost:8080/events
+                """)
 
         @Argument(help: ArgumentHelp("The log to serve; created if missing.", valueName: "log"))
         var log: String
 
-        @Option(help: ArgumentHelp("The address to listen on; port 0 picks a free port. Loopback unless told otherwise.", valueName: "host:port"))
+        @Option(
+            help: ArgumentHelp(
+                "The address to listen on; port 0 picks a free port. Loopback unless told otherwise.", valueName: "host:port"))
         var listen = "127.0.0.1:8080"
 
         @Option(help: ArgumentHelp("A file holding the bearer token every write must carry.", valueName: "file"))
         var tokenFile: String?
 
-        @Flag(help: "With --token-file, every read needs the token too (the page as well, so put it behind a proxy that adds the token); GET /health stays open for liveness probes.")
+        @Flag(
+            help:
+                "With --token-file, every read needs the token too (the page as well, so put it behind a proxy that adds the token); GET /health stays open for liveness probes."
+        )
         var `private` = false
 
         @Option(help: ArgumentHelp("The largest request body taken, in bytes (413 past it).", valueName: "bytes"))
@@ -46,7 +51,10 @@ extension Orders {
         @Option(help: ArgumentHelp("A catalog in the store API's shape, for /reports/categories.", valueName: "file"))
         var catalog: String?
 
-        @Flag(help: "Keep appended lines whose type the fold does not know (e.g. coupon_applied), as events it passes over, rather than refuse the request.")
+        @Flag(
+            help:
+                "Keep appended lines whose type the fold does not know (e.g. coupon_applied), as events it passes over, rather than refuse the request."
+        )
         var keepUnknown = false
 
         func validate() throws {
@@ -70,8 +78,9 @@ extension Orders {
                 LoggingSystem.bootstrap(LogfmtHandler.init)
                 var logger = Logger(label: "orders.serve")
                 logger.logLevel = .info
-                let options = ServerOptions(log: log, host: host, port: port, token: token, isPrivate: `private`, maxBody: maxBody,
-                                            catalog: try catalog.map { try loadCatalog($0) }, keepsUnknownTypes: keepUnknown)
+                let options = ServerOptions(
+                    log: log, host: host, port: port, token: token, isPrivate: `private`, maxBody: maxBody,
+                    catalog: try catalog.map { try loadCatalog($0) }, keepsUnknownTypes: keepUnknown)
                 let app = try buildApplication(options, logger: logger) { host, port in
                     let address = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
                     try? ServedMarker.write(log: log, address: address)

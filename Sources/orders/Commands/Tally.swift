@@ -8,16 +8,16 @@ extension Orders {
             commandName: "tally",
             abstract: "Count the votes of each poll.",
             discussion: """
-            Each poll is a ranking: candidates by votes, most first, ties by candidate id.
-            A voter's repeated vote for the same candidate counts once. The table shows
-            each candidate's share of the poll's votes, to a tenth of a percent; the shares
-            add up to 100.0% (rounded down, the tenths left going to the largest remainders).
-            CSV: poll,candidate,votes.
+                Each poll is a ranking: candidates by votes, most first, ties by candidate id.
+                A voter's repeated vote for the same candidate counts once. The table shows
+                each candidate's share of the poll's votes, to a tenth of a percent; the shares
+                add up to 100.0% (rounded down, the tenths left going to the largest remainders).
+                CSV: poll,candidate,votes.
 
-            Examples:
-              orders tally store.log
-              orders tally store.log --poll kiosk-design --format csv
-            """)
+                Examples:
+                  orders tally store.log
+                  orders tally store.log --poll kiosk-design --format csv
+                """)
 
         @OptionGroup var input: InputArgument<FoldThreads>
         @OptionGroup var limit: TableLimit

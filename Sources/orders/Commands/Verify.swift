@@ -10,26 +10,26 @@ extension Orders {
             commandName: "verify",
             abstract: "Check every frame of a log or a dataset, or every line of NDJSON.",
             discussion: """
-            Reads the whole log and checks the file header, every batch header and commit
-            record (their checksums, and that seqs run without gaps), every zstd frame (its
-            checksum, zstd's own content checksum, its sizes) and every event in it. Prints
-            what it found; exits 65 if anything is corrupt, naming the byte offset and the
-            seqs affected. Bytes after the last commit (an import cut short by a crash) are
-            reported but are not corruption: the next import removes them.
-            NDJSON (plain or zstd-compressed) is checked as every command reads it: every
-            line well-formed, or the first that is not named, with its field (exit 65).
-            A dataset's parts are checked against its manifest (bytes and CRC-32C), each
-            as a log, for carts and voters in the part their ids route to, and for seqs
-            that cover the dataset once.
-            --strict also fails (exit 1) if the fold finds anomalies.
+                Reads the whole log and checks the file header, every batch header and commit
+                record (their checksums, and that seqs run without gaps), every zstd frame (its
+                checksum, zstd's own content checksum, its sizes) and every event in it. Prints
+                what it found; exits 65 if anything is corrupt, naming the byte offset and the
+                seqs affected. Bytes after the last commit (an import cut short by a crash) are
+                reported but are not corruption: the next import removes them.
+                NDJSON (plain or zstd-compressed) is checked as every command reads it: every
+                line well-formed, or the first that is not named, with its field (exit 65).
+                A dataset's parts are checked against its manifest (bytes and CRC-32C), each
+                as a log, for carts and voters in the part their ids route to, and for seqs
+                that cover the dataset once.
+                --strict also fails (exit 1) if the fold finds anomalies.
 
-            Examples:
-              orders verify store.log
-              orders verify store.log --json | jq .result
-              orders verify events.ndjson.zst
-              orders verify store.dataset
-              orders verify store.log --threads 1
-            """)
+                Examples:
+                  orders verify store.log
+                  orders verify store.log --json | jq .result
+                  orders verify events.ndjson.zst
+                  orders verify store.dataset
+                  orders verify store.log --threads 1
+                """)
 
         @Argument(help: ArgumentHelp("The log to check, or NDJSON events (plain or zstd-compressed).", valueName: "log"))
         var log: String
@@ -40,7 +40,10 @@ extension Orders {
         @Flag(help: "Also fail if the fold finds anomalies.")
         var strict = false
 
-        @Option(help: ArgumentHelp("Threads to check with; 1 does everything on one thread. For a log, n threads read, check, decompress and decode batches ahead of one more that checks the ids across batches (and folds, with --strict), which mostly waits for them; then up to n search the ids for one spelled under two numbers. NDJSON is parsed in chunks on n threads. 1 to 256; defaults to the number of cores.", valueName: "n"))
+        @Option(
+            help: ArgumentHelp(
+                "Threads to check with; 1 does everything on one thread. For a log, n threads read, check, decompress and decode batches ahead of one more that checks the ids across batches (and folds, with --strict), which mostly waits for them; then up to n search the ids for one spelled under two numbers. NDJSON is parsed in chunks on n threads. 1 to 256; defaults to the number of cores.",
+                valueName: "n"))
         var threads: Int = Threads.cores
 
         func validate() throws {
@@ -51,8 +54,11 @@ extension Orders {
             try reportingFailures {
                 if DatasetManifest.isDataset(log) { return try verifyDataset() }
                 // The thread that gives the ids their bytes does less than half a worker's work: beside one worker, it mostly waited.
-                let stream = try openEvents(log, options: ReadOptions(skippingCorrupt: true, threads: threads, checkingSpellings: true,
-                                                                      callerMostlyWaits: true))
+                let stream = try openEvents(
+                    log,
+                    options: ReadOptions(
+                        skippingCorrupt: true, threads: threads, checkingSpellings: true,
+                        callerMostlyWaits: true))
                 if let reader = stream as? LogReader {
                     try verify(reader)
                 } else {
@@ -105,9 +111,10 @@ extension Orders {
             let damage = reader.passedOver
             // Replay trusts the writer to number each spelling once; verify checks it.
             // More threads than cores would only hash every id once more each.
-            let twice = ids.firstDuplicate(threads: min(threads, Threads.cores)).map { role, a, b in
-                "\(role.field) ids \(a.rawValue) and \(b.rawValue) are both spelled \(String(identifier: Array(ids[role][a]))): the log numbers one id twice"
-            } ?? idTwice
+            let twice =
+                ids.firstDuplicate(threads: min(threads, Threads.cores)).map { role, a, b in
+                    "\(role.field) ids \(a.rawValue) and \(b.rawValue) are both spelled \(String(identifier: Array(ids[role][a]))): the log numbers one id twice"
+                } ?? idTwice
             // What the writer acknowledged must all be there (WriterCheckpoint).
             let checkpoint = try WriterCheckpoint.read(log: log)
             let cutShort = checkpoint?.missing(endSeq: survey.committedEndSeq, committedEnd: survey.committedEnd)
@@ -121,19 +128,22 @@ extension Orders {
                 out.integer("batches", reader.batchCount)
                 out.integer("events", reader.eventCount)
                 out.integer("readable_events", readable)
-                out.array("damage", damage.map { skip in
-                    var o = JSONObject()
-                    o.integer("offset", skip.offset)
-                    if !skip.seqs.isEmpty { o.integer("first_seq", skip.seqs.lowerBound) }
-                    o.integer("events", skip.seqs.count)
-                    o.string("reason", skip.reason)
-                    return o
-                } + ([twice, cutShort].compactMap { $0 }.map { reason in
-                    var o = JSONObject()
-                    o.integer("events", 0)
-                    o.string("reason", reason)
-                    return o
-                }))
+                out.array(
+                    "damage",
+                    damage.map { skip in
+                        var o = JSONObject()
+                        o.integer("offset", skip.offset)
+                        if !skip.seqs.isEmpty { o.integer("first_seq", skip.seqs.lowerBound) }
+                        o.integer("events", skip.seqs.count)
+                        o.string("reason", skip.reason)
+                        return o
+                    }
+                        + ([twice, cutShort].compactMap { $0 }.map { reason in
+                            var o = JSONObject()
+                            o.integer("events", 0)
+                            o.string("reason", reason)
+                            return o
+                        }))
                 if let checkpoint { out.integer("acknowledged_events", Int64(checkpoint.endSeq) - 1) }
                 if let tail = reader.tail {
                     var t = JSONObject()
@@ -150,11 +160,15 @@ extension Orders {
                 text += "  commits    \(survey.commits)\n"
                 text += "  batches    \(Thousands.grouped(reader.batchCount)) readable\n"
                 let lost = reader.eventCount - readable
-                text += "  events     \(Thousands.grouped(reader.eventCount)) committed" + (lost == 0 ? ", all readable\n" : ", \(Thousands.grouped(lost)) unreadable\n")
+                text +=
+                    "  events     \(Thousands.grouped(reader.eventCount)) committed"
+                    + (lost == 0 ? ", all readable\n" : ", \(Thousands.grouped(lost)) unreadable\n")
                 for skip in damage { text += "  damage     \(skip)\n" }
                 if let twice { text += "  damage     \(twice)\n" }
                 if let cutShort { text += "  damage     \(cutShort)\n" }
-                if let checkpoint { text += "  acked      \(Thousands.grouped(Int64(checkpoint.endSeq) - 1)) events (\(WriterCheckpoint.path(of: log)))\n" }
+                if let checkpoint {
+                    text += "  acked      \(Thousands.grouped(Int64(checkpoint.endSeq) - 1)) events (\(WriterCheckpoint.path(of: log)))\n"
+                }
                 if let tail = reader.tail {
                     let next = cutShort == nil ? "the next import removes them" : "acknowledged, so no import removes them"
                     text += "  tail       \(tail.length) bytes after byte \(tail.offset) that no commit covers (\(tail.reason)); \(next)\n"
@@ -228,7 +242,9 @@ extension Orders {
         /// With --strict, fails (exit 1) if the fold found anomalies.
         private func failIfStrict(_ anomalies: AnomalyCounts) throws {
             if strict && anomalies.total > 0 {
-                Console.note("orders: error: \(log): the fold found \(Thousands.grouped(anomalies.total)) \(anomalies.total == 1 ? "anomaly" : "anomalies") (--strict)")
+                Console.note(
+                    "orders: error: \(log): the fold found \(Thousands.grouped(anomalies.total)) \(anomalies.total == 1 ? "anomaly" : "anomalies") (--strict)"
+                )
                 throw ExitCode.failure
             }
         }

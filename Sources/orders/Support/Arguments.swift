@@ -1,4 +1,5 @@
 import ArgumentParser
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -24,6 +25,8 @@ enum Arguments {
     /// Refuses a command line that is not all UTF-8, before anything reads it.
     static func checkUTF8() throws(ValidationError) {
         guard let bad = firstNotUTF8() else { return }
-        throw ValidationError("argument \(bad.position) (\(bad.read) as read) is not valid UTF-8: orders reads ids and file names as UTF-8 (a file so named can still be given as standard input, -)")
+        throw ValidationError(
+            "argument \(bad.position) (\(bad.read) as read) is not valid UTF-8: orders reads ids and file names as UTF-8 (a file so named can still be given as standard input, -)"
+        )
     }
 }

@@ -72,16 +72,18 @@ struct BenchResult {
         object.integer("log_bytes", logBytes)
         object.integer("payload_bytes", payloadBytes)
         object.integer("runs", runs)
-        object.array("phases", rows.map { row in
-            var o = JSONObject()
-            o.string("name", row.name)
-            o.decimal("seconds", row.seconds, digits: 4)
-            if let phase = row.phaseSeconds { o.decimal("phase_seconds", phase, digits: 4) }
-            o.integer("events_per_second", rate(row))
-            o.decimal("mb_per_second", Double(payloadBytes) / 1e6 / row.seconds, digits: 1)
-            o.decimal("floor_ratio", row.seconds / floorSeconds, digits: 3)
-            return o
-        })
+        object.array(
+            "phases",
+            rows.map { row in
+                var o = JSONObject()
+                o.string("name", row.name)
+                o.decimal("seconds", row.seconds, digits: 4)
+                if let phase = row.phaseSeconds { o.decimal("phase_seconds", phase, digits: 4) }
+                o.integer("events_per_second", rate(row))
+                o.decimal("mb_per_second", Double(payloadBytes) / 1e6 / row.seconds, digits: 1)
+                o.decimal("floor_ratio", row.seconds / floorSeconds, digits: 3)
+                return o
+            })
         return object.closed + [0x0A]
     }
 

@@ -1,9 +1,10 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
 
 /// Ctrl-C (SIGINT), SIGTERM or SIGHUP during work that must end cleanly,
 /// as an import must leave its log as it was: the handler only notes the

@@ -1,9 +1,10 @@
+import OrdersLog
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import OrdersLog
 
 /// Files being written that are worth nothing unfinished: removed if the
 /// command fails, or is interrupted (SIGINT, SIGTERM, SIGHUP), before they

@@ -1,13 +1,14 @@
 import ArgumentParser
+import OrdersCore
+import OrdersLog
+import OrdersReports
+import OrdersWorkload
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import OrdersCore
-import OrdersLog
-import OrdersReports
-import OrdersWorkload
 
 /// What a reading command does with its threads, for its `--threads` help.
 protocol ThreadUse {
@@ -16,17 +17,20 @@ protocol ThreadUse {
 
 /// Replay, report and tally: a fold.
 enum FoldThreads: ThreadUse {
-    static let threadsHelp = "Threads to fold with, 1 to 256 — as many as the cores by default. On 2, one decodes a log's batches ahead of the one that folds; from 3 on, the fold is split into n parts (carts by their id, votes by their voter), with the results of one pass. NDJSON is parsed in chunks on n threads."
+    static let threadsHelp =
+        "Threads to fold with, 1 to 256 — as many as the cores by default. On 2, one decodes a log's batches ahead of the one that folds; from 3 on, the fold is split into n parts (carts by their id, votes by their voter), with the results of one pass. NDJSON is parsed in chunks on n threads."
 }
 
 /// Audit: a read that picks one cart's events.
 enum ReadThreads: ThreadUse {
-    static let threadsHelp = "Threads to read with, 1 to 256 — as many as the cores by default: the others read, decompress and decode a log's batches (or parse NDJSON) ahead of the one that audits."
+    static let threadsHelp =
+        "Threads to read with, 1 to 256 — as many as the cores by default: the others read, decompress and decode a log's batches (or parse NDJSON) ahead of the one that audits."
 }
 
 /// Export: text written on several threads.
 enum TextThreads: ThreadUse {
-    static let threadsHelp = "Threads to export with, 1 to 256 — as many as the cores by default: above 1, n threads write a log's batches out as text while one more checks them and writes it out."
+    static let threadsHelp =
+        "Threads to export with, 1 to 256 — as many as the cores by default: above 1, n threads write a log's batches out as text while one more checks them and writes it out."
 }
 
 /// The input every reading command takes; `Use` says what its threads do.
@@ -37,7 +41,10 @@ struct InputArgument<Use: ThreadUse>: ParsableArguments {
     @Flag(help: "Go on past damaged frames of a log, and say on standard error which seqs were skipped. Without it a corrupt log fails.")
     var skipCorrupt = false
 
-    @Flag(help: "Read NDJSON lines whose type the fold does not know (e.g. coupon_applied) as events it passes over (status ignored), rather than refuse them.")
+    @Flag(
+        help:
+            "Read NDJSON lines whose type the fold does not know (e.g. coupon_applied) as events it passes over (status ignored), rather than refuse them."
+    )
     var keepUnknown = false
 
     @Option(help: ArgumentHelp(Use.threadsHelp, valueName: "n"))
@@ -71,7 +78,10 @@ enum Threads {
 
 /// The time zone in which reports count dates.
 struct ZoneOption: ParsableArguments {
-    @Option(name: .customLong("tz"), help: ArgumentHelp("The IANA time zone in which dates are counted, e.g. Asia/Seoul; a fixed offset is Etc/GMT-5 for UTC+5.", valueName: "zone"))
+    @Option(
+        name: .customLong("tz"),
+        help: ArgumentHelp(
+            "The IANA time zone in which dates are counted, e.g. Asia/Seoul; a fixed offset is Etc/GMT-5 for UTC+5.", valueName: "zone"))
     var zone: String = "UTC"
 
     func rules() throws -> ZoneRules {
@@ -86,7 +96,8 @@ struct ZoneOption: ParsableArguments {
 /// see ``Arguments``.)
 func check(id: String?, option: String) throws {
     guard let id, !Identifiers.lengths.contains(id.utf8.count) else { return }
-    throw ValidationError("--\(option) must be an id of 1 to \(Identifiers.lengths.upperBound) bytes of UTF-8; this one has \(id.utf8.count)")
+    throw ValidationError(
+        "--\(option) must be an id of 1 to \(Identifiers.lengths.upperBound) bytes of UTF-8; this one has \(id.utf8.count)")
 }
 
 extension ReportFormat: ExpressibleByArgument {}
@@ -101,7 +112,11 @@ enum TabularFormat: String, CaseIterable, ExpressibleByArgument {
 /// A date given as `YYYY-MM-DD`.
 /// How many rows a table for people shows (CSV and JSON show every row).
 struct TableLimit: ParsableArguments {
-    @Option(name: .customLong("limit"), help: ArgumentHelp("The most rows a table shows (tally: candidates a poll), then a line says how many were left out; 0 for all. CSV and JSON give every row. (default: 1000; tally 50)", valueName: "n"))
+    @Option(
+        name: .customLong("limit"),
+        help: ArgumentHelp(
+            "The most rows a table shows (tally: candidates a poll), then a line says how many were left out; 0 for all. CSV and JSON give every row. (default: 1000; tally 50)",
+            valueName: "n"))
     var given: Int?
 
     /// The rows to show, nil for all.
@@ -146,10 +161,15 @@ struct DateArgument: ExpressibleByArgument {
 /// The knobs of a generated stream (``WorkloadShape``), each defaulting to
 /// the named shape's, which is the 90-day standard unless `--shape` says.
 struct ShapeOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Start from a named shape: \(WorkloadShape.named.map { Self.slug($0.name) }.joined(separator: ", ")).", valueName: "name"))
+    @Option(
+        help: ArgumentHelp(
+            "Start from a named shape: \(WorkloadShape.named.map { Self.slug($0.name) }.joined(separator: ", ")).", valueName: "name"))
     var shape: String = "90-days"
 
-    @Option(help: ArgumentHelp("Days the stream spans, following each store's opening hours and the week; 0 packs events about 20 ms apart, day and night.", valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "Days the stream spans, following each store's opening hours and the week; 0 packs events about 20 ms apart, day and night.",
+            valueName: "n"))
     var days: Int?
 
     @Option(help: ArgumentHelp("Products each store sells (1 to 1,000,000), popularity skewed as Zipf's law has it.", valueName: "n"))
@@ -182,16 +202,23 @@ struct ShapeOptions: ParsableArguments {
     /// The shape these options make, or why not.
     func made() throws -> WorkloadShape {
         guard var made = WorkloadShape.named.first(where: { Self.slug($0.name) == shape })?.shape else {
-            throw ValidationError("--shape \(shape) is not a shape: give one of \(WorkloadShape.named.map { Self.slug($0.name) }.joined(separator: ", "))")
+            throw ValidationError(
+                "--shape \(shape) is not a shape: give one of \(WorkloadShape.named.map { Self.slug($0.name) }.joined(separator: ", "))")
         }
         /// Sets the knob at `path` to `value`, if given, refusing one outside `range`.
-        func take<T: Comparable>(_ value: T?, _ range: ClosedRange<T>, _ option: String, _ path: WritableKeyPath<WorkloadShape, T>,
-                                 share: Bool = false) throws {
+        func take<T: Comparable>(
+            _ value: T?, _ range: ClosedRange<T>, _ option: String, _ path: WritableKeyPath<WorkloadShape, T>,
+            share: Bool = false
+        ) throws {
             guard let value else { return }
             guard range.contains(value) else {
                 // Whole bounds as people write them: 1, not 1.0.
-                func text(_ bound: T) -> String { let written = "\(bound)"; return written.hasSuffix(".0") ? String(written.dropLast(2)) : written }
-                throw ValidationError("--\(option) must be \(share ? "a share from " : "")\(text(range.lowerBound)) to \(text(range.upperBound))")
+                func text(_ bound: T) -> String {
+                    let written = "\(bound)"
+                    return written.hasSuffix(".0") ? String(written.dropLast(2)) : written
+                }
+                throw ValidationError(
+                    "--\(option) must be \(share ? "a share from " : "")\(text(range.lowerBound)) to \(text(range.upperBound))")
             }
             made[keyPath: path] = value
         }

@@ -1,9 +1,10 @@
+import OrdersLog
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import OrdersLog
 
 /// The bearer token in a `--token-file`: its first line, trimmed.
 enum ServerToken {

@@ -49,15 +49,17 @@ struct ShapeMatrix {
 
     var json: [UInt8] {
         var object = JSONObject()
-        object.array("shapes", results.map { shape, options, result in
-            var o = JSONObject()
-            o.string("shape", shape)
-            o.string("generate", options)
-            o.decimal("ns_per_event", Self.perEvent(result), digits: 2)
-            o.decimal("best_ratio", Self.perEvent(result) / best, digits: 3)
-            o.number("bench", text: String(decoding: result.json.dropLast(), as: UTF8.self))
-            return o
-        })
+        object.array(
+            "shapes",
+            results.map { shape, options, result in
+                var o = JSONObject()
+                o.string("shape", shape)
+                o.string("generate", options)
+                o.decimal("ns_per_event", Self.perEvent(result), digits: 2)
+                o.decimal("best_ratio", Self.perEvent(result) / best, digits: 3)
+                o.number("bench", text: String(decoding: result.json.dropLast(), as: UTF8.self))
+                return o
+            })
         return object.closed + [0x0A]
     }
 

@@ -7,10 +7,14 @@ struct TimeSpan: ExpressibleByArgument, Hashable {
     var milliseconds: Int64?
 
     init?(argument: String) {
-        if argument == "off" { milliseconds = nil; return }
+        if argument == "off" {
+            milliseconds = nil
+            return
+        }
         let units: [Character: Int64] = ["s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000]
         guard let unit = argument.last.flatMap({ units[$0] }), let count = Int64(argument.dropLast()), count >= 0,
-              count <= Int64.max / unit else { return nil }
+            count <= Int64.max / unit
+        else { return nil }
         milliseconds = count * unit
     }
 

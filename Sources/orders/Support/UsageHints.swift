@@ -17,8 +17,8 @@ enum UsageHints {
             return "\(option) takes \(format), not '\(value)'"
         }
         if message.hasPrefix("Missing value for '"), let option = message.dropFirst(19).split(separator: " ").first,
-           let i = arguments.firstIndex(of: String(option)), i + 1 < arguments.count,
-           let value = Optional(arguments[i + 1]), value.hasPrefix("-"), value.dropFirst().first?.isNumber == true
+            let i = arguments.firstIndex(of: String(option)), i + 1 < arguments.count,
+            let value = Optional(arguments[i + 1]), value.hasPrefix("-"), value.dropFirst().first?.isNumber == true
         {
             return "\(option) takes a number that is not negative, not \(value)"
         }
