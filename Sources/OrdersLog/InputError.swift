@@ -67,3 +67,16 @@ extension InputError {
         )
     }
 }
+
+extension InputError {
+    /// An arriving event whose `id` the log holds (`seq`) for another event: what
+    /// every writer says of it, naming the file, the line if it has one, the field
+    /// and the seq (EVENTS.md: a conflict).
+    public static func idConflict(_ id: [UInt8], file: String, line: Int?, seq: Int64) -> InputError {
+        var quoted: [UInt8] = []
+        JSONText.appendString(id, to: &quoted)
+        return InputError(
+            file: file, location: line.flatMap { $0 > 0 ? .line($0) : nil }, field: "id",
+            message: "\(String(decoding: quoted, as: UTF8.self)) is the id of another event, at seq \(seq)", code: .idConflict)
+    }
+}

@@ -375,10 +375,9 @@ actor LiveLog {
                 case .duplicate: continue
                 case .conflict(let held):
                     writer.arrivingIDs.forget(fromSeq: mark)
+                    let conflict = InputError.idConflict(id, file: "body", line: entry?.line, seq: held)
                     throw Refusal(
-                        status: ErrorCode.idConflict.httpStatus,
-                        message: "\(String(decoding: id, as: UTF8.self)) is the id of another event",
-                        line: entry?.line, field: "id", seq: held)
+                        status: conflict.code.httpStatus, message: conflict.message, line: conflict.line, field: conflict.field, seq: held)
                 }
             }
             if let record = entry?.record { keptRecords.append(record, index: kept.count) }

@@ -117,6 +117,12 @@ struct RecordTests {
         let clash = try CLI.run(["replay", "-", "--json"], input: Array((line("a", 1) + "\n" + line("a", 3) + "\n").utf8))
         #expect(clash.status == 65)
         #expect(clash.stderr.contains(#":2: field "id": "a" is the id of another event, at seq 1"#))
+        // A log given as the FILE: its event that reuses an id is named as NDJSON's is, by the field and the seq.
+        let other = CLI.temporaryDirectory() + "/other.log"
+        #expect(try CLI.run(["import", other, "-"], input: Array((line("e-5", 9) + "\n").utf8)).status == 0)
+        let fromLog = try CLI.run(["import", log, other])
+        #expect(fromLog.status == 65)
+        #expect(fromLog.stderr.contains(#"other.log: field "id": "e-5" is the id of another event, at seq 5"#), "\(fromLog.stderr)")
         // verify counts them and finds each once.
         #expect(try CLI.run(["verify", log]).status == 0)
     }

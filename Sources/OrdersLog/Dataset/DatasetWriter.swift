@@ -275,13 +275,7 @@ public final class DatasetWriter {
 
     /// The error for an event whose id the event at local seq `local` of part `p` holds: as a log's import says it.
     private func conflict(_ id: [UInt8], part p: Int, local: Int64, name: String, line: Int) throws -> InputError {
-        var quoted: [UInt8] = []
-        JSONText.appendString(id, to: &quoted)
-        return InputError(
-            file: name, location: line > 0 ? .line(line) : nil, field: "id",
-            message:
-                "\(String(decoding: quoted, as: UTF8.self)) is the id of another event, at seq \(try datasetSeq(part: p, local: local))",
-            code: .idConflict)
+        .idConflict(id, file: name, line: line, seq: try datasetSeq(part: p, local: local))
     }
 
     /// The dataset seq of the event at local seq `local` of part `p`.

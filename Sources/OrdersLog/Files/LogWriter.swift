@@ -280,11 +280,7 @@ public final class LogWriter {
             case .new: break
             case .duplicate: dropped.insert(entry.index)
             case .conflict(let seq):
-                var quoted: [UInt8] = []
-                JSONText.appendString(id, to: &quoted)
-                throw InputError(
-                    file: name, location: entry.line > 0 ? .line(entry.line) : nil, field: "id",
-                    message: "\(String(decoding: quoted, as: UTF8.self)) is the id of another event, at seq \(seq)", code: .idConflict)
+                throw InputError.idConflict(id, file: name, line: entry.line, seq: seq)
             }
         }
         guard !dropped.isEmpty else { return }
@@ -352,11 +348,7 @@ public final class LogWriter {
                         duplicatesPassedOver += 1
                         continue
                     case .conflict(let held):
-                        throw InputError(
-                            file: stream.name,
-                            message:
-                                "the event with id \(String(decoding: id, as: UTF8.self)) is another event than the one at seq \(held)",
-                            code: .idConflict)
+                        throw InputError.idConflict(id, file: stream.name, line: nil, seq: held)
                     }
                 }
                 records.append(record, index: kept.count)

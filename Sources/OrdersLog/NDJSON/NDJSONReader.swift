@@ -173,11 +173,7 @@ public final class NDJSONReader: EventStream {
                     duplicates += 1
                     continue
                 case .conflict(let held):
-                    var quoted: [UInt8] = []
-                    JSONText.appendString(id, to: &quoted)
-                    throw InputError(
-                        file: name, location: .line(line + entry.line), field: "id",
-                        message: "\(String(decoding: quoted, as: UTF8.self)) is the id of another event, at seq \(held)", code: .idConflict)
+                    throw InputError.idConflict(id, file: name, line: line + entry.line, seq: held)
                 }
             }
             records.append(entry.record, index: index, line: line + entry.line)
