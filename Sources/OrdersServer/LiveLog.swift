@@ -401,7 +401,8 @@ actor LiveLog {
 
     /// Runs `work` on the writer on the commit queue, so that its syncs do not hold the actor.
     private func onCommitQueue(_ work: @escaping (LogWriter, Identifiers) throws -> Void) async throws {
-        let writer = Unchecked(writer), ids = Unchecked(ids), work = Unchecked(work)
+        // Handed to the queue while the actor waits for it and touches nothing it holds.
+        let writer = Handed(writer), ids = Handed(ids), work = Handed(work)
         try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
             commits.async {
                 do {
@@ -413,12 +414,6 @@ actor LiveLog {
             }
         }
     }
-}
-
-/// A value handed to the commit queue while the actor waits for it and touches nothing it holds.
-private struct Unchecked<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }
 
 extension LiveLog {

@@ -23,7 +23,7 @@ struct ParallelReadTests {
         let inside = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
         // 0 until released, then 1 if the file was open, 2 if not.
         let loads = Atomic<Int>(0), openWhenReleased = Atomic<Int>(0)
-        WillLoad.set { file in
+        let willLoad: @Sendable (FileDescriptor) -> Void = { file in
             var status = stat()
             guard fstat(file.rawValue, &status) == 0, status.st_ino == inode,
                 loads.add(1, ordering: .relaxed).newValue == 2
@@ -32,13 +32,13 @@ struct ParallelReadTests {
             release.wait()
             openWhenReleased.store(fcntl(file.rawValue, F_GETFD) != -1 ? 1 : 2, ordering: .sequentiallyConsistent)
         }
-        defer { WillLoad.set(nil) }
         let dropped = DispatchSemaphore(value: 0)
         final class Holder: @unchecked Sendable {  // Handed to one thread, which alone touches it after.
             var reader: LogReader?
         }
         let holder = Holder()
         holder.reader = try LogReader(path: path, options: ReadOptions(threads: 2))
+        holder.reader!.willLoad = willLoad
         var readerIDs = Identifiers()
         var events: [Event] = []
         #expect(try holder.reader!.next(ids: &readerIDs, into: &events) == 1)

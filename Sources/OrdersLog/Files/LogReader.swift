@@ -50,10 +50,13 @@ public final class LogReader: EventStream {
     var loaders: Loaders?
     var parallel: Loaders {
         if let loaders { return loaders }
-        let started = Loaders(count: workers) { [file, name] in LoaderBox.worker(file: file, name: name) }
+        let started = Loaders(count: workers) { [file, name, willLoad] in LoaderBox.worker(file: file, name: name, willLoad: willLoad) }
         loaders = started
         return started
     }
+    /// For a test: what each worker calls with the file before it loads a batch (to hold a
+    /// worker while its reader goes). Set before the first batch is read, or it is not called.
+    package var willLoad: (@Sendable (FileDescriptor) -> Void)?
     /// Batches handed to the workers so far.
     var submitted = 0
     /// Loaded batches the reader is done with, whose buffers the workers reuse.
@@ -254,21 +257,6 @@ public final class LogReader: EventStream {
 }
 
 /// One worker's batch loader, made on its own thread.
-/// What a worker calls with the file before it loads a batch: for a test to
-/// hold a worker while its reader goes.
-///
-/// Guarded by a pthread mutex (``Condition``) rather than `Mutex`, whose
-/// futex the thread sanitizer does not follow: it took the hook's
-/// reads and writes for a race.
-enum WillLoad {
-    private static let lock = Condition()
-    nonisolated(unsafe) private static var hook: (@Sendable (FileDescriptor) -> Void)?
-
-    static func set(_ hook: (@Sendable (FileDescriptor) -> Void)?) { lock.locked { Self.hook = hook } }
-
-    static func call(_ file: FileDescriptor) { lock.locked { hook }?(file) }
-}
-
 private final class LoaderBox: @unchecked Sendable {  // Used by the one thread that made it.
     private var loader: BatchLoader
 
@@ -277,7 +265,9 @@ private final class LoaderBox: @unchecked Sendable {  // Used by the one thread 
     }
 
     /// A worker's function: loads a batch, as far as asked, into the buffers it comes with.
-    static func worker(file: FileDescriptor, name: String) -> (inout (LogLayout.Batch, LoadedBatch, LoadWork)) -> Result<
+    static func worker(file: FileDescriptor, name: String, willLoad: (@Sendable (FileDescriptor) -> Void)?) -> (
+        inout (LogLayout.Batch, LoadedBatch, LoadWork)
+    ) -> Result<
         LoadedBatch, any Error
     > {
         let own: LoaderBox
@@ -289,7 +279,7 @@ private final class LoaderBox: @unchecked Sendable {  // Used by the one thread 
         return { job in
             var loaded = LoadedBatch()
             swap(&loaded, &job.1)
-            WillLoad.call(file)
+            willLoad?(file)
             do {
                 try own.loader.load(job.0, into: &loaded, doing: job.2)
                 return .success(loaded)

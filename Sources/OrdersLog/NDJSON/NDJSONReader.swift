@@ -199,7 +199,7 @@ public final class NDJSONReader: EventStream {
     /// the workers, a few ahead of the caller; it ends with the input, at
     /// the first error, or when this reader goes.
     private func startProducing() {
-        let chunker = Transfer(chunker), pool = self.pool, ahead = 2 * workers + 2
+        let chunker = Handed(chunker), pool = self.pool, ahead = 2 * workers + 2
         producer = startThread {
             while true {
                 let input = Input(from: chunker.value)
@@ -267,10 +267,4 @@ private struct ParsedChunk: Sendable {
         case .failure(let error): inputFailure = error
         }
     }
-}
-
-/// A value handed to exactly one other thread, which alone uses it from then on.
-private struct Transfer<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }

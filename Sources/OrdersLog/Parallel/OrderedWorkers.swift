@@ -75,81 +75,77 @@ struct Stopped: Error, CustomStringConvertible {
 }
 
 /// The jobs of ``OrderedWorkers`` and their outputs, shared by its threads.
-private final class JobQueue<Job: Sendable, Output: Sendable>: @unchecked Sendable {  // Mutable state is guarded by `condition`.
-    private let condition = Condition()
-    /// Jobs in submission order from `nextJob` on; those handed out are nil,
-    /// so that the queue holds no buffer a worker is filling.
-    private var jobs: [(index: Int, job: Job)?] = []
-    private var nextJob = 0
-    private var submitted = 0
-    private var taken = 0
-    private var done: [Int: Output] = [:]
-    private var stopping = false
+private final class JobQueue<Job: Sendable, Output: Sendable>: Sendable {
+    private struct State {
+        /// Jobs in submission order from `nextJob` on; those handed out are nil,
+        /// so that the queue holds no buffer a worker is filling.
+        var jobs: [(index: Int, job: Job)?] = []
+        var nextJob = 0
+        var submitted = 0
+        var taken = 0
+        var done: [Int: Output] = [:]
+        var stopping = false
+    }
+
+    private let state = ConditionBox(State())
 
     /// A worker thread's life: does jobs with `work` until stopped.
     func serve(_ work: (inout Job) -> Output) {
         while case (let index, var job)? = nextAssignment() {
             let output = work(&job)
-            locked { done[index] = output }
-            condition.broadcast()
+            state.withLock { $0.done[index] = output }
+            state.broadcast()
         }
     }
 
-    var pending: Int { locked { submitted - taken } }
+    var pending: Int { state.withLock { $0.submitted - $0.taken } }
 
     func submit(_ job: Job) {
-        locked {
-            jobs.append((submitted, job))
-            submitted += 1
+        state.withLock { state in
+            state.jobs.append((state.submitted, job))
+            state.submitted += 1
         }
-        condition.broadcast()
+        state.broadcast()
     }
 
     func submit(_ job: Job, whenFewerPendingThan limit: Int) -> Bool {
-        let queued = locked {
-            while !stopping && submitted - taken >= limit { condition.wait() }
-            guard !stopping else { return false }
-            jobs.append((submitted, job))
-            submitted += 1
+        let queued = state.withLock(waitingUntil: { $0.stopping || $0.submitted - $0.taken < limit }) { state in
+            guard !state.stopping else { return false }
+            state.jobs.append((state.submitted, job))
+            state.submitted += 1
             return true
         }
-        condition.broadcast()
+        state.broadcast()
         return queued
     }
 
     func take() -> Output? {
-        let output: Output? = locked {
-            while !stopping && done[taken] == nil { condition.wait() }
-            guard let output = done.removeValue(forKey: taken) else { return nil }
-            taken += 1
+        let output: Output? = state.withLock(waitingUntil: { $0.stopping || $0.done[$0.taken] != nil }) { state in
+            guard let output = state.done.removeValue(forKey: state.taken) else { return nil }
+            state.taken += 1
             return output
         }
-        condition.broadcast()
+        state.broadcast()
         return output
     }
 
     func stop() {
-        locked { stopping = true }
-        condition.broadcast()
+        state.withLock { $0.stopping = true }
+        state.broadcast()
     }
 
     /// The next job for a worker, or nil when stopping.
     private func nextAssignment() -> (Int, Job)? {
-        locked {
-            while !stopping && nextJob == jobs.count { condition.wait() }
-            if stopping { return nil }
-            let assignment = jobs[nextJob].take()
-            nextJob += 1
+        state.withLock(waitingUntil: { $0.stopping || $0.nextJob < $0.jobs.count }) { state in
+            if state.stopping { return nil }
+            let assignment = state.jobs[state.nextJob].take()
+            state.nextJob += 1
             // Drop handed-out slots now and then, so the queue does not grow with the input.
-            if nextJob > 64 {
-                jobs.removeFirst(nextJob)
-                nextJob = 0
+            if state.nextJob > 64 {
+                state.jobs.removeFirst(state.nextJob)
+                state.nextJob = 0
             }
             return assignment
         }
-    }
-
-    private func locked<T>(_ body: () throws -> T) rethrows -> T {
-        try condition.locked(body)
     }
 }

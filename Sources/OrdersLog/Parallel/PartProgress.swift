@@ -19,7 +19,8 @@ final class PartProgress: Sendable {
 
     private let marks: [Mark]
     private let cancelled = Atomic<Bool>(false)
-    private let condition = Condition()
+    /// What a part asleep waits on; the marks themselves are atomics, outside it.
+    private let condition = ConditionBox(())
 
     init(parts: Int) {
         marks = (0..<parts).map { _ in Mark() }
@@ -37,7 +38,7 @@ final class PartProgress: Sendable {
         // that saw the old mark is seen waiting here, or sees the new mark.
         mark.folded.store(seq, ordering: .sequentiallyConsistent)
         if mark.awaited.load(ordering: .sequentiallyConsistent) < seq {
-            condition.locked {
+            condition.withLock { _ in
                 mark.awaited.store(.max, ordering: .sequentiallyConsistent)
                 condition.broadcast()
             }
@@ -56,7 +57,7 @@ final class PartProgress: Sendable {
     func wait(for part: Int, toFold seq: Int64) -> Bool {
         for _ in 0..<1000 where hasFolded(part, seq) { return true }
         let mark = marks[part]
-        condition.locked {
+        condition.withLock { _ in
             while !cancelled.load(ordering: .sequentiallyConsistent) {
                 // The target changes only under the mutex, so a publisher that
                 // sees it wakes this part, asleep by then.
@@ -73,6 +74,6 @@ final class PartProgress: Sendable {
     /// Ends every wait, now and to come.
     func cancel() {
         cancelled.store(true, ordering: .sequentiallyConsistent)
-        condition.locked { condition.broadcast() }
+        condition.withLock { _ in condition.broadcast() }
     }
 }

@@ -6,17 +6,17 @@ import Darwin
 
 /// Runs `body` on a new thread, to be joined or detached by the caller.
 func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t {
-    final class Box: @unchecked Sendable {  // Handed to exactly one thread.
-        let body: @Sendable () -> Void
-        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    /// The body, in a class so that pthreads can carry it as a pointer to the new thread.
+    final class Body: Sendable {
+        let run: @Sendable () -> Void
+        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
     }
     var thread = pthread_t()
-    let context = Unmanaged.passRetained(Box(body)).toOpaque()
+    let context = Unmanaged.passRetained(Body(body)).toOpaque()
     let status = pthread_create(
         &thread, nil,
         { context in
-            let box = Unmanaged<Box>.fromOpaque(context!).takeRetainedValue()
-            box.body()
+            Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
             return nil
         }, context)
     precondition(status == 0, "pthread_create failed: \(status)")
