@@ -1,6 +1,6 @@
 /// Where each line of a large cart lies in the ``LinePool``, by product:
 /// without it a cart given a million products is searched a million times,
-/// up to a million lines each (200,000 took 8 s to replay).
+/// up to a million lines each: quadratic.
 ///
 /// Only carts of more than ``LinePool/searchedLines`` lines are indexed: a
 /// small cart is searched faster than it is hashed, and nearly every cart is

@@ -15,8 +15,8 @@ import CPrefetch
 /// live in one buffer and the index is an open-addressing table, whose hash
 /// each table seeds at random, as `Dictionary` does: ids are the input's to
 /// choose, and with a hash known in advance, ids chosen to collide made
-/// every lookup a walk past all of them (20,000 took 1.2 s rather than
-/// 0.03 s). Symbol numbers do not depend on the hash, so neither does
+/// every lookup a walk past all of them (FINDINGS, "Behind the code's
+/// comments"). Symbol numbers do not depend on the hash, so neither does
 /// anything the tables give out.
 public struct SymbolTable: Sendable {
     /// Every symbol's bytes, one after another (a placeholder's later filling at the end).

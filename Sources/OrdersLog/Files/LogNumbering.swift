@@ -3,8 +3,8 @@ import OrdersCore
 /// The log's ids as its writer numbers them: the writer numbers each new id
 /// on from the log's own numbers, so that readers need no hashing.
 ///
-/// Reading every id of a large log costs more than most imports (6 s and
-/// 1.1 GB for 100M events), so a writer may hold only some of them: those
+/// Reading every id of a large log costs more than most imports, so a
+/// writer may hold only some of them: those
 /// of the streams it appends, looked up in the log (``Known``).
 struct LogNumbering {
     /// The log's ids, role by role, at the log's numbers; `known` says which.

@@ -41,8 +41,7 @@ public final class LogWriter {
     /// is looked up a group at a time or has the log's ids read whole.
     private var held: [HeldStream] = []
     /// The ids of the held NDJSON streams, one table for all: NDJSON names
-    /// its ids by their bytes, so a table per file would cost for nothing
-    /// (2,000 files of two events: 163 MB at the peak with a table each, 65 MB with one).
+    /// its ids by their bytes, so a table per file would cost memory for nothing.
     private var heldIDs = Identifiers()
     /// How many events `held` holds.
     private var heldCount = 0
@@ -83,8 +82,8 @@ public final class LogWriter {
     }
 
     /// A log smaller than this many bytes has its ids read whole at the first
-    /// append, as fast as a lookup would be (about 0.1 s for 3M events, 16 MB),
-    /// which spares a long stream being held for nothing (0.4 s for 1M events).
+    /// append, as fast as a lookup would be, which spares a long stream being
+    /// held for nothing (FINDINGS, "Behind the code's comments").
     private let readWholeBelow: Int64
     /// Streams of at most this many events in all are held while their ids
     /// are looked up in the log. A stream of more is looked up and written
@@ -97,13 +96,12 @@ public final class LogWriter {
     /// How many events are held by default for a log of `logEvents` events:
     /// 1M, or an eighth of the log's events for a log of more than 8M.
     ///
-    /// Reading the log's ids whole takes about 11 bytes per event of the log
-    /// (1.1 GB for 100M events) and 60 ns; looking them up, a quarter of
-    /// the time. A held event takes about 50 bytes with its ids, so holding
-    /// an eighth of the log's events costs at most about half the memory of
-    /// reading its ids, and a stream of that size is looked up rather than
-    /// have the log read whole: 5M events into the 100M-event log took 8.6 s
-    /// and 1.3 GB read whole.
+    /// Reading the log's ids whole takes about 11 bytes per event of the log;
+    /// looking them up, a quarter of the time. A held event takes about 50
+    /// bytes with its ids, so holding an eighth of the log's events costs at
+    /// most about half the memory of reading its ids, and a stream of that
+    /// size is looked up rather than have the log read whole (FINDINGS,
+    /// "Behind the code's comments").
     static func defaultHoldAtMost(logEvents: UInt64) -> Int {
         max(1 << 20, Int(logEvents / 8))
     }
@@ -501,9 +499,8 @@ public final class LogWriter {
                     return
                 }
                 // Too long to hold. A group looked up costs a quarter of reading the log's ids whole,
-                // and its events more than the log's numbers read straight into (5M events into the
-                // 100M-event log: 3.8 s looked up, 7 s read whole; 15M in two groups 9.5 s, 7.9 s
-                // read whole): up to a quarter of the log's events, this stream goes on a group at a time.
+                // and its events more than the log's numbers read straight into: up to a quarter of the
+                // log's events, this stream goes on a group at a time.
                 inGroups += streamHeld.count
                 guard !foreseenTooLong, inGroups <= logEventsAtOpen / 4 else { break }
                 holdRead()
@@ -547,9 +544,7 @@ public final class LogWriter {
     /// Whether `stream`, of which `events` events have been read, will have
     /// more than `limit`, judged by how far into its bytes they are: then
     /// holding it costs more than reading the log's ids whole from the
-    /// start (15M events into the 100M-event log: 9.5 s in two groups
-    /// looked up, 7.9 s read whole). The bytes read run ahead of the events
-    /// taken, so the guess errs low, and a stream it misses goes on in groups.
+    /// start. A stream it misses goes on in groups.
     static func foresees(_ events: Int, of stream: any EventStream, pastHolding limit: Int) -> Bool {
         guard events >= 1 << 16, let (done, total) = stream.progress, done > 0 else { return false }
         return Double(events) * Double(total) / Double(done) > Double(limit)
