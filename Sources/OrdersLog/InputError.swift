@@ -50,7 +50,7 @@ extension InputError {
     /// The refusal of a FILE whose content, with events without an id, was
     /// imported into `log` before (`seqs`, the seqs its events took), or is
     /// given twice in one import (`earlier`, the name it was given by first).
-    static func importedAgain(_ file: String, into log: String, seqs: Range<UInt64>, earlier: String?) -> InputError {
+    static func importedAgain(_ file: String, into log: String, seqs: Range<Seq>, earlier: String?) -> InputError {
         let what = seqs.isEmpty ? "no new events" : seqs.seqDescription
         guard let earlier else {
             return InputError(

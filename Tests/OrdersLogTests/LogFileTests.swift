@@ -114,7 +114,7 @@ struct LogFileTests {
         #expect(LogWriter.defaultHoldAtMost(logEvents: 0) == 1 << 20)
         #expect(LogWriter.defaultHoldAtMost(logEvents: 8 << 20) == 1 << 20)
         #expect(LogWriter.defaultHoldAtMost(logEvents: 100_000_000) == 12_500_000)
-        #expect(LogWriter.defaultHoldAtMost(logEvents: .max) == Int(UInt64.max / 8))
+        #expect(LogWriter.defaultHoldAtMost(logEvents: .max) == Int(Seq.max / 8))
     }
 
     /// A batch may hold every one of the 17,576 currency codes (the writer
@@ -302,7 +302,7 @@ struct LogFileTests {
             #expect(contents(path).count == length, "cut at \(length)")
             #expect(contents(WriterCheckpoint.path(of: path)) == checkpoint)
             let missing = try #require(try WriterCheckpoint.read(log: path)).missing(
-                endSeq: UInt64(ends.last { $0.size <= length }!.events + 1),
+                endSeq: Seq(ends.last { $0.size <= length }!.events + 1),
                 committedEnd: Int64(ends.last { $0.size <= length }!.size))
             #expect(missing != nil, "cut at \(length)")
         }
@@ -543,9 +543,9 @@ struct VerifyTests {
                 batch.payload =
                     Array(batch.payload[0..<3]) + [again, size] + batch.payload[5..<batch.payload.count - Int(batch.payload[4])] + section
             }
-            bytes += try UnsealedBatch(encoded: batch, firstSeq: UInt64(index + 1), eventCount: 1).sealed(with: &compressor)
+            bytes += try UnsealedBatch(encoded: batch, firstSeq: Seq(index + 1), eventCount: 1).sealed(with: &compressor)
         }
-        bytes += CommitRecord(endSeq: UInt64(events.count + 1), offset: UInt64(bytes.count)).encoded()
+        bytes += CommitRecord(endSeq: Seq(events.count + 1), offset: UInt64(bytes.count)).encoded()
         let path = temporaryDirectory() + "/rewritten.log"
         write(bytes, to: path)
         return path

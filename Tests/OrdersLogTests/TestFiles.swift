@@ -61,7 +61,7 @@ func sampleEvents(_ count: Int, seed: UInt64 = 1, ids: inout Identifiers) -> [Ev
 
 /// Writes `events` to a log at `path` in one transaction.
 @discardableResult
-func writeLog(_ path: String, _ events: [Event], ids: Identifiers, batchEvents: Int = 100) throws -> Range<UInt64> {
+func writeLog(_ path: String, _ events: [Event], ids: Identifiers, batchEvents: Int = 100) throws -> Range<Seq> {
     let writer = try LogWriter(path: path, batchEvents: batchEvents)
     for event in events { try writer.append(event, ids: ids) }
     return try writer.commit(ids: ids)

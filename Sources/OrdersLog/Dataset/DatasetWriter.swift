@@ -60,7 +60,7 @@ public final class DatasetWriter {
         }
 
         /// The local seq the next event of the part takes.
-        var nextLocalSeq: Int64 { Int64(writer.nextSeq) + Int64(events.count) }
+        var nextLocalSeq: Int64 { writer.nextSeq + Int64(events.count) }
 
         /// Writes the events held as a batch of the log, and their seqs.
         func write() throws {
@@ -228,7 +228,7 @@ public final class DatasetWriter {
         guard let digest = stream.reimportDigest else { return }
         let all = manifest.imports + imports
         if !again, let i = all.firstIndex(where: { $0.length == digest.length && $0.crc32c == digest.crc }) {
-            let seqs = UInt64(all[i].firstSeq)..<UInt64(all[i].endSeq)
+            let seqs = all[i].firstSeq..<all[i].endSeq
             throw InputError.importedAgain(
                 stream.name, into: directory, seqs: seqs,
                 earlier: i < manifest.imports.count ? nil : importedStreams[i - manifest.imports.count])

@@ -171,7 +171,7 @@ final class AppendFile {
     /// by the next commit or ``syncCommitted()``. A log this created gets a
     /// commit record even when nothing was written, so that it is a log.
     /// - Parameter wrote: whether anything was written since the last commit.
-    func commit(endSeq: UInt64, wrote: Bool, durability: LogWriter.Durability) throws {
+    func commit(endSeq: Seq, wrote: Bool, durability: LogWriter.Durability) throws {
         let writes = wrote || created
         if writes || commitUnsynced {
             try sync()

@@ -147,7 +147,7 @@ struct BatchLoader: ~Copyable {
     ///   again exactly the earlier ids its events use, or its spellings do
     ///   not read: the reader, which reads them too, finds what is wrong.
     private mutating func writeText(_ batch: LogLayout.Batch, _ loaded: inout LoadedBatch) -> Bool {
-        let firstSeq = Int64(batch.header.firstSeq)
+        let firstSeq = batch.header.firstSeq
         return loaded.payload.withUnsafeBytes { payload in
             do throws(ByteReader.Malformed) {
                 try spelledAgain.check(loaded.events, loaded.dictionary, in: payload)

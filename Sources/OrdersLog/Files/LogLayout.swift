@@ -55,7 +55,7 @@ public struct LogLayout: Sendable {
     /// Zero if the file header itself is incomplete.
     var committedEnd: Int64 = 0
     /// The seq the next appended event takes.
-    var endSeq: UInt64 = 1
+    var endSeq: Seq = 1
     var tail: Tail?
 
     /// Reads the headers of the log in `file`.
@@ -89,7 +89,7 @@ public struct LogLayout: Sendable {
         layout.committedEnd = offset
         var pending: [Batch] = []
         var pendingImports: [ImportNote] = []
-        var seq: UInt64 = 1
+        var seq: Seq = 1
         var stop: (offset: Int64, reason: String, damaged: Bool)?
         var frame = [UInt8](repeating: 0, count: 8 + LogFormat.batchHeaderContentSize)
         scanning: while offset < size {

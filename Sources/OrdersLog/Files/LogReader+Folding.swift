@@ -107,8 +107,8 @@ extension LogReader {
             } catch let failure as BatchFailure {
                 throw corrupt(batch, failure)
             }
-            chain.link(current.shares!, firstSeq: Int64(batch.header.firstSeq))
-            let shared = SharedBatch(current, firstSeq: Int64(batch.header.firstSeq), eventCount: Int(batch.header.eventCount))
+            chain.link(current.shares!, firstSeq: batch.header.firstSeq)
+            let shared = SharedBatch(current, firstSeq: batch.header.firstSeq, eventCount: Int(batch.header.eventCount))
             current = LoadedBatch()
             // The buffers of batches every part is done with go back to the workers.
             while !handedOut.isEmpty && isKnownUniquelyReferenced(&handedOut[0]) { spare.append(handedOut.removeFirst().loaded) }

@@ -5,7 +5,7 @@ extension LogReader {
     /// Events that could not be read: where, which seqs, and why.
     public struct Skip: Hashable, Sendable, CustomStringConvertible {
         public var offset: Int64
-        public var seqs: Range<UInt64>
+        public var seqs: Range<Seq>
         public var reason: String
 
         public var description: String {
@@ -24,10 +24,10 @@ extension LogReader {
     }
 
     /// The seqs that no readable batch covers, each with the damage that cost them.
-    static func gaps(in survey: LogSurvey, batches: [LogLayout.Batch], endSeq: UInt64) -> ([Skip], [LogSurvey.Damage]) {
+    static func gaps(in survey: LogSurvey, batches: [LogLayout.Batch], endSeq: Seq) -> ([Skip], [LogSurvey.Damage]) {
         var skips: [Skip] = []
         var harmless: [LogSurvey.Damage] = []
-        var expected: UInt64 = 1
+        var expected: Seq = 1
         var damage = survey.damage[...]
         func damageBefore(_ offset: Int64) -> [LogSurvey.Damage] {
             var found: [LogSurvey.Damage] = []

@@ -14,7 +14,7 @@ extension LogReader {
         records = try recordLoader.records(of: batch, events: current.events)
         if !current.hasText || !records.isEmpty {
             // A worker's text has no records: a batch with any is written here.
-            EventJSON.appendLines(firstSeq: Int64(batch.header.firstSeq), current.events, records: records, spelledBy: ids, to: &text)
+            EventJSON.appendLines(firstSeq: batch.header.firstSeq, current.events, records: records, spelledBy: ids, to: &text)
         } else if text.isEmpty {
             swap(&text, &current.text)
         } else {

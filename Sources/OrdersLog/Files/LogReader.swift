@@ -25,7 +25,7 @@ public final class LogReader: EventStream {
     /// Committed batches to read, in order.
     let batches: [LogLayout.Batch]
     /// The seq after the last committed event.
-    let endSeq: UInt64
+    let endSeq: Seq
     /// Bytes after the last commit, if any.
     public let tail: LogLayout.Tail?
     /// Where the last commit record ends.
@@ -155,7 +155,7 @@ public final class LogReader: EventStream {
     }
 
     /// The number of committed events (counting any skipped).
-    public var eventCount: Int64 { Int64(endSeq - 1) }
+    public var eventCount: Int64 { endSeq - 1 }
 
     /// The number of committed batches that can be read.
     public var batchCount: Int { batches.count }
@@ -171,7 +171,7 @@ public final class LogReader: EventStream {
         records = try recordLoader.records(of: batch, events: current.events)
         eventsWithoutID += current.events.count - records.withID
         if events.isEmpty { swap(&events, &current.events) } else { events.append(contentsOf: current.events) }
-        return Int64(batch.header.firstSeq)
+        return batch.header.firstSeq
     }
 
     /// Loads the next batch that reads, as far as `work` asks, into

@@ -16,7 +16,7 @@ public struct LogSurvey: Sendable {
     /// What the walk found, in file order.
     enum Item: Hashable, Sendable {
         case batch(LogLayout.Batch)
-        case commit(offset: Int64, endSeq: UInt64)
+        case commit(offset: Int64, endSeq: Seq)
         case damage(Damage)
     }
 
@@ -40,7 +40,7 @@ public struct LogSurvey: Sendable {
     }
 
     /// The seq after the last committed event, by the last commit record.
-    public var committedEndSeq: UInt64 {
+    public var committedEndSeq: Seq {
         for item in items.reversed() { if case .commit(_, let endSeq) = item { return endSeq } }
         return 1
     }
@@ -74,7 +74,7 @@ public struct LogSurvey: Sendable {
             items.append(.damage(Damage(offset: 0, length: size, reason: "the file header is incomplete")))
             return
         }
-        var seq: UInt64 = 1
+        var seq: Seq = 1
         var lastCommitEnd = offset
         var content = [UInt8](repeating: 0, count: 64)
         while offset < size {

@@ -27,9 +27,9 @@ public final class LogWriter {
     /// The file: its lock, where it ends, its commits and syncs.
     private let file: AppendFile
     /// The seq of the first event of this transaction.
-    public private(set) var firstSeq: UInt64
+    public private(set) var firstSeq: Seq
     /// The seq the next appended event takes.
-    public private(set) var nextSeq: UInt64
+    public private(set) var nextSeq: Seq
     private var pending: [Event] = []
     private let batchEvents: Int
     private var encoder = BatchEncoder()
@@ -56,7 +56,7 @@ public final class LogWriter {
     public var recovery: String? { file.recovery }
     /// The records of the events taken but not yet written, by the seq
     /// each event takes, in order; `recordsTaken` of them are written.
-    private var records: [(seq: UInt64, record: EventRecord)] = []
+    private var records: [(seq: Seq, record: EventRecord)] = []
     private var recordsTaken = 0
     /// The ids this append checks arriving events against: give it to each
     /// ``NDJSONReader`` appended (``NDJSONReader/checkIDs(against:seqBase:)``).
@@ -102,7 +102,7 @@ public final class LogWriter {
     /// most about half the memory of reading its ids, and a stream of that
     /// size is looked up rather than have the log read whole (FINDINGS,
     /// "Behind the code's comments").
-    static func defaultHoldAtMost(logEvents: UInt64) -> Int {
+    static func defaultHoldAtMost(logEvents: Seq) -> Int {
         max(1 << 20, Int(logEvents / 8))
     }
 
@@ -159,7 +159,7 @@ public final class LogWriter {
     /// Notes that this transaction read `digest`, whose events took `seqs`:
     /// written before its commit record, for ``importedBefore(_:)`` to find.
     /// `append(contentsOf:)` notes the NDJSON it reads itself.
-    public func noteImport(_ digest: TextDigest, seqs: Range<UInt64>, stream: String = "") {
+    public func noteImport(_ digest: TextDigest, seqs: Range<Seq>, stream: String = "") {
         importNotes.append(ImportNote(digest: digest, seqs: seqs))
         notedStreams.append(stream)
     }
@@ -168,14 +168,14 @@ public final class LogWriter {
     /// in this log or in this transaction, if any did (for a stream still
     /// held, the seqs it is to take).
     /// - Returns: those seqs, and the name of the stream if this transaction took them.
-    public func importedBefore(_ digest: TextDigest) -> (seqs: Range<UInt64>, stream: String?)? {
+    public func importedBefore(_ digest: TextDigest) -> (seqs: Range<Seq>, stream: String?)? {
         if let i = importNotes.lastIndex(where: { $0.digest == digest }) {
             return (importNotes[i].seqs, i < committedImportNotes ? nil : notedStreams[i - committedImportNotes])
         }
         var seq = nextSeq
         for stream in held {
-            defer { seq += UInt64(stream.events.count) }
-            if stream.note == digest { return (seq..<seq + UInt64(stream.events.count), stream.name) }
+            defer { seq += Seq(stream.events.count) }
+            if stream.note == digest { return (seq..<seq + Seq(stream.events.count), stream.name) }
         }
         return nil
     }
@@ -185,7 +185,7 @@ public final class LogWriter {
 
     /// The serial of the stream being appended, and the seq each stream's first event took.
     private var streamSerial = 0
-    private var streamStarts: [Int: UInt64] = [:]
+    private var streamStarts: [Int: Seq] = [:]
 
     /// Adds a stream's `events` (or part of them, in order), with their
     /// `records`; with `note`, they are its last, and its import note is taken.
@@ -219,7 +219,7 @@ public final class LogWriter {
         let index = EventIDIndex()
         let loader = try RecordLoader(file: file.descriptor, name: path)
         for batch in layoutBatches where batch.records != nil {
-            try loader.forEachID(of: batch) { seq, id, fingerprint in index.insert(id: id, seq: Int64(seq), fingerprint: fingerprint) }
+            try loader.forEachID(of: batch) { seq, id, fingerprint in index.insert(id: id, seq: seq, fingerprint: fingerprint) }
         }
         arrivingIDs.log = index
         try dropRecordedFromHeld { id, fingerprint in index.verdict(id: id, fingerprint: fingerprint) }
@@ -255,7 +255,7 @@ public final class LogWriter {
         let loader = try RecordLoader(file: file.descriptor, name: path)
         for batch in layoutBatches where batch.records != nil {
             try loader.forEachID(of: batch) { seq, id, fingerprint in
-                if let symbol = wanted.lookup(id) { found[symbol.index] = (Int64(seq), fingerprint) }
+                if let symbol = wanted.lookup(id) { found[symbol.index] = (seq, fingerprint) }
             }
         }
         guard !found.isEmpty else { return }
@@ -298,7 +298,7 @@ public final class LogWriter {
     }
 
     /// The seq that the first event of the next stream appended takes.
-    public var nextStreamSeq: UInt64 { nextSeq + UInt64(heldCount) }
+    public var nextStreamSeq: Seq { nextSeq + Seq(heldCount) }
 
     /// Adds an event to the transaction. Its identifiers must be in `ids`.
     /// The first event appended this way reads every id of the log.
@@ -328,7 +328,7 @@ public final class LogWriter {
     /// the log's ids are read; until then, when the events held are written.
     /// - Parameter first: the seq that `events[0]` takes if none is held first.
     /// - Throws: ``InputError`` if an event of a log reuses a recorded id for another event.
-    private func takeRecords(of stream: any EventStream, events: inout [Event], first: UInt64) throws -> EventRecords {
+    private func takeRecords(of stream: any EventStream, events: inout [Event], first: Seq) throws -> EventRecords {
         for event in events { latestAt = max(latestAt ?? .min, event.at.milliseconds) }
         if streamFirstAt == nil { streamFirstAt = events.first?.at.milliseconds }
         guard !stream.records.isEmpty else { return EventRecords() }
@@ -340,7 +340,7 @@ public final class LogWriter {
         for (i, event) in events.enumerated() {
             if let record = cursor.record(at: i, in: stream.records) {
                 if let id = record.id {
-                    switch arrivingIDs.check(id: id, seq: Int64(first) + Int64(kept.count), fingerprint: record.fingerprint) {
+                    switch arrivingIDs.check(id: id, seq: first + Seq(kept.count), fingerprint: record.fingerprint) {
                     case .new: break
                     case .duplicate:
                         duplicatesPassedOver += 1
@@ -358,8 +358,8 @@ public final class LogWriter {
     }
 
     /// Keeps `records`, by index among events about to be added, the first of which takes seq `first`.
-    private func keep(_ records: EventRecords, first: UInt64) {
-        for entry in records.entries { self.records.append((first + UInt64(entry.index), entry.record)) }
+    private func keep(_ records: EventRecords, first: Seq) {
+        for entry in records.entries { self.records.append((first + Seq(entry.index), entry.record)) }
     }
 
     /// The latest time of any event in the log or appended so far, ms since the epoch.
@@ -481,7 +481,7 @@ public final class LogWriter {
             while true {
                 while !ended, streamHeld.count <= holdAtMost, !foreseenTooLong {
                     ended = try stream.next(ids: &ids, into: &events) == nil
-                    let taken = try takeRecords(of: stream, events: &events, first: nextStreamSeq + UInt64(streamHeld.count))
+                    let taken = try takeRecords(of: stream, events: &events, first: nextStreamSeq + Seq(streamHeld.count))
                     streamHeldRecords.append(contentsOf: taken, offset: streamHeld.count)
                     streamHeld.append(contentsOf: events)
                     try progress(events.count)
@@ -609,7 +609,7 @@ public final class LogWriter {
         while taken < events.count {
             let room = min(batchEvents - pending.count, events.count - taken)
             pending.append(contentsOf: events[taken..<taken + room])
-            nextSeq += UInt64(room)
+            nextSeq += Seq(room)
             taken += room
             if pending.count >= batchEvents { try emit(encodeBatch(ids: table), through: pool) }
         }
@@ -640,7 +640,7 @@ public final class LogWriter {
     /// tail, never leave part of it.
     /// - Returns: the seqs of the events this transaction appended.
     @discardableResult
-    public func commit(ids: Identifiers, durability: Durability = .synced) throws -> Range<UInt64> {
+    public func commit(ids: Identifiers, durability: Durability = .synced) throws -> Range<Seq> {
         try writeHeld()
         try writeBatch(ids: ids)
         let notes = importNotes[committedImportNotes...]
@@ -681,7 +681,7 @@ public final class LogWriter {
         notedStreams.removeAll()
         records.removeAll()
         recordsTaken = 0
-        arrivingIDs.taken.removeIDs(fromSeq: Int64(firstSeq))
+        arrivingIDs.taken.removeIDs(fromSeq: firstSeq)
         numbering.rollback()
         file.rollback(nothingCommitted: firstSeq == 1)
     }
@@ -697,7 +697,7 @@ public final class LogWriter {
     private func encodeBatch(ids: Identifiers?) throws -> UnsealedBatch {
         let encoded = numbering.encode(pending[...], ids: ids, with: &encoder)
         defer { pending.removeAll(keepingCapacity: true) }
-        let first = nextSeq - UInt64(pending.count)
+        let first = nextSeq - Seq(pending.count)
         var batchRecords = EventRecords()
         while recordsTaken < records.count, records[recordsTaken].seq < nextSeq {
             batchRecords.append(records[recordsTaken].record, index: Int(records[recordsTaken].seq - first))

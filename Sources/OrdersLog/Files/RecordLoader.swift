@@ -20,13 +20,13 @@ final class RecordLoader {
 
     /// Calls `body` with the seq, id bytes and fingerprint of every event of
     /// `batch` that has an id, allocating nothing per record.
-    func forEachID(of batch: LogLayout.Batch, _ body: (UInt64, UnsafeRawBufferPointer, UInt64) -> Void) throws {
+    func forEachID(of batch: LogLayout.Batch, _ body: (Seq, UnsafeRawBufferPointer, UInt64) -> Void) throws {
         guard let (offset, header) = batch.records else { return }
         try loadPayload(of: batch, at: offset, header)
         let walked = payload.withUnsafeBytes { bytes in
             Result { () throws(ByteReader.Malformed) in
                 try RecordFrame.forEachID(bytes, eventCount: Int(batch.header.eventCount)) { index, id, fingerprint in
-                    body(batch.header.firstSeq + UInt64(index), id, fingerprint)
+                    body(batch.header.firstSeq + Seq(index), id, fingerprint)
                 }
             }
         }
@@ -43,7 +43,7 @@ final class RecordLoader {
             if let unknown = events?.firstIndex(where: \.isIgnored) {
                 throw corrupt(
                     batch, at: batch.offset,
-                    "the event at seq \(batch.header.firstSeq + UInt64(unknown)) has a type the fold does not know, and no record spells it"
+                    "the event at seq \(batch.header.firstSeq + Seq(unknown)) has a type the fold does not know, and no record spells it"
                 )
             }
             return EventRecords()
@@ -59,7 +59,7 @@ final class RecordLoader {
         guard let events else { return records }
         var cursor = EventRecords.Cursor()
         for (i, event) in events.enumerated() where event.isIgnored != (cursor.record(at: i, in: records)?.type != nil) {
-            throw corrupt(batch, at: frameOffset, "the record of seq \(batch.header.firstSeq + UInt64(i)) does not fit its event's kind")
+            throw corrupt(batch, at: frameOffset, "the record of seq \(batch.header.firstSeq + Seq(i)) does not fit its event's kind")
         }
         return records
     }

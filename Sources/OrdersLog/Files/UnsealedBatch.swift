@@ -4,7 +4,7 @@ import OrdersCore
 /// thread, since compressing needs nothing of the writer's.
 struct UnsealedBatch: Sendable {
     var encoded: BatchEncoder.Encoded
-    var firstSeq: UInt64
+    var firstSeq: Seq
     var eventCount: UInt32
     /// Its events' records, which go in a record frame after its zstd frame.
     var records = EventRecords()

@@ -1,3 +1,4 @@
+import OrdersCore
 import SystemPackage
 
 #if canImport(Glibc)
@@ -24,12 +25,12 @@ import Darwin
 /// `firstBatch` (the CRC-32C of the log's first batch header) ties it to
 /// its log: a checkpoint left beside another file of the same name is not taken for its own.
 public struct WriterCheckpoint: Hashable, Sendable {
-    public var endSeq: UInt64
+    public var endSeq: Seq
     public var committedEnd: Int64
     public var firstBatch: UInt32
     var counter: UInt64 = 0
 
-    public init(endSeq: UInt64, committedEnd: Int64, firstBatch: UInt32) {
+    public init(endSeq: Seq, committedEnd: Int64, firstBatch: UInt32) {
         self.endSeq = endSeq
         self.committedEnd = committedEnd
         self.firstBatch = firstBatch
@@ -46,7 +47,7 @@ public struct WriterCheckpoint: Hashable, Sendable {
         var writer = ByteWriter(capacity: Self.slotSize)
         writer.write(contentsOf: Self.magic)
         writer.write(littleEndian: counter)
-        writer.write(littleEndian: endSeq)
+        writer.write(seq: endSeq)
         writer.write(littleEndian: UInt64(committedEnd))
         writer.write(littleEndian: firstBatch)
         writer.write(littleEndian: writer.bytes.withUnsafeBytes { CRC32C.checksum($0) })
@@ -56,10 +57,11 @@ public struct WriterCheckpoint: Hashable, Sendable {
     static func decode(_ bytes: UnsafeRawBufferPointer) -> WriterCheckpoint? {
         guard bytes.count == slotSize, magic.elementsEqual(bytes[0..<8]),
             bytes.loadUnaligned(fromByteOffset: 36, as: UInt32.self).littleEndian
-                == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<36]))
+                == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<36])),
+            let endSeq = Seq(exactly: bytes.loadUnaligned(fromByteOffset: 16, as: UInt64.self).littleEndian)
         else { return nil }
         var checkpoint = WriterCheckpoint(
-            endSeq: bytes.loadUnaligned(fromByteOffset: 16, as: UInt64.self).littleEndian,
+            endSeq: endSeq,
             committedEnd: Int64(bitPattern: bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self).littleEndian),
             firstBatch: bytes.loadUnaligned(fromByteOffset: 32, as: UInt32.self).littleEndian)
         checkpoint.counter = bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self).littleEndian
@@ -108,7 +110,7 @@ public struct WriterCheckpoint: Hashable, Sendable {
     /// nothing of this one. A reader reads the checkpoint before the log:
     /// a writer writes it only after its commit, so it is then never ahead
     /// of what the reader finds.
-    static func check(_ found: WriterCheckpoint?, firstBatch header: BatchHeader?, endSeq: UInt64, committedEnd: Int64)
+    static func check(_ found: WriterCheckpoint?, firstBatch header: BatchHeader?, endSeq: Seq, committedEnd: Int64)
         -> (checkpoint: WriterCheckpoint?, missing: String?, foreign: Bool)
     {
         guard let found else { return (nil, nil, false) }
@@ -125,7 +127,7 @@ public struct WriterCheckpoint: Hashable, Sendable {
 
     /// What is wrong if a log whose committed part ends at seq `endSeq`,
     /// byte `committedEnd`, has this checkpoint: nil if nothing is.
-    public func missing(endSeq logEnd: UInt64, committedEnd logCommitted: Int64) -> String? {
+    public func missing(endSeq logEnd: Seq, committedEnd logCommitted: Int64) -> String? {
         guard endSeq > logEnd || committedEnd > logCommitted else { return nil }
         let seqs = logEnd..<max(endSeq, logEnd)
         return "the log ends at byte \(logCommitted), before what its writer acknowledged (to byte \(committedEnd)"

@@ -20,7 +20,7 @@ struct BatchDecoder: ~Copyable {
         var minAt: Int64
         var maxAt: Int64
         /// The seq of the batch's first event.
-        var firstSeq: UInt64 = 1
+        var firstSeq: Seq = 1
         /// The payload's size, and how much of it a fold reads; `.max` when
         /// not known (a payload read on its own), then the payload is whole.
         var payloadSize = Int.max

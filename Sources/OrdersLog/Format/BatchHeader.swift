@@ -1,8 +1,10 @@
+import OrdersCore
+
 /// The skippable frame before each batch's zstd frame: where the batch sits
 /// in the log, its time range, the sizes of what follows, and checksums.
 struct BatchHeader: Hashable, Sendable {
     /// The seq of the batch's first event (1-based across the log).
-    var firstSeq: UInt64
+    var firstSeq: Seq
     var eventCount: UInt32
     /// The size of the zstd frame that follows this header.
     var frameSize: UInt32
@@ -21,12 +23,12 @@ struct BatchHeader: Hashable, Sendable {
     static let size = 8 + LogFormat.batchHeaderContentSize
 
     /// The seq after the batch's last event.
-    var endSeq: UInt64 { firstSeq + UInt64(eventCount) }
+    var endSeq: Seq { firstSeq + Seq(eventCount) }
 
     func encoded() -> [UInt8] {
         var writer = ByteWriter(capacity: Self.size)
         writer.writeSkippableHeader(magic: LogFormat.batchHeaderMagic, contentSize: LogFormat.batchHeaderContentSize)
-        writer.write(littleEndian: firstSeq)
+        writer.write(seq: firstSeq)
         writer.write(littleEndian: eventCount)
         writer.write(littleEndian: frameSize)
         writer.write(littleEndian: minAt)
@@ -43,7 +45,7 @@ struct BatchHeader: Hashable, Sendable {
     /// - Throws: a reason if the header's own checksum fails or a field is out of range.
     static func decode(content bytes: UnsafeRawBufferPointer) throws(ByteReader.Malformed) -> BatchHeader {
         var reader = ByteReader(bytes)
-        let firstSeq = try reader.read(littleEndian: UInt64.self)
+        let firstSeq = try reader.readSeq()
         let eventCount = try reader.read(littleEndian: UInt32.self)
         let frameSize = try reader.read(littleEndian: UInt32.self)
         let minAt = try reader.read(littleEndian: Int64.self)
@@ -60,7 +62,7 @@ struct BatchHeader: Hashable, Sendable {
         }
         guard header.eventCount >= 1, header.eventCount <= LogFormat.maxBatchEvents,
             header.payloadSize <= LogFormat.maxPayloadSize, header.foldSize <= header.payloadSize, header.minAt <= header.maxAt,
-            header.firstSeq >= 1, header.firstSeq < UInt64(Int64.max / 2)
+            header.firstSeq >= 1, header.firstSeq < Seq.max / 2
         else { throw ByteReader.Malformed(position: 0, reason: "batch header has a field out of range") }
         return header
     }

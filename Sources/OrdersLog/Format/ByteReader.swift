@@ -1,3 +1,5 @@
+import OrdersCore
+
 /// A bounds-checked cursor over bytes: every read either succeeds inside the
 /// buffer or throws, so hostile input can only make it fail, never overrun.
 ///
@@ -27,6 +29,13 @@ struct ByteReader {
         guard remaining >= size else { throw Malformed(position: position, reason: "unexpected end") }
         defer { position += size }
         return T(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: T.self))
+    }
+
+    /// A seq, written as a u64. One past `Int64.max`, which no log holds,
+    /// reads as a negative seq, which the decoder's range checks refuse
+    /// after its checksum, as they refuse any other field out of range.
+    mutating func readSeq() throws(Malformed) -> Seq {
+        Seq(truncatingIfNeeded: try read(littleEndian: UInt64.self))
     }
 
     /// An unsigned LEB128 varint of at most ten bytes that fits 64 bits.

@@ -1,3 +1,5 @@
+import OrdersCore
+
 /// Appends little-endian integers and LEB128 varints to a byte array.
 struct ByteWriter: Sendable {
     var bytes: [UInt8]
@@ -8,6 +10,9 @@ struct ByteWriter: Sendable {
     }
 
     mutating func write(_ value: UInt8) { bytes.append(value) }
+
+    /// A seq, as a u64.
+    mutating func write(seq: Seq) { write(littleEndian: UInt64(seq)) }
 
     mutating func write<T: FixedWidthInteger>(littleEndian value: T) {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }

@@ -1,9 +1,11 @@
+import OrdersCore
+
 /// The skippable frame that ends every append: the batches before it are
 /// committed. Readers see only what a commit record covers, so an append cut
 /// short by a crash is never half visible.
 struct CommitRecord: Hashable, Sendable {
     /// The seq the next event will take: events in the log so far plus one.
-    var endSeq: UInt64
+    var endSeq: Seq
     /// The byte offset at which this record starts. A record found anywhere
     /// else is not one, which lets a scan tell a real record from stray bytes.
     var offset: UInt64
@@ -14,7 +16,7 @@ struct CommitRecord: Hashable, Sendable {
     func encoded() -> [UInt8] {
         var writer = ByteWriter(capacity: Self.size)
         writer.writeSkippableHeader(magic: LogFormat.commitMagic, contentSize: LogFormat.commitContentSize)
-        writer.write(littleEndian: endSeq)
+        writer.write(seq: endSeq)
         writer.write(littleEndian: offset)
         writer.write(littleEndian: UInt32(0))  // flags, none yet
         let crc = writer.bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[8..<28])) }
@@ -25,12 +27,13 @@ struct CommitRecord: Hashable, Sendable {
     /// Decodes the 24 content bytes that follow the skippable-frame header.
     static func decode(content bytes: UnsafeRawBufferPointer) throws(ByteReader.Malformed) -> CommitRecord {
         var reader = ByteReader(bytes)
-        let record = CommitRecord(endSeq: try reader.read(littleEndian: UInt64.self), offset: try reader.read(littleEndian: UInt64.self))
+        let record = CommitRecord(endSeq: try reader.readSeq(), offset: try reader.read(littleEndian: UInt64.self))
         _ = try reader.read(littleEndian: UInt32.self)
         let crc = try reader.read(littleEndian: UInt32.self)
         guard crc == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<20])) else {
             throw ByteReader.Malformed(position: 20, reason: "commit record checksum does not match")
         }
+        guard record.endSeq >= 1 else { throw ByteReader.Malformed(position: 0, reason: "commit record has a seq out of range") }
         return record
     }
 }

@@ -1,3 +1,5 @@
+import OrdersCore
+
 /// A skippable frame that an import writes before its commit record, one
 /// for each FILE it read whole from NDJSON (FORMAT.md, version 4): the
 /// text's length and CRC-32C, and the seqs its events took, so that the
@@ -5,7 +7,7 @@
 struct ImportNote: Hashable, Sendable {
     var digest: TextDigest
     /// The seqs its events took (empty if every one was already recorded).
-    var seqs: Range<UInt64>
+    var seqs: Range<Seq>
 
     /// Content bytes: length u64, CRC u32, flags u32 (0), firstSeq u64, endSeq u64, CRC-32C of those u32.
     static let contentSize = 36
@@ -18,8 +20,8 @@ struct ImportNote: Hashable, Sendable {
         writer.write(littleEndian: digest.length)
         writer.write(littleEndian: digest.crc)
         writer.write(littleEndian: UInt32(0))
-        writer.write(littleEndian: seqs.lowerBound)
-        writer.write(littleEndian: seqs.upperBound)
+        writer.write(seq: seqs.lowerBound)
+        writer.write(seq: seqs.upperBound)
         let crc = writer.bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[8..<40])) }
         writer.write(littleEndian: crc)
         return writer.bytes
@@ -30,13 +32,13 @@ struct ImportNote: Hashable, Sendable {
         let length = try reader.read(littleEndian: UInt64.self)
         let textCRC = try reader.read(littleEndian: UInt32.self)
         _ = try reader.read(littleEndian: UInt32.self)
-        let first = try reader.read(littleEndian: UInt64.self)
-        let end = try reader.read(littleEndian: UInt64.self)
+        let first = try reader.readSeq()
+        let end = try reader.readSeq()
         let crc = try reader.read(littleEndian: UInt32.self)
         guard crc == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<32])) else {
             throw ByteReader.Malformed(position: 32, reason: "import note checksum does not match")
         }
-        guard first <= end else { throw ByteReader.Malformed(position: 16, reason: "import note seqs out of order") }
+        guard first >= 1, first <= end else { throw ByteReader.Malformed(position: 16, reason: "import note seqs out of order") }
         return ImportNote(digest: TextDigest(length: length, crc: textCRC), seqs: first..<end)
     }
 }

@@ -15,7 +15,7 @@ enum RecordFrame {
 
     /// The fixed part of a record frame's content.
     struct Header: Hashable, Sendable {
-        var firstSeq: UInt64
+        var firstSeq: Seq
         var eventCount: UInt32
         var payloadSize: UInt32
         var frameSize: UInt32
@@ -27,14 +27,14 @@ enum RecordFrame {
         static func decode(content bytes: UnsafeRawBufferPointer) throws(ByteReader.Malformed) -> Header {
             var reader = ByteReader(bytes)
             let header = Header(
-                firstSeq: try reader.read(littleEndian: UInt64.self), eventCount: try reader.read(littleEndian: UInt32.self),
+                firstSeq: try reader.readSeq(), eventCount: try reader.read(littleEndian: UInt32.self),
                 payloadSize: try reader.read(littleEndian: UInt32.self), frameSize: try reader.read(littleEndian: UInt32.self),
                 frameCRC: try reader.read(littleEndian: UInt32.self))
             let crc = try reader.read(littleEndian: UInt32.self)
             guard crc == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<24])) else {
                 throw ByteReader.Malformed(position: 24, reason: "record frame header checksum does not match")
             }
-            guard header.payloadSize <= LogFormat.maxPayloadSize, header.frameSize <= LogFormat.maxPayloadSize else {
+            guard header.firstSeq >= 1, header.payloadSize <= LogFormat.maxPayloadSize, header.frameSize <= LogFormat.maxPayloadSize else {
                 throw ByteReader.Malformed(position: 12, reason: "record frame header has a size out of range")
             }
             return header
@@ -69,7 +69,7 @@ enum RecordFrame {
     }
 
     /// The whole frame for a batch's records, compressed with `compressor`.
-    static func sealed(_ records: EventRecords, firstSeq: UInt64, eventCount: UInt32, with compressor: inout ZstdCompressor) throws
+    static func sealed(_ records: EventRecords, firstSeq: Seq, eventCount: UInt32, with compressor: inout ZstdCompressor) throws
         -> [UInt8]
     {
         let payload = payload(records)
@@ -77,7 +77,7 @@ enum RecordFrame {
         let frameSize = try payload.withUnsafeBytes { try compressor.compressFrame($0, appendingTo: &frame) }
         var writer = ByteWriter(capacity: headerSize + frameSize)
         writer.writeSkippableHeader(magic: LogFormat.recordMagic, contentSize: headerContentSize + frameSize)
-        writer.write(littleEndian: firstSeq)
+        writer.write(seq: firstSeq)
         writer.write(littleEndian: eventCount)
         writer.write(littleEndian: UInt32(payload.count))
         writer.write(littleEndian: UInt32(frameSize))

@@ -164,7 +164,7 @@ extension Orders {
                     for file in files {
                         let stream = try openEvents(file, options: ReadOptions(threads: threads, keepingUnknownTypes: keepUnknown))
                         for notice in stream.notices { Console.note("orders: warning: \(notice)") }
-                        stream.checkIDs(against: writer.arrivingIDs, seqBase: Int64(writer.nextStreamSeq) - 1)
+                        stream.checkIDs(against: writer.arrivingIDs, seqBase: writer.nextStreamSeq - 1)
                         let progress = Progress("importing \(stream.name)")
                         defer { progress.finish() }
                         try writer.append(contentsOf: stream, compressors: threads, again: again) {
@@ -247,7 +247,7 @@ extension Orders {
                 object.strings("warnings", warnings)
                 Console.write(object.closed + [0x0A])
             } else {
-                let range = appended == 0 ? "" : " (\((UInt64(first)..<UInt64(first + appended)).seqDescription))"
+                let range = appended == 0 ? "" : " (\((first..<first + appended).seqDescription))"
                 let passed = duplicates > 0 ? ", \(duplicates) already recorded," : ""
                 Console.write("appended \(counted(appended, "event"))\(passed) to \(log)\(range)\n")
             }

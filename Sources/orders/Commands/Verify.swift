@@ -144,7 +144,7 @@ extension Orders {
                             o.string("reason", reason)
                             return o
                         }))
-                if let checkpoint { out.integer("acknowledged_events", Int64(checkpoint.endSeq) - 1) }
+                if let checkpoint { out.integer("acknowledged_events", checkpoint.endSeq - 1) }
                 if let tail = reader.tail {
                     var t = JSONObject()
                     t.integer("offset", tail.offset)
@@ -167,7 +167,7 @@ extension Orders {
                 if let twice { text += "  damage     \(twice)\n" }
                 if let cutShort { text += "  damage     \(cutShort)\n" }
                 if let checkpoint {
-                    text += "  acked      \(Thousands.grouped(Int64(checkpoint.endSeq) - 1)) events (\(WriterCheckpoint.path(of: log)))\n"
+                    text += "  acked      \(Thousands.grouped(checkpoint.endSeq - 1)) events (\(WriterCheckpoint.path(of: log)))\n"
                 }
                 if let tail = reader.tail {
                     let next = cutShort == nil ? "the next import removes them" : "acknowledged, so no import removes them"

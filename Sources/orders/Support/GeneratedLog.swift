@@ -5,7 +5,7 @@ import OrdersWorkload
 /// Writes `events` generated events to a new log at `path`, in one commit.
 /// - Returns: the seqs written.
 @discardableResult
-func writeGeneratedLog(_ generator: inout StreamGenerator, events: Int, to path: String, progress: Progress) throws -> Range<UInt64> {
+func writeGeneratedLog(_ generator: inout StreamGenerator, events: Int, to path: String, progress: Progress) throws -> Range<Seq> {
     let writer = try LogWriter(path: path)
     var remaining = events
     var batch: [Event] = []
