@@ -327,6 +327,21 @@ public final class DatasetWriter {
         return manifest.events + 1..<after.events + 1
     }
 
+    /// Runs `body` as one transaction across the parts: committed as a whole
+    /// once it returns (``commit()``), rolled back as a whole if it throws
+    /// (``rollback()``, after which the writer is not to be used).
+    /// - Returns: what `body` returned, and the dataset seqs the transaction appended.
+    @discardableResult
+    public func write<T>(_ body: (DatasetWriter) throws -> T) throws -> (value: T, seqs: Range<Int64>) {
+        do {
+            let value = try body(self)
+            return (value, try commit())
+        } catch {
+            rollback()
+            throw error
+        }
+    }
+
     /// Forgets the transaction: every part cut back to what the manifest
     /// holds, or the whole directory removed if this writer created it and
     /// nothing was committed. The writer is not to be used after.

@@ -26,8 +26,9 @@ public protocol EventStream: AnyObject {
     /// without an id, which a second import of the same text would append
     /// again (``LogWriter/importedBefore(_:)``).
     var reimportDigest: TextDigest? { get }
-    /// Before it is appended: has a stream that names its ids ``IDNaming/byBytes``
-    /// check each arriving event's id against `index` (the writer's
+    /// Called by the writer as it starts to append the stream (callers need
+    /// not): has a stream that names its ids ``IDNaming/byBytes`` check each
+    /// arriving event's id against `index` (the writer's
     /// ``LogWriter/arrivingIDs``), its first event taking seq `seqBase + 1`.
     /// A stream of its own numbers is checked by the writer, and ignores this.
     func checkIDs(against index: AppendIDs, seqBase: Int64)

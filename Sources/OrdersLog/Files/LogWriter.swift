@@ -442,6 +442,8 @@ public final class LogWriter {
         progress: (Int) throws -> Void = { _ in }
     ) throws {
         precondition(pending.isEmpty, "flush events appended with their own tables of ids first")
+        // A stream that names its ids by their bytes checks them as it reads, against this append's.
+        stream.checkIDs(against: arrivingIDs, seqBase: nextStreamSeq - 1)
         streamSerial += 1
         let serial = streamSerial
         /// The stream's own tables of ids, for events not read straight into the log's.
@@ -656,6 +658,24 @@ public final class LogWriter {
         recordsTaken = 0
         defer { firstSeq = nextSeq }
         return firstSeq..<nextSeq
+    }
+
+    /// Runs `body` as one transaction, as GRDB's `dbQueue.write { db in … }`
+    /// does: what it appends is committed as a whole once it returns
+    /// (``commit(ids:durability:)``, the pending events' ids in `ids`), and
+    /// rolled back as a whole if it throws (``rollback()``).
+    /// - Returns: what `body` returned, and the seqs the transaction appended.
+    @discardableResult
+    public func write<T>(ids: Identifiers = Identifiers(), durability: Durability = .synced, _ body: (LogWriter) throws -> T) throws
+        -> (value: T, seqs: Range<Seq>)
+    {
+        do {
+            let value = try body(self)
+            return (value, try commit(ids: ids, durability: durability))
+        } catch {
+            rollback()
+            throw error
+        }
     }
 
     /// Reads every id and event id of the log now, rather than at the first

@@ -158,13 +158,12 @@ extension Orders {
                         reading?.advance(count, position: position)
                     })
                 if let recovery = writer.recovery { Console.note("orders: warning: \(recovery)") }
-                do {
-                    var duplicates = 0
-                    var warnings: [String] = []
+                var duplicates = 0
+                var warnings: [String] = []
+                let (_, seqs) = try writer.write { writer in
                     for file in files {
                         let stream = try openEvents(file, options: ReadOptions(threads: threads, keepingUnknownTypes: keepUnknown))
                         for notice in stream.notices { Console.note("orders: warning: \(notice)") }
-                        stream.checkIDs(against: writer.arrivingIDs, seqBase: writer.nextStreamSeq - 1)
                         let progress = Progress("importing \(stream.name)")
                         defer { progress.finish() }
                         try writer.append(contentsOf: stream, compressors: threads, again: again) {
@@ -181,19 +180,15 @@ extension Orders {
                         }
                     }
                     try Interruption.check()
-                    let seqs = try writer.commit(ids: Identifiers())
-                    duplicates += writer.duplicatesPassedOver
-                    reading?.finish()
-                    if writer.upgraded {
-                        Console.note(
-                            "orders: \(log) is now log format version 4, to keep ids, extras and what was imported; orders releases that read only version 3 no longer read it"
-                        )
-                    }
-                    printOutcome(appended: Int64(seqs.count), first: Int64(seqs.lowerBound), duplicates: duplicates, warnings: warnings)
-                } catch {
-                    writer.rollback()
-                    throw error
                 }
+                duplicates += writer.duplicatesPassedOver
+                reading?.finish()
+                if writer.upgraded {
+                    Console.note(
+                        "orders: \(log) is now log format version 4, to keep ids, extras and what was imported; orders releases that read only version 3 no longer read it"
+                    )
+                }
+                printOutcome(appended: Int64(seqs.count), first: seqs.lowerBound, duplicates: duplicates, warnings: warnings)
             }
         }
 
@@ -206,9 +201,9 @@ extension Orders {
                     directory: log, parts: partitions, batchEvents: batchEvents,
                     waiting: { Console.note("orders: \($0)") })
                 for recovery in writer.recovery { Console.note("orders: warning: \(recovery)") }
-                do {
-                    /// Events passed over by the NDJSON reader itself: an id met twice in its own text.
-                    var duplicatesRead = 0
+                /// Events passed over by the NDJSON reader itself: an id met twice in its own text.
+                var duplicatesRead = 0
+                let (_, seqs) = try writer.write { writer in
                     for file in files {
                         let stream = try openEvents(file, options: ReadOptions(threads: threads, keepingUnknownTypes: keepUnknown))
                         for notice in stream.notices { Console.note("orders: warning: \(notice)") }
@@ -221,13 +216,9 @@ extension Orders {
                         duplicatesRead += stream.duplicates
                     }
                     try Interruption.check()
-                    let seqs = try writer.commit()
-                    printOutcome(
-                        appended: Int64(seqs.count), first: seqs.lowerBound, duplicates: writer.duplicates + duplicatesRead, warnings: [])
-                } catch {
-                    writer.rollback()
-                    throw error
                 }
+                printOutcome(
+                    appended: Int64(seqs.count), first: seqs.lowerBound, duplicates: writer.duplicates + duplicatesRead, warnings: [])
             }
         }
 

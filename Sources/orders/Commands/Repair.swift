@@ -56,19 +56,15 @@ extension Orders {
                 let reader = try LogReader(path: log, options: ReadOptions(skippingCorrupt: true, threads: threads))
                 for notice in reader.notices { Console.note("orders: warning: \(notice)") }
                 let writer = try LogWriter(path: output)
-                do {
-                    let progress = Progress("repairing")
-                    defer { progress.finish() }
+                let progress = Progress("repairing")
+                defer { progress.finish() }
+                let (_, seqs) = try writer.write { writer in
                     // As an import of the readable events: this thread encodes while the others read and compress.
                     try writer.append(contentsOf: reader, compressors: threads) { progress.advance($0, position: reader.progress) }
                     progress.finish()
-                    let seqs = try writer.commit(ids: Identifiers())
-                    for skip in reader.passedOver { Console.note("orders: dropped \(skip)") }
-                    Console.write("wrote \(Thousands.grouped(seqs.count)) of \(counted(reader.eventCount, "event")) to \(output)\n")
-                } catch {
-                    writer.rollback()
-                    throw error
                 }
+                for skip in reader.passedOver { Console.note("orders: dropped \(skip)") }
+                Console.write("wrote \(Thousands.grouped(seqs.count)) of \(counted(reader.eventCount, "event")) to \(output)\n")
             }
         }
     }

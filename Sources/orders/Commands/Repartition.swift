@@ -50,16 +50,12 @@ extension Orders {
                 }
                 let stream = try openStream(source, options: ReadOptions(threads: threads))
                 let writer = try DatasetWriter(directory: dest, parts: partitions, waiting: { Console.note("orders: \($0)") })
-                do {
-                    let progress = Progress("repartitioning \(source)")
+                let progress = Progress("repartitioning \(source)")
+                let (_, seqs) = try writer.write { writer in
                     try writer.append(contentsOf: stream) { progress.advance($0, position: stream.progress) }
                     progress.finish()
-                    let seqs = try writer.commit()
-                    Console.write("copied \(counted(seqs.count, "event")) into \(dest) (\(partitions) parts)\n")
-                } catch {
-                    writer.rollback()
-                    throw error
                 }
+                Console.write("copied \(counted(seqs.count, "event")) into \(dest) (\(partitions) parts)\n")
             }
         }
     }
