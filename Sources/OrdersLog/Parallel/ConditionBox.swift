@@ -39,20 +39,15 @@ package final class ConditionBox<State>: @unchecked Sendable {  // `state` is to
     }
 
     /// Waits, the mutex let go meanwhile, until `ready` holds of the value
-    /// (it is asked again at each ``broadcast()``), then runs `body` on it,
-    /// holding the mutex.
+    /// (asked again at each ``broadcast()``, and at times with none, with
+    /// the mutex held), then runs `body` on it, holding the mutex. No access
+    /// to the value is open while it waits, so that another thread may
+    /// change it: what the thread sanitizer checks.
     package func withLock<T>(waitingUntil ready: (State) -> Bool, _ body: (inout State) throws -> T) rethrows -> T {
-        try withLock { state in
-            while !ready(state) { pthread_cond_wait(changed, mutex) }
-            return try body(&state)
-        }
-    }
-
-    /// Inside ``withLock(_:)`` only: lets the mutex go until a ``broadcast()``,
-    /// then takes it again. It may also return with nothing broadcast, so the
-    /// caller waits in a loop that checks what it waits for.
-    package func wait() {
-        pthread_cond_wait(changed, mutex)
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while !ready(state) { pthread_cond_wait(changed, mutex) }
+        return try body(&state)
     }
 
     /// Wakes every thread waiting for the value to change.

@@ -18,9 +18,9 @@ final class PartProgress: Sendable {
     }
 
     private let marks: [Mark]
-    private let cancelled = Atomic<Bool>(false)
-    /// What a part asleep waits on; the marks themselves are atomics, outside it.
-    private let condition = ConditionBox(())
+    /// Whether the fold was cancelled, which ends every wait: what a part asleep
+    /// waits on, with the marks, which are atomics, outside it.
+    private let condition = ConditionBox(false)
 
     init(parts: Int) {
         marks = (0..<parts).map { _ in Mark() }
@@ -57,23 +57,23 @@ final class PartProgress: Sendable {
     func wait(for part: Int, toFold seq: Int64) -> Bool {
         for _ in 0..<1000 where hasFolded(part, seq) { return true }
         let mark = marks[part]
-        condition.withLock { _ in
-            while !cancelled.load(ordering: .sequentiallyConsistent) {
-                // The target changes only under the mutex, so a publisher that
-                // sees it wakes this part, asleep by then.
-                if seq < mark.awaited.load(ordering: .sequentiallyConsistent) {
-                    mark.awaited.store(seq, ordering: .sequentiallyConsistent)
-                }
-                if mark.folded.load(ordering: .sequentiallyConsistent) > seq { break }
-                condition.wait()
+        condition.withLock(waitingUntil: { cancelled in
+            // The target changes only under the mutex, so a publisher that
+            // sees it wakes this part, asleep by then.
+            if cancelled { return true }
+            if seq < mark.awaited.load(ordering: .sequentiallyConsistent) {
+                mark.awaited.store(seq, ordering: .sequentiallyConsistent)
             }
-        }
+            return mark.folded.load(ordering: .sequentiallyConsistent) > seq
+        }) { _ in }
         return hasFolded(part, seq)
     }
 
     /// Ends every wait, now and to come.
     func cancel() {
-        cancelled.store(true, ordering: .sequentiallyConsistent)
-        condition.withLock { _ in condition.broadcast() }
+        condition.withLock { cancelled in
+            cancelled = true
+            condition.broadcast()
+        }
     }
 }
