@@ -72,7 +72,9 @@ public final class DatasetReader: EventStream {
 
     /// Once read to its end, if it has events without an id: the digest of
     /// its parts' committed bytes (``DatasetManifest/contentDigest``).
-    public private(set) var reimportDigest: TextDigest?
+    public func reimportDigest() -> TextDigest? {
+        nextSeq > dataset.manifest.events && eventsWithoutID > 0 ? dataset.manifest.contentDigest : nil
+    }
     /// Events handed out that have no id.
     private var eventsWithoutID = 0
 
@@ -100,10 +102,7 @@ public final class DatasetReader: EventStream {
         records.removeAll()
         if !opened { try openParts() }
         let manifest = dataset.manifest
-        guard nextSeq <= manifest.events else {
-            if eventsWithoutID > 0 { reimportDigest = manifest.contentDigest }
-            return nil
-        }
+        guard nextSeq <= manifest.events else { return nil }
         let first = nextSeq
         let end = min(manifest.events + 1, first + Int64(Self.chunkEvents))
         owners.removeAll(keepingCapacity: true)

@@ -225,7 +225,7 @@ public final class DatasetWriter {
             try progress(events.count)
             events.removeAll(keepingCapacity: true)
         }
-        guard let digest = stream.reimportDigest else { return }
+        guard let digest = try stream.reimportDigest() else { return }
         let all = manifest.imports + imports
         if !again, let i = all.firstIndex(where: { $0.length == digest.length && $0.crc32c == digest.crc }) {
             let seqs = all[i].firstSeq..<all[i].endSeq

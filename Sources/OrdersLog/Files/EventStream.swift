@@ -24,8 +24,9 @@ public protocol EventStream: AnyObject {
     var idNaming: IDNaming { get }
     /// Once read to its end: the digest of its text, if it has events
     /// without an id, which a second import of the same text would append
-    /// again (``LogWriter/importedBefore(_:)``).
-    var reimportDigest: TextDigest? { get }
+    /// again (``LogWriter/importedBefore(_:)``). Asked by a writer alone,
+    /// so that a stream that costs a read to digest costs it only there.
+    func reimportDigest() throws -> TextDigest?
     /// Called by the writer as it starts to append the stream (callers need
     /// not): has a stream that names its ids ``IDNaming/byBytes`` check each
     /// arriving event's id against `index` (the writer's
@@ -38,7 +39,7 @@ extension EventStream {
     public var records: EventRecords { EventRecords() }
     public var duplicates: Int { 0 }
     public var idNaming: IDNaming { .byOwnNumbers }
-    public var reimportDigest: TextDigest? { nil }
+    public func reimportDigest() throws -> TextDigest? { nil }
     public func checkIDs(against index: AppendIDs, seqBase: Int64) {}
 }
 

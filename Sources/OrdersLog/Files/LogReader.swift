@@ -126,8 +126,12 @@ public final class LogReader: EventStream {
 
     /// Once read to its end by `next`, if it has events without an id: the
     /// digest of its committed bytes, which stand for its content when it
-    /// is imported into another log (FORMAT.md, "Import note").
-    public private(set) var reimportDigest: TextDigest?
+    /// is imported into another log (FORMAT.md, "Import note"). A read of
+    /// the whole log, made only when a writer asks.
+    public func reimportDigest() throws -> TextDigest? {
+        guard nextBatch == batches.count, eventsWithoutID > 0 else { return nil }
+        return try committedDigest()
+    }
     /// Events handed out by `next` that have no id.
     private var eventsWithoutID = 0
 
@@ -164,10 +168,7 @@ public final class LogReader: EventStream {
     var batchOffsets: [Int64] { batches.map(\.frameOffset) }
 
     public func next(ids: inout Identifiers, into events: inout [Event]) throws -> Int64? {
-        guard let batch = try loadNext(.events(checkingSpellings: checkingSpellings), ids: &ids) else {
-            if eventsWithoutID > 0, reimportDigest == nil { reimportDigest = try committedDigest() }
-            return nil
-        }
+        guard let batch = try loadNext(.events(checkingSpellings: checkingSpellings), ids: &ids) else { return nil }
         records = try recordLoader.records(of: batch, events: current.events)
         eventsWithoutID += current.events.count - records.withID
         if events.isEmpty { swap(&events, &current.events) } else { events.append(contentsOf: current.events) }

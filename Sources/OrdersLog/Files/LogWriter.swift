@@ -204,7 +204,7 @@ public final class LogWriter {
     /// that has no id, whose text is what tells it imported again.
     /// - Throws: ``InputError`` if its content was imported before and `again` is false.
     private func noteToTake(for stream: any EventStream, again: Bool) throws -> TextDigest? {
-        guard let digest = stream.reimportDigest else { return nil }
+        guard let digest = try stream.reimportDigest() else { return nil }
         if !again, let before = importedBefore(digest) {
             throw InputError.importedAgain(stream.name, into: path, seqs: before.seqs, earlier: before.stream)
         }

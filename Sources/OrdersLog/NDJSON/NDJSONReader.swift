@@ -41,7 +41,7 @@ public final class NDJSONReader: EventStream {
 
     /// The text read, once the input has ended: what an import note keeps.
     public var digest: TextDigest? { ended ? chunker.digest : nil }
-    public var reimportDigest: TextDigest? { eventsWithoutID > 0 ? digest : nil }
+    public func reimportDigest() -> TextDigest? { eventsWithoutID > 0 ? digest : nil }
     public var idNaming: IDNaming { .byBytes }
     /// The ids recorded so far: this append's (and the log's, once read), or this input's alone.
     private var eventIDs = AppendIDs()
