@@ -72,7 +72,7 @@ extension InputError {
     /// An arriving event whose `id` the log holds (`seq`) for another event: what
     /// every writer says of it, naming the file, the line if it has one, the field
     /// and the seq (EVENTS.md: a conflict).
-    public static func idConflict(_ id: [UInt8], file: String, line: Int?, seq: Int64) -> InputError {
+    public static func idConflict(_ id: [UInt8], file: String, line: Int?, seq: Seq) -> InputError {
         var quoted: [UInt8] = []
         JSONText.appendString(id, to: &quoted)
         return InputError(

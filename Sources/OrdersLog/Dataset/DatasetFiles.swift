@@ -83,17 +83,6 @@ package enum DatasetFiles {
         guard !range.isEmpty else { return crc }
         let file = try FileDescriptor.openInput(path)
         defer { try? file.close() }
-        var crc = crc
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        var offset = range.lowerBound
-        while offset < range.upperBound {
-            let count = Int(min(Int64(buffer.count), range.upperBound - offset))
-            try buffer.withUnsafeMutableBytes {
-                try file.readAll(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: $0[..<count]), path: path)
-            }
-            crc = buffer.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[..<count]), continuing: crc) }
-            offset += Int64(count)
-        }
-        return crc
+        return try file.crc32c(of: range, continuing: crc, path: path)
     }
 }

@@ -72,6 +72,23 @@ extension FileDescriptor {
         }
     }
 
+    /// The CRC-32C of the bytes `range`, continuing `crc`: a file's checksum kept up to
+    /// date by reading only what was appended, or a log's content (its committed bytes).
+    func crc32c(of range: Range<Int64>, continuing crc: UInt32 = 0, path: String) throws -> UInt32 {
+        var crc = crc
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var offset = range.lowerBound
+        while offset < range.upperBound {
+            let count = Int(min(Int64(buffer.count), range.upperBound - offset))
+            try buffer.withUnsafeMutableBytes { bytes in
+                try readAll(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: bytes[..<count]), path: path)
+            }
+            crc = buffer.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[..<count]), continuing: crc) }
+            offset += Int64(count)
+        }
+        return crc
+    }
+
     /// Writes all of `bytes` at `offset`, or throws.
     func writeAll(at offset: Int64, _ bytes: [UInt8], path: String) throws(FileError) {
         do {

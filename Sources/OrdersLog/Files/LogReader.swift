@@ -137,19 +137,7 @@ public final class LogReader: EventStream {
 
     /// The length and CRC-32C of the log's bytes up to its last commit.
     private func committedDigest() throws -> TextDigest {
-        var digest = TextDigest()
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        var offset: Int64 = 0
-        while offset < committedEnd {
-            let count = Int(min(Int64(buffer.count), committedEnd - offset))
-            try buffer.withUnsafeMutableBytes { bytes in
-                let chunk = UnsafeMutableRawBufferPointer(rebasing: bytes[..<count])
-                try file.readAll(at: offset, into: chunk, path: name)
-                digest.add(UnsafeRawBufferPointer(chunk))
-            }
-            offset += Int64(count)
-        }
-        return digest
+        TextDigest(length: UInt64(committedEnd), crc: try file.crc32c(of: 0..<committedEnd, path: name))
     }
 
     public var progress: (done: Int64, total: Int64)? {

@@ -146,7 +146,7 @@ public final class NDJSONReader: EventStream {
             }
             if workers == 0 { spareIds = parsed.ids }
             line += parsed.lines
-            eventsWithoutID += events.count - start - records.entries.reduce(0) { $0 + ($1.record.id == nil ? 0 : 1) }
+            eventsWithoutID += events.count - start - records.withID
             guard events.count > start else { continue }
             return handOut(events.count - start)
         }

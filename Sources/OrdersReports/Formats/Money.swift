@@ -35,22 +35,20 @@ public enum Money {
     /// `₩1,150,000`, `$9.99`, `CHF 1,234.50`; with `wholeUnits`, an amount of
     /// whole major units without its fraction (`$250,000`), as an axis labels it.
     public static func format(_ amount: Int64, _ currency: Currency, wholeUnits: Bool = false) -> String {
-        let digits = minorDigits(currency)
-        if wholeUnits, amount % pow10(digits) == 0 { return format(amount / pow10(digits), currency, digits: 0) }
-        return format(amount, currency, digits: digits)
+        let unit = minorUnits(in: currency)
+        if wholeUnits, amount % unit == 0 { return format(amount / unit, currency, digits: 0, unit: 1) }
+        return format(amount, currency, digits: minorDigits(currency), unit: unit)
     }
 
-    /// 10 to the power `n`, for n ≤ 18.
-    private static func pow10(_ n: Int) -> Int64 {
-        var value: Int64 = 1
-        for _ in 0..<n { value *= 10 }
-        return value
+    /// How many minor units make one of the currency: 10 to the power of its minor digits.
+    public static func minorUnits(in currency: Currency) -> Int64 {
+        var unit: Int64 = 1
+        for _ in 0..<minorDigits(currency) { unit *= 10 }
+        return unit
     }
 
-    private static func format(_ amount: Int64, _ currency: Currency, digits: Int) -> String {
-        let magnitude = amount.magnitude
-        var divisor: UInt64 = 1
-        for _ in 0..<digits { divisor *= 10 }
+    private static func format(_ amount: Int64, _ currency: Currency, digits: Int, unit: Int64) -> String {
+        let magnitude = amount.magnitude, divisor = UInt64(unit)
         var text = Thousands.grouped(magnitude / divisor)
         if digits > 0 {
             let fraction = String(magnitude % divisor)

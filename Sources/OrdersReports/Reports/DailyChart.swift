@@ -34,7 +34,7 @@ extension DailyReport {
         let title = "Revenue per day, \(zone)", axisTitle = "date (\(zone))"
         let axes = Dictionary(
             uniqueKeysWithValues: currencies.map { currency in
-                (currency, RevenueAxis(peak: byCurrency[currency]!.map(\.revenue).max() ?? 1, minorDigits: Money.minorDigits(currency)))
+                (currency, RevenueAxis(peak: byCurrency[currency]!.map(\.revenue).max() ?? 1, unit: Money.minorUnits(in: currency)))
             })
         // Left: the y axis title (upright), then the widest revenue label.
         let tickLabels = currencies.flatMap { currency in axes[currency]!.ticks.map { Money.format($0, currency, wholeUnits: true) } }

@@ -9,10 +9,9 @@ struct RevenueAxis: Hashable {
     /// The tick values, from 0, in minor units.
     var ticks: [Int64]
 
-    init(peak: Int64, minorDigits: Int) {
+    /// - Parameter unit: the minor units in one of the currency (``Money/minorUnits(in:)``).
+    init(peak: Int64, unit: Int64) {
         let peak = max(peak, 1)
-        var unit: Int64 = 1
-        for _ in 0..<minorDigits { unit *= 10 }
         var step: Int64 = peak >= 5 * unit ? unit : 1
         var magnitude = step
         // 1, 2, 5, 10, 20, 50… × the least step, until six steps reach the peak.
