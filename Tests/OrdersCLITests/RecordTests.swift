@@ -198,6 +198,23 @@ struct RecordTests {
         #expect(try CLI.run(["replay", log, "--json"]).text.hasPrefix(#"{"events": 5,"#))
     }
 
+    /// A version-4 log written by the release before seqs became one type (record frames, an
+    /// import note): read as it was written, its note still refuses the same file again, and appended to.
+    @Test func aVersion4LogOfTheLastReleaseIsReadAndAppendedTo() throws {
+        let log = CLI.temporaryDirectory() + "/old4.log"
+        try FileManager.default.copyItem(atPath: "Fixtures/record-day.v4.log", toPath: log)
+        #expect(try CLI.run(["export", log]).stdout == CLI.fixture("Fixtures/expected/record-day.export.ndjson"))
+        #expect(try CLI.run(["verify", log]).status == 0)
+        let again = try CLI.run(["import", log, "Fixtures/record-day.ndjson", "--keep-unknown"])
+        #expect(again.status == 65)
+        #expect(again.stderr.contains("this content was imported into \(log) before, as seq 1–5"), "\(again.stderr)")
+        let more = try CLI.run(["import", log, "Fixtures/kiosk-day.ndjson", "--warn-earlier", "off"])
+        #expect(more.status == 0, "\(more.stderr)")
+        #expect(more.text.contains("seq 6–22"), "\(more.text)")
+        #expect(try CLI.run(["verify", log]).status == 0)
+        #expect(try CLI.run(["replay", log, "--json"]).text.hasPrefix(#"{"events": 22,"#))
+    }
+
     @Test func aVersion3LogIsReadAndAppendedTo() throws {
         let log = CLI.temporaryDirectory() + "/old.log"
         try FileManager.default.copyItem(atPath: "Fixtures/kiosk-day.v3.log", toPath: log)
