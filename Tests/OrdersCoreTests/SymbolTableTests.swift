@@ -270,6 +270,71 @@ struct SymbolDefinitionTests {
         #expect(table.intern(Array("c".utf8)) == Symbol(rawValue: 1))
         #expect(table.occupied == 2, "the index counts what it holds, not what it once held")
     }
+
+    /// Forgetting the last symbols takes each out of the index where it sits
+    /// (no rebuild): every symbol left is still found, through runs of
+    /// probes that the removed ones sat in, and the storage ends where they began.
+    @Test func forgettingTheLastSymbolsKeepsEveryOtherFindable() {
+        var rng = SystemRandomNumberGenerator()
+        var table = SymbolTable(seed: 42)
+        var model: [[UInt8]] = []
+        for round in 0..<200 {
+            for _ in 0..<Int.random(in: 1...300, using: &rng) {
+                let id = Array("id-\(round)-\(Int.random(in: 0..<1_000_000, using: &rng))".utf8)
+                if table.lookup(id) == nil { model.append(id) }
+                _ = table.intern(id)
+            }
+            let keep = Int.random(in: (model.count / 2 + 1)...model.count, using: &rng)
+            let storageEnd = keep == 0 ? 0 : table.range(of: keep - 1).upperBound
+            table.removeSymbols(from: keep)
+            model.removeLast(model.count - keep)
+            #expect(table.indexed == keep, "removed in place, not left for a rebuild")
+            #expect(table.storage.count == storageEnd)
+            table._checkInvariants()
+        }
+        for (i, id) in model.enumerated() { #expect(table.lookup(id) == Symbol(rawValue: UInt32(i))) }
+    }
+
+    /// The case where an entry must move back: two ids of one home at the
+    /// index's last slot, the second wrapped to its first; when the index
+    /// doubles, slots are taken in order, so the newer lands first, and
+    /// forgetting it must move the older one back into its home.
+    @Test func forgettingMovesBackAnEntryThatTheIndexGrowingPutBehindIt() {
+        var table = SymbolTable(seed: 7)
+        func id(_ n: Int) -> [UInt8] { Array("id-\(n)".utf8) }
+        func hash(_ n: Int) -> Int { Int(id(n).withUnsafeBytes { table.hash32($0) }) }
+        let candidates = Array(0..<200_000)
+        let ends = candidates.filter { hash($0) & 255 == 255 }.prefix(2)
+        let fillers = candidates.filter { (4..<120).contains(hash($0) & 127) }.prefix(80)
+        for n in fillers.prefix(50) { _ = table.intern(id(n)) }
+        #expect(table.slots.count == 128)
+        let older = table.intern(id(ends.first!))
+        let newer = table.intern(id(ends.last!))
+        for n in fillers.dropFirst(50) { _ = table.intern(id(n)) }
+        #expect(table.slots.count == 256, "the index doubled after both were in")
+        table.removeSymbols(from: newer.index)
+        #expect(table.indexed == table.count, "removed in place")
+        table._checkInvariants()
+        #expect(table.lookup(id(ends.first!)) == older)
+        #expect(table.lookup(id(ends.last!)) == nil)
+    }
+
+    /// A placeholder given its bytes after later symbols puts bytes out of
+    /// symbol order: forgetting then rebuilds, and keeps the placeholder's bytes.
+    @Test func forgettingAfterAPlaceholderIsFilledKeepsItsBytes() {
+        var table = SymbolTable()
+        _ = Array("a".utf8).withUnsafeBytes { table.define(0, $0) }
+        _ = Array("c".utf8).withUnsafeBytes { table.define(2, $0) }
+        _ = Array("d".utf8).withUnsafeBytes { table.define(3, $0) }
+        _ = Array("b".utf8).withUnsafeBytes { table.define(1, $0) }
+        table.indexAll()
+        table.removeSymbols(from: 3)
+        table._checkInvariants()
+        #expect(table.lookup(Array("b".utf8)) == Symbol(rawValue: 1))
+        #expect(table.lookup(Array("d".utf8)) == nil)
+        #expect(table.intern(Array("e".utf8)) == Symbol(rawValue: 3))
+        #expect(Array(table[Symbol(rawValue: 1)]) == Array("b".utf8))
+    }
 }
 
 @Suite("Dense maps")

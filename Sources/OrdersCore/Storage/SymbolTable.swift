@@ -169,6 +169,7 @@ public struct SymbolTable: Sendable {
             if spans[symbol] & 0xFFFF != 0 { return equals(symbol, bytes) ? .same : .conflicting }
             spans[symbol] = UInt64(storage.count) << 16 | UInt64(bytes.count)
             storage.append(contentsOf: bytes)
+            filledOutOfOrder = true
             if symbol < indexed { insertIntoIndex(symbol, hash: hash32(bytes)) }
             return .added
         }
@@ -254,20 +255,63 @@ public struct SymbolTable: Sendable {
     }
 
     /// Forgets every symbol numbered `count` or more.
+    ///
+    /// A table whose bytes lie in symbol order, its index caught up, takes
+    /// each symbol out of the index where it sits: forgetting what one
+    /// transaction or request added costs what it added, not the whole
+    /// table (a server that refuses an append forgets its ids in a table
+    /// of every id since it started). Otherwise the index is rebuilt at the next `intern`.
     public mutating func removeSymbols(from count: Int) {
         guard count < spans.count else { return }
+        guard indexed == spans.count, !filledOutOfOrder, spans.count - count < count else {
+            spans.removeLast(from: count)
+            storage.removeLast(from: spans.map { Int($0 >> 16) + Int($0 & 0xFFFF) }.max() ?? 0)
+            slots = Array(repeating: 0, count: Self.initialSlots)
+            indexed = 0
+            occupied = 0
+            return
+        }
+        var end = storage.count
+        for symbol in count..<spans.count where spans[symbol] & 0xFFFF != 0 {
+            end = min(end, Int(spans[symbol] >> 16))
+            removeFromIndex(symbol, hash: withBytes(of: Symbol(rawValue: UInt32(symbol))) { hash32($0) })
+        }
         spans.removeLast(from: count)
-        storage.removeLast(from: spans.map { Int($0 >> 16) + Int($0 & 0xFFFF) }.max() ?? 0)
-        slots = Array(repeating: 0, count: Self.initialSlots)
-        indexed = 0
-        occupied = 0
+        storage.removeLast(from: end)
+        indexed = spans.count
     }
+
+    /// Takes `symbol` out of the index, moving back the entries after it in
+    /// its run that would otherwise no longer be found from their home slot
+    /// (deletion in linear probing with no tombstones, Knuth's Algorithm R).
+    private mutating func removeFromIndex(_ symbol: Int, hash: UInt32) {
+        let mask = slots.count - 1
+        var hole = Int(hash) & mask
+        while Int(truncatingIfNeeded: slots[hole] & 0xFFFF_FFFF) != symbol + 1 { hole = (hole &+ 1) & mask }
+        var next = (hole &+ 1) & mask
+        while slots[next] != 0 {
+            // The entry at `next` moves to the hole if the hole lies on its way from its home slot.
+            let home = Int(slots[next] >> 32) & mask
+            if (next &- home) & mask >= (next &- hole) & mask {
+                slots[hole] = slots[next]
+                hole = next
+            }
+            next = (next &+ 1) & mask
+        }
+        slots[hole] = 0
+        occupied -= 1
+    }
+
+    /// Whether a placeholder was given its bytes after later symbols had
+    /// theirs: then the bytes no longer lie in symbol order.
+    @usableFromInline var filledOutOfOrder = false
 
     /// Forgets every symbol, keeping the memory: a table that is filled
     /// again and again, one per chunk of text, grows only once.
     public mutating func removeAll() {
         spans.removeLast(from: 0)
         storage.removeLast(from: 0)
+        filledOutOfOrder = false
         slots.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
         indexed = 0
         occupied = 0
