@@ -18,6 +18,8 @@ public struct InputError: OrdersError, Hashable, Sendable, CustomStringConvertib
     public var message: String
     /// ``ErrorCode/malformedInput``, ``ErrorCode/corruptLog`` or ``ErrorCode/idConflict``.
     public var code: ErrorCode
+    /// For an id conflict, the seq of the event that holds the id.
+    public var heldSeq: Seq?
 
     /// The line, if it is one of NDJSON.
     public var line: Int? {
@@ -75,8 +77,10 @@ extension InputError {
     public static func idConflict(_ id: [UInt8], file: String, line: Int?, seq: Seq) -> InputError {
         var quoted: [UInt8] = []
         JSONText.appendString(id, to: &quoted)
-        return InputError(
+        var error = InputError(
             file: file, location: line.flatMap { $0 > 0 ? .line($0) : nil }, field: "id",
             message: "\(String(decoding: quoted, as: UTF8.self)) is the id of another event, at seq \(seq)", code: .idConflict)
+        error.heldSeq = seq
+        return error
     }
 }

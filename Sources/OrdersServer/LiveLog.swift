@@ -362,30 +362,18 @@ actor LiveLog {
                 }
             }
         }
-        // Ids: a duplicate is passed over, a conflict refuses the request.
-        let mark = seq
-        var kept: [Event] = []
-        var keptRecords = EventRecords()
-        var cursor = EventRecords.Cursor()
-        for (i, event) in events.enumerated() {
-            let entry = cursor.entry(at: i, in: records)
-            if let record = entry?.record, let id = record.id {
-                switch writer.arrivingIDs.check(id: id, seq: seq + Int64(kept.count), fingerprint: record.fingerprint) {
-                case .new: break
-                case .duplicate: continue
-                case .conflict(let held):
-                    writer.arrivingIDs.forget(fromSeq: mark)
-                    let conflict = InputError.idConflict(id, file: "body", line: entry?.line, seq: held)
-                    throw Refusal(
-                        status: conflict.code.httpStatus, message: conflict.message, line: conflict.line, field: conflict.field, seq: held)
-                }
-            }
-            if let record = entry?.record { keptRecords.append(record, index: kept.count) }
-            kept.append(event)
+        // Ids: a duplicate is passed over, a conflict refuses the request, as an import's are.
+        let appended: (events: [Event], records: EventRecords)
+        do {
+            appended = try writer.append(checking: events, records: records, ids: ids, from: "body")
+        } catch let conflict as InputError {
+            throw Refusal(
+                status: conflict.code.httpStatus, message: conflict.message, line: conflict.line, field: conflict.field,
+                seq: conflict.heldSeq)
         }
-        try writer.append(kept, records: keptRecords, ids: ids)
         return Taken(
-            events: kept, records: keptRecords, duplicates: events.count - kept.count, arrived: request.arrived, reply: request.reply)
+            events: appended.events, records: appended.records, duplicates: events.count - appended.events.count,
+            arrived: request.arrived, reply: request.reply)
     }
 
     /// The version of `cart` once the groups `earlier` (whose events end

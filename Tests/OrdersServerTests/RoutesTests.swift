@@ -65,6 +65,28 @@ struct RoutesTests {
         }
     }
 
+    /// A request refused for an id conflict takes none of its ids: its
+    /// events that came before the conflict are new when sent again.
+    @Test func aRefusedRequestTakesNoneOfItsIDs() async throws {
+        try await withServer { client in
+            func vote(_ id: String, _ candidate: String) -> String {
+                #"{"id": "\#(id)", "type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "\#(id)", "candidate": "\#(candidate)"}"#
+            }
+            try await client.execute(uri: "/events", method: .post, body: ByteBuffer(string: vote("held", "c"))) {
+                #expect($0.status == .ok)
+            }
+            let refused = [vote("a", "c"), vote("b", "c"), vote("held", "d")].joined(separator: "\n")
+            try await client.execute(uri: "/events", method: .post, body: ByteBuffer(string: refused)) { response in
+                #expect(response.status == .conflict)
+                #expect(Self.text(response).contains(#""line": 3, "field": "id", "seq": 1"#), "\(Self.text(response))")
+            }
+            let again = [vote("a", "c"), vote("b", "c"), vote("a", "c")].joined(separator: "\n")
+            try await client.execute(uri: "/events", method: .post, body: ByteBuffer(string: again)) { response in
+                #expect(Self.text(response) == #"{"appended": 2, "duplicates": 1, "first_seq": 2, "last_seq": 3}"# + "\n")
+            }
+        }
+    }
+
     @Test func cartsWithTheirVersionsAndPreconditions() async throws {
         try await withServer { client in
             try await Self.appendDay(client)

@@ -205,6 +205,30 @@ public struct SymbolTable: Sendable {
         return firstSymbol(spelled: bytes, from: indexed)
     }
 
+    // MARK: Lookups in groups
+
+    /// The hash that places `bytes` in this table's index: for a caller that
+    /// takes many ids in turn, to fetch their slots ahead (``prefetch(hash:)``)
+    /// so that their cache misses overlap rather than wait one for another.
+    package func hash(_ bytes: UnsafeRawBufferPointer) -> UInt32 { hash32(bytes) }
+
+    /// Starts fetching the index slot where `hash` is placed.
+    package func prefetch(hash: UInt32) {
+        slots.withUnsafeBufferPointer { orders_prefetch($0.baseAddress! + (Int(hash) & ($0.count - 1))) }
+    }
+
+    /// `lookup` of `bytes`, whose ``hash(_:)`` is `hash`.
+    package func lookup(_ bytes: UnsafeRawBufferPointer, hash: UInt32) -> Symbol? {
+        if let found = find(bytes, hash: hash) { return Symbol(rawValue: UInt32(found)) }
+        return firstSymbol(spelled: bytes, from: indexed)
+    }
+
+    /// `intern` of `bytes`, whose ``hash(_:)`` is `hash`.
+    package mutating func intern(_ bytes: UnsafeRawBufferPointer, knownHash hash: UInt32) -> Symbol {
+        if indexed < spans.count { catchUpIndex() }
+        return intern(bytes, hash: hash)
+    }
+
     /// The first pair of numbers that spell the same bytes, if any: a table
     /// built with `define` from a damaged or hostile source can hold one.
     ///

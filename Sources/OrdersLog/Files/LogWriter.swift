@@ -320,6 +320,26 @@ public final class LogWriter {
         try add(events, ids: ids, through: nil)
     }
 
+    /// Adds a run of events whose ids nothing has checked yet (a request to
+    /// `orders serve`), all or nothing: their ids are checked as an import's
+    /// are (``AppendIDs/take(_:firstSeq:name:lineBase:)``), an event recorded
+    /// already is passed over, and one whose id another event holds
+    /// refuses the run, and nothing of it is added.
+    /// - Parameter name: the input, for the error (`body`).
+    /// - Returns: the events added, and their records by index among them.
+    /// - Throws: ``InputError`` for an id conflict; what writing throws.
+    public func append(checking events: [Event], records: EventRecords, ids: Identifiers, from name: String) throws -> (
+        events: [Event], records: EventRecords
+    ) {
+        try knowAll()
+        try writeHeld()
+        let run = try arrivingIDs.take(records, firstSeq: nextSeq, name: name)
+        let kept = run.kept(events)
+        keep(run.records, first: nextSeq)
+        try add(kept, ids: ids, through: nil)
+        return (kept, run.records)
+    }
+
     /// The records of the events a stream's `next` just handed out, by index
     /// among `events`. NDJSON's reader passed over the events whose ids are
     /// taken already itself (``NDJSONReader/checkIDs(against:seqBase:)``);
@@ -333,28 +353,10 @@ public final class LogWriter {
         if streamFirstAt == nil { streamFirstAt = events.first?.at.milliseconds }
         guard !stream.records.isEmpty else { return EventRecords() }
         guard stream.idNaming == .byOwnNumbers else { return stream.records }
-        var kept: [Event] = []
-        var records = EventRecords()
-        kept.reserveCapacity(events.count)
-        var cursor = EventRecords.Cursor()
-        for (i, event) in events.enumerated() {
-            if let record = cursor.record(at: i, in: stream.records) {
-                if let id = record.id {
-                    switch arrivingIDs.check(id: id, seq: first + Seq(kept.count), fingerprint: record.fingerprint) {
-                    case .new: break
-                    case .duplicate:
-                        duplicatesPassedOver += 1
-                        continue
-                    case .conflict(let held):
-                        throw InputError.idConflict(id, file: stream.name, line: nil, seq: held)
-                    }
-                }
-                records.append(record, index: kept.count)
-            }
-            kept.append(event)
-        }
-        events = kept
-        return records
+        let run = try arrivingIDs.take(stream.records, firstSeq: first, name: stream.name)
+        duplicatesPassedOver += run.passedOver.count
+        events = run.kept(events)
+        return run.records
     }
 
     /// Keeps `records`, by index among events about to be added, the first of which takes seq `first`.

@@ -30,8 +30,13 @@ public final class EventIDIndex {
     /// What the event with `id` and `fingerprint`, which takes `seq` if it
     /// is new, is; a new one is recorded. One hash of the id either way.
     public func record(id: [UInt8], seq: Int64, fingerprint: UInt64) -> Verdict {
+        record(id: id, seq: seq, fingerprint: fingerprint, hash: hash(id))
+    }
+
+    /// `record(id:seq:fingerprint:)` of an id whose ``hash(_:)`` is `hash`.
+    func record(id: [UInt8], seq: Int64, fingerprint: UInt64, hash: UInt32) -> Verdict {
         let before = ids.count
-        let symbol = id.withUnsafeBytes { ids.intern($0) }
+        let symbol = id.withUnsafeBytes { ids.intern($0, knownHash: hash) }
         guard symbol.index < before else {
             seqs.append(seq)
             fingerprints.append(fingerprint)
@@ -43,10 +48,22 @@ public final class EventIDIndex {
 
     /// What the event with `id` and `fingerprint` is, recording nothing.
     public func verdict(id: [UInt8], fingerprint: UInt64) -> Verdict {
-        guard let symbol = id.withUnsafeBytes({ ids.lookup($0) }) else { return .new }
+        verdict(id: id, fingerprint: fingerprint, hash: hash(id))
+    }
+
+    /// `verdict(id:fingerprint:)` of an id whose ``hash(_:)`` is `hash`.
+    func verdict(id: [UInt8], fingerprint: UInt64, hash: UInt32) -> Verdict {
+        guard let symbol = id.withUnsafeBytes({ ids.lookup($0, hash: hash) }) else { return .new }
         let seq = seqs[symbol.index]
         return fingerprints[symbol.index] == fingerprint ? .duplicate(seq: seq) : .conflict(seq: seq)
     }
+
+    /// Where `id` is placed in this index: computed once for `record` or
+    /// `verdict`, and for ``prefetch(hash:)`` ahead of them.
+    func hash(_ id: [UInt8]) -> UInt32 { id.withUnsafeBytes { ids.hash($0) } }
+
+    /// Starts fetching what a lookup of the id that `hash` places reads first.
+    func prefetch(hash: UInt32) { ids.prefetch(hash: hash) }
 
     /// Records that the event at `seq` has `id`, which it did not hold.
     public func insert(id: UnsafeRawBufferPointer, seq: Int64, fingerprint: UInt64) {
@@ -72,6 +89,9 @@ public final class EventIDIndex {
 /// small log, or one read whole). Until then a writer looks the ids of
 /// the events it holds up in the log instead, as it does every other id,
 /// keeping none of the log's others (``LogWriter``).
+///
+/// Every append checks its events' ids here, through ``take(_:firstSeq:name:lineBase:)``:
+/// an import's NDJSON and logs, and each request `orders serve` appends.
 public final class AppendIDs {
     /// The ids of the events taken so far, at the seqs they are to take.
     let taken = EventIDIndex()
@@ -101,5 +121,90 @@ public final class AppendIDs {
             guard verdict == .new else { return verdict }
         }
         return taken.record(id: id, seq: seq, fingerprint: fingerprint)
+    }
+
+    /// A run of events once their ids are checked: the records of those
+    /// kept, by their index among the kept, and the indices (in the run)
+    /// of those passed over as recorded already, ascending.
+    public struct CheckedRun {
+        public var records = EventRecords()
+        public var passedOver: [Int] = []
+
+        /// `items` (one for each event of the run, in order) without those passed over.
+        public func kept<T>(_ items: [T]) -> [T] {
+            guard !passedOver.isEmpty else { return items }
+            var kept: [T] = []
+            kept.reserveCapacity(items.count - passedOver.count)
+            var next = 0
+            for (i, item) in items.enumerated() {
+                if next < passedOver.count, passedOver[next] == i {
+                    next += 1
+                    continue
+                }
+                kept.append(item)
+            }
+            return kept
+        }
+    }
+
+    /// Checks the ids of a run of events, whose records are `records`, and
+    /// takes the new ones: an event whose id is recorded for the same event
+    /// is passed over, and one whose id another event holds refuses the
+    /// run, taking none of its ids.
+    ///
+    /// The ids go in groups whose index slots are fetched together, so that
+    /// in a large index their cache misses overlap rather than wait one for another.
+    /// - Parameters:
+    ///   - firstSeq: the seq the run's first event takes (each kept event the next).
+    ///   - name: the input, for the error.
+    ///   - lineBase: added to each record's line, for the records kept and the error.
+    /// - Throws: ``InputError/idConflict(_:file:line:seq:)`` for the first event whose id another holds.
+    public func take(_ records: EventRecords, firstSeq: Seq, name: String, lineBase: Int = 0) throws(InputError) -> CheckedRun {
+        var run = CheckedRun()
+        let entries = records.entries
+        let group = 16
+        var hashes: [(log: UInt32, taken: UInt32)] = Array(repeating: (0, 0), count: group)
+        var start = 0
+        while start < entries.count {
+            let end = min(start + group, entries.count)
+            for i in start..<end {
+                guard let id = entries[i].record.id else { continue }
+                hashes[i - start] = (log?.hash(id) ?? 0, taken.hash(id))
+                if let log { log.prefetch(hash: hashes[i - start].log) }
+                taken.prefetch(hash: hashes[i - start].taken)
+            }
+            for i in start..<end {
+                let entry = entries[i]
+                if let id = entry.record.id {
+                    let seq = firstSeq + Seq(entry.index - run.passedOver.count)
+                    var verdict = log?.verdict(id: id, fingerprint: entry.record.fingerprint, hash: hashes[i - start].log) ?? .new
+                    if verdict == .new {
+                        verdict = taken.record(id: id, seq: seq, fingerprint: entry.record.fingerprint, hash: hashes[i - start].taken)
+                    }
+                    switch verdict {
+                    case .new: break
+                    case .duplicate: run.passedOver.append(entry.index)
+                    case .conflict(let held):
+                        forget(fromSeq: firstSeq)
+                        throw .idConflict(id, file: name, line: lineBase + entry.line, seq: held)
+                    }
+                }
+            }
+            start = end
+        }
+        guard !run.passedOver.isEmpty || lineBase != 0 else {
+            // As they came (the common case of a request): no record copied.
+            run.records = records
+            return run
+        }
+        var passed = 0
+        for entry in entries {
+            if passed < run.passedOver.count, run.passedOver[passed] == entry.index {
+                passed += 1
+                continue
+            }
+            run.records.append(entry.record, index: entry.index - passed, line: entry.line == 0 ? 0 : lineBase + entry.line)
+        }
+        return run
     }
 }

@@ -154,31 +154,17 @@ public final class NDJSONReader: EventStream {
     }
 
     /// Checks the ids of a chunk's events against those recorded so far,
-    /// recording the new ones, and keeps the chunk's records in `records`,
-    /// by their events' indices once the duplicates are passed over.
+    /// recording the new ones (``AppendIDs/take(_:firstSeq:name:lineBase:)``),
+    /// and keeps the chunk's records in `records`, by their events' indices
+    /// once the duplicates are passed over.
     /// - Returns: the indices of the duplicates, ascending.
     /// - Throws: ``InputError`` naming the line, the field `id` and the seq
     ///   that holds the id, if an event conflicts with one recorded.
     private func checkIDs(_ parsed: ParsedChunk) throws -> [Int] {
-        var passedOver: [Int] = []
-        for entry in parsed.records.entries {
-            let index = entry.index - passedOver.count
-            if let id = entry.record.id {
-                let eventSeq = seqBase + seq + Int64(index) + 1
-                switch eventIDs.check(id: id, seq: eventSeq, fingerprint: entry.record.fingerprint) {
-                case .new:
-                    break
-                case .duplicate:
-                    passedOver.append(entry.index)
-                    duplicates += 1
-                    continue
-                case .conflict(let held):
-                    throw InputError.idConflict(id, file: name, line: line + entry.line, seq: held)
-                }
-            }
-            records.append(entry.record, index: index, line: line + entry.line)
-        }
-        return passedOver
+        let run = try eventIDs.take(parsed.records, firstSeq: seqBase + seq + 1, name: name, lineBase: line)
+        duplicates += run.passedOver.count
+        records = run.records
+        return run.passedOver
     }
 
     /// The next chunk, parsed on the caller's thread.
