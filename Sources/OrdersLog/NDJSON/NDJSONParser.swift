@@ -150,22 +150,22 @@ public struct NDJSONParser {
     public mutating func parse(_ line: UnsafeRawBufferPointer, ids: inout Identifiers) throws(Failure) -> Event? {
         record = nil
         if fastPath, let event = CanonicalLine.parse(line, ids: &ids, lastDate: &lastDate) { return event }
-        var p = 0
-        skipWhitespace(line, &p)
-        if p == line.count { return nil }
+        var cursor = JSONCursor(line)
+        cursor.skipWhitespace()
+        if cursor.atEnd { return nil }
         do throws(Failure) {
             present = 0
             members.removeAll(keepingCapacity: true)
-            try readObject(line, &p)
-            skipWhitespace(line, &p)
-            guard p == line.count else { throw notJSON("unexpected characters after the object", at: p) }
+            try readObject(&cursor)
+            cursor.skipWhitespace()
+            guard cursor.atEnd else { throw cursor.notJSON("unexpected characters after the object", at: cursor.position) }
             return try event(line, ids: &ids)
         } catch {
             // Strings are checked as they are read; a line that failed elsewhere
             // may have bad bytes where no string was, and that is what to say.
             // When a string's check found them, its field is named too.
             guard let bad = firstInvalidUTF8(in: line) else { throw error }
-            let failure = Self.notUTF8(at: bad)
+            let failure = JSONCursor.notUTF8(at: bad)
             throw error.message == failure.message ? error : failure
         }
     }
@@ -292,8 +292,8 @@ public struct NDJSONParser {
         for member in members where member.field == nil {
             var name: [UInt8] = []
             if member.nameEscaped {
-                var p = member.name.lowerBound
-                try unescape(line, &p, into: &name)
+                var cursor = JSONCursor(line, at: member.name.lowerBound)
+                try cursor.unescape(into: &name)
             } else {
                 name = Array(line[member.name])
             }
@@ -408,8 +408,8 @@ public struct NDJSONParser {
             return .line(slot.start..<slot.end)
         case .escapedString:
             scratch.removeAll(keepingCapacity: true)
-            var p = slot.start
-            try unescape(line, &p, into: &scratch)
+            var cursor = JSONCursor(line, at: slot.start)
+            try cursor.unescape(into: &scratch)
             return .scratch
         case .absent:
             throw Failure(field: field.name, message: "missing")
@@ -482,28 +482,28 @@ public struct NDJSONParser {
 
     // MARK: Reading JSON
 
-    private mutating func readObject(_ line: UnsafeRawBufferPointer, _ p: inout Int) throws(Failure) {
-        guard p < line.count, line[p] == 0x7B else { throw Failure(message: "not a JSON object") }
-        p += 1
-        skipWhitespace(line, &p)
-        if p < line.count, line[p] == 0x7D {
-            p += 1
+    private mutating func readObject(_ cursor: inout JSONCursor) throws(Failure) {
+        guard cursor.isAt(0x7B) else { throw Failure(message: "not a JSON object") }
+        cursor.position += 1
+        cursor.skipWhitespace()
+        if cursor.isAt(0x7D) {
+            cursor.position += 1
             return
         }
         while true {
-            skipWhitespace(line, &p)
-            guard p < line.count, line[p] == 0x22 else { throw notJSON("expected a field name in double quotes", at: p) }
-            let nameStart = p + 1
-            let (field, nameEscaped) = try readKey(line, &p)
-            let name = nameStart..<p - 1
-            skipWhitespace(line, &p)
-            guard p < line.count, line[p] == 0x3A else { throw notJSON("expected ':' after a field name", at: p) }
-            p += 1
-            skipWhitespace(line, &p)
-            let start = p
+            cursor.skipWhitespace()
+            guard cursor.isAt(0x22) else { throw cursor.notJSON("expected a field name in double quotes", at: cursor.position) }
+            let nameStart = cursor.position + 1
+            let (field, nameEscaped) = try readKey(&cursor)
+            let name = nameStart..<cursor.position - 1
+            cursor.skipWhitespace()
+            guard cursor.isAt(0x3A) else { throw cursor.notJSON("expected ':' after a field name", at: cursor.position) }
+            cursor.position += 1
+            cursor.skipWhitespace()
+            let start = cursor.position
             let kind: Slot.Kind
             do {
-                kind = try readValue(line, &p, depth: 1)
+                kind = try cursor.readValue(depth: 1)
             } catch {
                 // A known field's value that is not JSON is named by the field too.
                 throw Failure(field: error.field ?? field?.name, message: error.message)
@@ -515,249 +515,44 @@ public struct NDJSONParser {
                 present |= 1 << field.rawValue
                 slots[field.rawValue] = Slot(
                     kind: kind, start: kind == .string || kind == .escapedString ? start + 1 : start,
-                    end: kind == .string ? p - 1 : p)
+                    end: kind == .string ? cursor.position - 1 : cursor.position)
             }
-            members.append(Member(name: name, nameEscaped: nameEscaped, field: field, value: start..<p))
-            skipWhitespace(line, &p)
-            guard p < line.count else { throw notJSON("the object is not closed", at: p) }
-            if line[p] == 0x2C {
-                p += 1
+            members.append(Member(name: name, nameEscaped: nameEscaped, field: field, value: start..<cursor.position))
+            cursor.skipWhitespace()
+            guard !cursor.atEnd else { throw cursor.notJSON("the object is not closed", at: cursor.position) }
+            if cursor.isAt(0x2C) {
+                cursor.position += 1
                 continue
             }
-            if line[p] == 0x7D {
-                p += 1
+            if cursor.isAt(0x7D) {
+                cursor.position += 1
                 return
             }
-            throw notJSON("expected ',' or '}'", at: p)
+            throw cursor.notJSON("expected ',' or '}'", at: cursor.position)
         }
     }
 
     /// Reads a field name and says which known field it is, if any.
     /// - Returns: the field, and whether the name holds escapes.
-    private mutating func readKey(_ line: UnsafeRawBufferPointer, _ p: inout Int) throws(Failure) -> (Field?, Bool) {
-        let start = p + 1
-        let escaped = try skipString(line, &p)
+    private mutating func readKey(_ cursor: inout JSONCursor) throws(Failure) -> (Field?, Bool) {
+        let start = cursor.position + 1
+        let escaped = try cursor.skipString()
         if !escaped {
-            let count = p - 1 - start
-            if count <= 8 && start + 8 <= line.count {
+            let count = cursor.position - 1 - start
+            if count <= 8 && start + 8 <= cursor.bytes.count {
                 // The name and what follows it in one load, the rest masked off.
-                let word = line.loadUnaligned(fromByteOffset: start, as: UInt64.self)
+                let word = cursor.bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self)
                 return (Field.named(word: count == 8 ? word : word & (1 << (8 * UInt64(count)) - 1)), false)
             }
-            return (Field.named(UnsafeRawBufferPointer(rebasing: line[start..<p - 1])), false)
+            return (Field.named(UnsafeRawBufferPointer(rebasing: cursor.bytes[start..<cursor.position - 1])), false)
         }
         scratch.removeAll(keepingCapacity: true)
-        var q = start
-        try unescape(line, &q, into: &scratch)
+        var name = JSONCursor(cursor.bytes, at: start)
+        try name.unescape(into: &scratch)
         return (scratch.withUnsafeBytes { Field.named($0) }, true)
     }
 
-    /// Reads any JSON value and says what kind it was.
-    private func readValue(_ line: UnsafeRawBufferPointer, _ p: inout Int, depth: Int) throws(Failure) -> Slot.Kind {
-        guard p < line.count else { throw notJSON("expected a value", at: p) }
-        switch line[p] {
-        case 0x22:
-            return try skipString(line, &p) ? .escapedString : .string
-        case 0x2D, 0x30...0x39:
-            return try skipNumber(line, &p) ? .integer : .number
-        case 0x7B, 0x5B:
-            guard depth < Self.maxDepth else { throw notJSON("nested deeper than \(Self.maxDepth) levels", at: p) }
-            try skipContainer(line, &p, depth: depth)
-            return .other
-        case 0x74: try literal("true", line, &p)
-        case 0x66: try literal("false", line, &p)
-        case 0x6E: try literal("null", line, &p)
-        default: throw notJSON("expected a value", at: p)
-        }
-        return .other
-    }
-
-    private func skipContainer(_ line: UnsafeRawBufferPointer, _ p: inout Int, depth: Int) throws(Failure) {
-        let isObject = line[p] == 0x7B
-        let close: UInt8 = isObject ? 0x7D : 0x5D
-        p += 1
-        skipWhitespace(line, &p)
-        if p < line.count, line[p] == close {
-            p += 1
-            return
-        }
-        while true {
-            skipWhitespace(line, &p)
-            if isObject {
-                guard p < line.count, line[p] == 0x22 else { throw notJSON("expected a field name in double quotes", at: p) }
-                _ = try skipString(line, &p)
-                skipWhitespace(line, &p)
-                guard p < line.count, line[p] == 0x3A else { throw notJSON("expected ':' after a field name", at: p) }
-                p += 1
-                skipWhitespace(line, &p)
-            }
-            _ = try readValue(line, &p, depth: depth + 1)
-            skipWhitespace(line, &p)
-            guard p < line.count else { throw notJSON("\(isObject ? "an object" : "an array") is not closed", at: p) }
-            if line[p] == 0x2C {
-                p += 1
-                continue
-            }
-            if line[p] == close {
-                p += 1
-                return
-            }
-            throw notJSON("expected ',' or '\(isObject ? "}" : "]")'", at: p)
-        }
-    }
-
-    /// Moves past a string, checking its escapes and that it is UTF-8.
-    /// - Returns: whether it holds escapes.
-    private func skipString(_ line: UnsafeRawBufferPointer, _ p: inout Int) throws(Failure) -> Bool {
-        p += 1
-        var escaped = false
-        while true {
-            p = firstSpecialByte(in: line, from: p)
-            guard p < line.count else { throw notJSON("a string is not closed", at: p) }
-            let byte = line[p]
-            if byte == 0x22 {
-                p += 1
-                return escaped
-            } else if byte < 0x20 {
-                throw notJSON("a control character inside a string must be escaped", at: p)
-            } else if byte >= 0x80 {
-                let length = utf8SequenceLength(line, at: p)
-                guard length > 0 else { throw Self.notUTF8(at: p) }
-                p += length
-            } else {  // a backslash
-                escaped = true
-                var scratch: UInt32 = 0
-                p += 1
-                try readEscape(line, &p, codePoint: &scratch)
-            }
-        }
-    }
-
-    /// Decodes the string whose content starts at `p` (just past the quote) into `output`.
-    private func unescape(_ line: UnsafeRawBufferPointer, _ p: inout Int, into output: inout [UInt8]) throws(Failure) {
-        while p < line.count {
-            let byte = line[p]
-            if byte == 0x22 {
-                p += 1
-                return
-            }
-            if byte != 0x5C {
-                output.append(byte)
-                p += 1
-                continue
-            }
-            p += 1
-            var codePoint: UInt32 = 0
-            try readEscape(line, &p, codePoint: &codePoint)
-            appendUTF8(codePoint, to: &output)
-        }
-        throw notJSON("a string is not closed", at: p)
-    }
-
-    /// Reads the escape after a backslash, combining a surrogate pair into one code point.
-    private func readEscape(_ line: UnsafeRawBufferPointer, _ p: inout Int, codePoint: inout UInt32) throws(Failure) {
-        guard p < line.count else { throw notJSON("a string is not closed", at: p) }
-        let start = p - 1
-        switch line[p] {
-        case 0x22: codePoint = 0x22
-        case 0x5C: codePoint = 0x5C
-        case 0x2F: codePoint = 0x2F
-        case 0x62: codePoint = 0x08
-        case 0x66: codePoint = 0x0C
-        case 0x6E: codePoint = 0x0A
-        case 0x72: codePoint = 0x0D
-        case 0x74: codePoint = 0x09
-        case 0x75:
-            p += 1
-            let unit = try hex4(line, &p)
-            switch unit {
-            case 0xD800...0xDBFF:
-                guard p + 1 < line.count, line[p] == 0x5C, line[p + 1] == 0x75 else {
-                    throw notJSON("a \\u escape is half a surrogate pair", at: start)
-                }
-                p += 2
-                let low = try hex4(line, &p)
-                guard (0xDC00...0xDFFF).contains(low) else { throw notJSON("a \\u escape is half a surrogate pair", at: start) }
-                codePoint = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
-            case 0xDC00...0xDFFF:
-                throw notJSON("a \\u escape is half a surrogate pair", at: start)
-            default:
-                codePoint = unit
-            }
-            return
-        default:
-            throw notJSON("an unknown escape in a string", at: start)
-        }
-        p += 1
-    }
-
-    private func hex4(_ line: UnsafeRawBufferPointer, _ p: inout Int) throws(Failure) -> UInt32 {
-        guard p + 4 <= line.count else { throw notJSON("a \\u escape needs four hex digits", at: p) }
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            guard let digit = hexDigitValue(line[p]) else { throw notJSON("a \\u escape needs four hex digits", at: p) }
-            value = value << 4 | UInt32(digit)
-            p += 1
-        }
-        return value
-    }
-
-    /// Moves past a number in JSON's grammar.
-    /// - Returns: whether it is an integer (no fraction, no exponent).
-    private func skipNumber(_ line: UnsafeRawBufferPointer, _ p: inout Int) throws(Failure) -> Bool {
-        let start = p
-        func isDigit(_ i: Int) -> Bool { i < line.count && line[i] &- 0x30 < 10 }
-        if line[p] == 0x2D { p += 1 }
-        guard isDigit(p) else { throw notJSON("a number needs digits", at: start) }
-        if line[p] == 0x30 {
-            p += 1
-            if isDigit(p) { throw notJSON("a number must not start with 0", at: start) }
-        } else {
-            while isDigit(p) { p += 1 }
-        }
-        var integer = true
-        if p < line.count, line[p] == 0x2E {
-            p += 1
-            guard isDigit(p) else { throw notJSON("a number needs digits after '.'", at: start) }
-            while isDigit(p) { p += 1 }
-            integer = false
-        }
-        if p < line.count, line[p] | 0x20 == 0x65 {
-            p += 1
-            if p < line.count, line[p] == 0x2B || line[p] == 0x2D { p += 1 }
-            guard isDigit(p) else { throw notJSON("a number needs digits in its exponent", at: start) }
-            while isDigit(p) { p += 1 }
-            integer = false
-        }
-        return integer
-    }
-
-    private func literal(_ word: StaticString, _ line: UnsafeRawBufferPointer, _ p: inout Int) throws(Failure) {
-        let count = word.utf8CodeUnitCount
-        guard p + count <= line.count,
-            memoryEquals(line.baseAddress! + p, word.utf8Start, count)
-        else { throw notJSON("expected a value", at: p) }
-        p += count
-    }
-
-    private func skipWhitespace(_ line: UnsafeRawBufferPointer, _ p: inout Int) {
-        while p < line.count {
-            switch line[p] {
-            case 0x20, 0x09, 0x0A, 0x0D: p += 1
-            default: return
-            }
-        }
-    }
-
     // MARK: Messages
-
-    private static func notUTF8(at position: Int) -> Failure {
-        Failure(message: "not valid UTF-8 (column \(position + 1))")
-    }
-
-    private func notJSON(_ reason: String, at position: Int) -> Failure {
-        Failure(message: "not JSON: \(reason) (column \(position + 1))")
-    }
 
     private func describe(_ slot: Slot, _ line: UnsafeRawBufferPointer) -> String {
         switch slot.kind {
