@@ -40,7 +40,6 @@ public enum DatasetFold {
         var events: [Event] = []
         while try reader.next(ids: &ids, into: &events) != nil {
             for event in events { sink.take(event) }
-            events.removeAll(keepingCapacity: true)
         }
         return (sink.claims, ids.orders)
     }

@@ -26,7 +26,6 @@ public enum Engine {
         while try stream.next(ids: &ids, into: &events) != nil {
             for event in events { projector.fold(event) }
             advanced(events.count, stream.progress)
-            events.removeAll(keepingCapacity: true)
         }
         return (projector.reports, ids)
     }

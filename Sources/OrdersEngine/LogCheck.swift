@@ -24,10 +24,10 @@ public struct LogCheck {
         var events: [Event] = []
         var projector = Projector()
         let eventIDs = EventIDIndex()
-        while let first = try stream.next(ids: &check.ids, into: &events) {
-            for entry in stream.records.entries {
+        while let chunk = try stream.next(ids: &check.ids, into: &events) {
+            for entry in chunk.records.entries {
                 guard let id = entry.record.id else { continue }
-                let seq = first + Int64(entry.index)
+                let seq = chunk.firstSeq + Int64(entry.index)
                 switch eventIDs.record(id: id, seq: seq, fingerprint: entry.record.fingerprint) {
                 case .new: break
                 case .duplicate(let held), .conflict(let held):
@@ -39,7 +39,6 @@ public struct LogCheck {
             check.events += Int64(events.count)
             if folding { for event in events { projector.fold(event) } }
             advanced(events.count, stream.progress)
-            events.removeAll(keepingCapacity: true)
         }
         check.anomalies = projector.reports.summary.anomalies
         return check

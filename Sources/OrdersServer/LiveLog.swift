@@ -146,13 +146,12 @@ actor LiveLog {
         var projector = Projector()
         var views = CartViews()
         var seq: Int64 = 1
-        while let first = try reader.next(ids: &ids, into: &events) {
+        while let chunk = try reader.next(ids: &ids, into: &events) {
             for (i, event) in events.enumerated() {
                 let status = projector.fold(event)
-                views.follow(event, seq: first + Int64(i), status: status, ledger: projector.ledger)
+                views.follow(event, seq: chunk.firstSeq + Int64(i), status: status, ledger: projector.ledger)
             }
-            seq = first + Int64(events.count)
-            events.removeAll(keepingCapacity: true)
+            seq = chunk.firstSeq + Int64(events.count)
         }
         for role in Role.allCases { ids[role].indexAll() }
         self.ids = ids
@@ -176,14 +175,13 @@ actor LiveLog {
         var readerIDs = Identifiers()
         var events: [Event] = []
         var projector = Projector(zone: zone)
-        while let first = try reader.next(ids: &readerIDs, into: &events), first < upTo {
-            for event in events.prefix(Int(upTo - first)) {
+        while let chunk = try reader.next(ids: &readerIDs, into: &events), chunk.firstSeq < upTo {
+            for event in events.prefix(Int(upTo - chunk.firstSeq)) {
                 projector.fold(
                     event.renumbered { role, symbol in
                         readerIDs[role].withBytes(of: symbol) { ids[role].lookup($0)! }
                     })
             }
-            events.removeAll(keepingCapacity: true)
         }
         let fold = ZonedFold(projector)
         zoned[zone.name] = fold
@@ -206,12 +204,12 @@ actor LiveLog {
         var events: [Event] = []
         // Only acknowledged events: a group's commit may be on disk before its sync, and so before its answer.
         let upTo = nextSeq
-        while let first = try reader.next(ids: &readerIDs, into: &events), first < upTo {
+        while let chunk = try reader.next(ids: &readerIDs, into: &events), chunk.firstSeq < upTo {
+            let first = chunk.firstSeq
             if first + Int64(events.count) > upTo { events.removeLast(Int(first + Int64(events.count) - upTo)) }
-            audit.take(first: first, events, records: reader.records, ids: readerIDs) { entry, record, _ in
+            audit.take(first: first, events, records: chunk.records, ids: readerIDs) { entry, record, _ in
                 text += AuditReport.line(entry, record: record, ids: readerIDs)
             }
-            events.removeAll(keepingCapacity: true)
         }
         return text
     }

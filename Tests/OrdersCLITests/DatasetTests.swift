@@ -141,7 +141,6 @@ struct DatasetTests {
             var ids = OrdersCore.Identifiers(), events: [OrdersCore.Event] = [], count: Int64 = 0
             while try reader.next(ids: &ids, into: &events) != nil {
                 count += Int64(events.count)
-                events.removeAll()
             }
             #expect(count == dataset.manifest.events)
             return count

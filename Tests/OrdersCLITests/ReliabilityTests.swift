@@ -15,7 +15,6 @@ struct ReliabilityTests {
         var count: Int64 = 0
         while try reader.next(ids: &ids, into: &events) != nil {
             count += Int64(events.count)
-            events.removeAll()
         }
         #expect(count == reader.eventCount)
         return (count, reader.tail)

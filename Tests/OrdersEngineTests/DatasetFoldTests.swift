@@ -74,9 +74,9 @@ struct DatasetFoldTests {
                 #expect(same(split, one), "seed \(seed), \(parts) parts, \(threads) threads")
             }
             // The same events read back in seq order, as export reads them.
-            var merged: [Event] = [], mergedIDs = Identifiers()
+            var merged: [Event] = [], chunk: [Event] = [], mergedIDs = Identifiers()
             let reader = try openEvents(dir + "/ds")
-            while try reader.next(ids: &mergedIDs, into: &merged) != nil {}
+            while try reader.next(ids: &mergedIDs, into: &chunk) != nil { merged += chunk }
             #expect(merged.count == events.count)
             #expect(zip(merged, events).allSatisfy { $0.renumbered { role, s in ids[role].lookup(mergedIDs[role][s])! } == $1 })
 

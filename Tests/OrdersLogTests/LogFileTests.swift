@@ -99,7 +99,7 @@ struct LogFileTests {
             let name = "sized", notices: [String] = []
             let progress: (done: Int64, total: Int64)?
             init(_ progress: (done: Int64, total: Int64)?) { self.progress = progress }
-            func next(ids: inout Identifiers, into events: inout [Event]) throws -> Int64? { nil }
+            func next(ids: inout Identifiers, into events: inout [Event]) throws -> EventChunk? { nil }
         }
         // 65,536 events in a tenth of the bytes: about 655,000 in all.
         #expect(LogWriter.foresees(1 << 16, of: Sized((1_000, 10_000)), pastHolding: 600_000))
@@ -147,7 +147,7 @@ struct LogFileTests {
         let stream = try openEvents(dir + "/a.ndjson")
         var imported = Identifiers()
         var events: [Event] = []
-        while try stream.next(ids: &imported, into: &events) != nil {}
+        events = try stream.readAll(ids: &imported)
         try writeLog(dir + "/b.log", events, ids: imported, batchEvents: 333)
         #expect(try exported(dir + "/b.log") == first)
     }
@@ -383,7 +383,7 @@ struct LogFileTests {
         let reader = try LogReader(path: path, options: ReadOptions(skippingCorrupt: true))
         var ids = Identifiers()
         var events: [Event] = []
-        while try reader.next(ids: &ids, into: &events) != nil {}
+        events = try reader.readAll(ids: &ids)
         #expect(reader.foundDamage && reader.tail == nil)
         #expect(events.count == 90 - 8, "every batch but the first")
     }
@@ -478,7 +478,6 @@ struct FoldedPartTests {
         let all = try LogReader(path: path)
         while try all.next(ids: &ids, into: &events) != nil {
             for event in events { projector.fold(event) }
-            events.removeAll()
         }
         #expect(try fold(path).get().0 == projector.reports)
     }
@@ -509,8 +508,7 @@ struct FoldedPartTests {
     private func verifies(_ path: String) throws -> Bool {
         let reader = try LogReader(path: path, options: ReadOptions(skippingCorrupt: true, checkingSpellings: true))
         var ids = Identifiers()
-        var events: [Event] = []
-        while try reader.next(ids: &ids, into: &events) != nil { events.removeAll() }
+        _ = try reader.readAll(ids: &ids)
         return !reader.foundDamage
     }
 }
@@ -556,7 +554,7 @@ struct VerifyTests {
         let reader = try LogReader(path: path, options: ReadOptions(skippingCorrupt: true, threads: threads, checkingSpellings: true))
         var read = Identifiers()
         var events: [Event] = []
-        while try reader.next(ids: &read, into: &events) != nil {}
+        events = try reader.readAll(ids: &read)
         return (reader.passedOver, events.count)
     }
 
@@ -669,7 +667,7 @@ struct VerifyTests {
             let reader = try LogReader(path: path, options: ReadOptions(skippingCorrupt: true, threads: threads, checkingSpellings: true))
             var read = Identifiers()
             var events: [Event] = []
-            while try reader.next(ids: &read, into: &events) != nil {}
+            events = try reader.readAll(ids: &read)
             #expect(!reader.foundDamage && events.count == 2)
             let found = read.firstDuplicate(threads: threads)
             #expect(found?.role == .cart && found?.first == a && found?.second == b, "\(threads) threads: \(String(describing: found))")
@@ -753,7 +751,7 @@ struct VerifyTests {
         let reader = try LogReader(path: path, options: ReadOptions(skippingCorrupt: true))
         var ids = Identifiers()
         var events: [Event] = []
-        while try reader.next(ids: &ids, into: &events) != nil {}
+        events = try reader.readAll(ids: &ids)
         return (reader, events.count)
     }
 

@@ -55,7 +55,7 @@ struct NDJSONReaderTests {
             let stream = try openEvents(fifo, options: ReadOptions(threads: 3))
             var ids = Identifiers()
             var events: [Event] = []
-            #expect(try stream.next(ids: &ids, into: &events) == 1)
+            #expect(try stream.next(ids: &ids, into: &events)?.firstSeq == 1)
             // Every line read, so that the reading thread now waits in a read.
             #expect(written.wait(timeout: .now() + 10) == .success)
         }
@@ -80,7 +80,7 @@ struct NDJSONReaderTests {
         let stream = try openEvents(dir + "/in")
         var ids = Identifiers()
         var events: [Event] = []
-        while try stream.next(ids: &ids, into: &events) != nil {}
+        events = try stream.readAll(ids: &ids)
         return events.count
     }
 
@@ -232,7 +232,7 @@ struct NDJSONReaderTests {
             let stream = try openEvents(dir + "/in", options: ReadOptions(threads: threads))
             var ids = Identifiers()
             var events: [Event] = []
-            while try stream.next(ids: &ids, into: &events) != nil {}
+            events = try stream.readAll(ids: &ids)
             return (events, spellings(ids))
         }
         let one = try read(text, threads: 1), three = try read(text, threads: 3)
@@ -259,9 +259,8 @@ struct NDJSONReaderTests {
         write(bytes, to: dir + "/in")
         let stream = try openEvents(dir + "/in", options: ReadOptions(threads: threads))
         var ids = Identifiers()
-        var events: [Event] = []
         #expect {
-            while try stream.next(ids: &ids, into: &events) != nil {}
+            _ = try stream.readAll(ids: &ids)
         } throws: { error in
             (error as? InputError)?.location == .line(4) && "\(error)".contains("longer than")
         }

@@ -41,7 +41,7 @@ struct ParallelReadTests {
         holder.reader!.willLoad = willLoad
         var readerIDs = Identifiers()
         var events: [Event] = []
-        #expect(try holder.reader!.next(ids: &readerIDs, into: &events) == 1)
+        #expect(try holder.reader!.next(ids: &readerIDs, into: &events)?.firstSeq == 1)
         #expect(inside.wait(timeout: .now() + 10) == .success)
         // The reader goes on another thread, since its deinit waits for the worker.
         DispatchQueue.global().async {
@@ -79,12 +79,11 @@ struct ParallelReadTests {
         var events: [Event] = []
         var projector = Projector()
         var out: [UInt8] = []
-        while let first = try reader.next(ids: &ids, into: &events) {
+        while let chunk = try reader.next(ids: &ids, into: &events) {
             for (i, event) in events.enumerated() {
                 projector.fold(event)
-                EventJSON.appendLine(seq: first + Int64(i), event: event, ids: ids, to: &out)
+                EventJSON.appendLine(seq: chunk.firstSeq + Int64(i), event: event, ids: ids, to: &out)
             }
-            events.removeAll(keepingCapacity: true)
         }
         return (out, projector.reports)
     }
@@ -140,7 +139,6 @@ struct ParallelReadTests {
             var events: [Event] = []
             while try reader.next(ids: &ids, into: &events) != nil {
                 for event in events { projector.fold(event) }
-                events.removeAll(keepingCapacity: true)
             }
         }
     }
@@ -251,10 +249,7 @@ struct ParallelReadTests {
         let reader = try LogReader(path: path, options: ReadOptions(threads: 2))
         var ids = Identifiers()
         var events: [Event] = []
-        while try reader.next(ids: &ids, into: &events) != nil {
-            batches.append(events)
-            events.removeAll()
-        }
+        while try reader.next(ids: &ids, into: &events) != nil { batches.append(events) }
         var whole = Projector()
         for batch in batches { for event in batch { whole.fold(event) } }
         for split in 0...batches.count {
@@ -293,8 +288,7 @@ struct ParallelReadTests {
             #expect(error?.location == .offset(victim), "threads: \(threads): \(String(describing: error))")
             let skipping = try LogReader(path: path, options: ReadOptions(skippingCorrupt: true, threads: threads))
             var ids = Identifiers()
-            var events: [Event] = []
-            while try skipping.next(ids: &ids, into: &events) != nil {}
+            _ = try skipping.readAll(ids: &ids)
             #expect(skipping.skipped.map(\.offset) == [victim], "threads: \(threads)")
         }
         #expect(errors.count == 2 && errors[0] == errors[1])

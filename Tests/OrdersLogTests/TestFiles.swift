@@ -73,9 +73,8 @@ func exported(_ path: String) throws -> [UInt8] {
     var ids = Identifiers()
     var events: [Event] = []
     var out: [UInt8] = []
-    while let first = try stream.next(ids: &ids, into: &events) {
-        for (i, event) in events.enumerated() { EventJSON.appendLine(seq: first + Int64(i), event: event, ids: ids, to: &out) }
-        events.removeAll()
+    while let chunk = try stream.next(ids: &ids, into: &events) {
+        for (i, event) in events.enumerated() { EventJSON.appendLine(seq: chunk.firstSeq + Int64(i), event: event, ids: ids, to: &out) }
     }
     return out
 }
@@ -97,4 +96,13 @@ func contents(_ path: String) -> [UInt8] {
 /// Every id's bytes, role by role and in number order: a picture of tables that two readers must agree on.
 func spellings(_ ids: Identifiers) -> [[[UInt8]]] {
     Role.allCases.map { role in (0..<ids[role].count).map { Array(ids[role][Symbol(rawValue: UInt32($0))]) } }
+}
+
+extension EventStream {
+    /// Every event left, chunk after chunk, their ids added to `ids`.
+    func readAll(ids: inout Identifiers) throws -> [Event] {
+        var all: [Event] = [], events: [Event] = []
+        while try next(ids: &ids, into: &events) != nil { all += events }
+        return all
+    }
 }

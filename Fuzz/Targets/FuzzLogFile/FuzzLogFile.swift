@@ -26,7 +26,6 @@ public func fuzzLogFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     do {
         while try stream.next(ids: &ids, into: &events) != nil {
             for event in events { projector.fold(event) }
-            events.removeAll(keepingCapacity: true)
         }
     } catch {
         failed = true
@@ -112,9 +111,9 @@ private func verified(_ path: String, threads: Int) -> Findings? {
         return nil
     }
     var ids = Identifiers()
-    var events: [Event] = []
+    var events: [Event] = [], chunk: [Event] = []
     do {
-        while try reader.next(ids: &ids, into: &events) != nil {}
+        while try reader.next(ids: &ids, into: &chunk) != nil { events += chunk }
     } catch {
         fatalError("a reading that skips damage failed: \(error)")
     }

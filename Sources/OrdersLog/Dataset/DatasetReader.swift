@@ -8,11 +8,10 @@ import OrdersCore
 /// Each part is read only as far as the manifest holds it, and its seqs
 /// are checked against the manifest: a dataset whose parts lost or gained
 /// committed events fails to open, never reads as a plausible other one.
-public final class DatasetReader: EventStream {
+public final class DatasetReader: AppendableStream {
     public let name: String
     public let dataset: Dataset
     public private(set) var notices: [String] = []
-    public private(set) var records = EventRecords()
     /// Events in each chunk `next` hands out, at most.
     static let chunkEvents = 65_536
 
@@ -44,11 +43,10 @@ public final class DatasetReader: EventStream {
         /// The part's next event, loading its next chunk when needed, renumbered into `ids`.
         func take(into ids: inout Identifiers) throws -> (Event, EventRecord?) {
             if position == events.count {
-                events.removeAll(keepingCapacity: true)
-                guard try reader.next(ids: &self.ids, into: &events) != nil, !events.isEmpty else {
+                guard let chunk = try reader.next(ids: &self.ids, into: &events), !events.isEmpty else {
                     throw InputError(file: reader.name, message: "the part ends before the seqs of the dataset do", code: .corruptLog)
                 }
-                records = reader.records
+                records = chunk.records
                 recordCursor = EventRecords.Cursor()
                 position = 0
             }
@@ -98,8 +96,9 @@ public final class DatasetReader: EventStream {
         (nextSeq - 1, dataset.manifest.events)
     }
 
-    public func next(ids: inout Identifiers, into events: inout [Event]) throws -> Int64? {
-        records.removeAll()
+    public func next(ids: inout Identifiers, into events: inout [Event]) throws -> EventChunk? {
+        events.removeAll(keepingCapacity: true)
+        var records = EventRecords()
         if !opened { try openParts() }
         let manifest = dataset.manifest
         guard nextSeq <= manifest.events else { return nil }
@@ -126,6 +125,6 @@ public final class DatasetReader: EventStream {
         }
         nextSeq = end
         eventsWithoutID += Int(end - first) - records.withID
-        return first
+        return EventChunk(firstSeq: first, records: records)
     }
 }

@@ -197,19 +197,19 @@ public final class DatasetWriter {
     ///   - again: append NDJSON whose content was imported before all the same.
     ///   - progress: called after each chunk with how many events it held.
     /// - Throws: what reading throws, ``InputError`` for an id conflict or NDJSON imported before; call `rollback()` then.
-    public func append(contentsOf stream: any EventStream, again: Bool = false, progress: (Int) throws -> Void = { _ in }) throws {
+    public func append(contentsOf stream: any AppendableStream, again: Bool = false, progress: (Int) throws -> Void = { _ in }) throws {
         let first = nextSeq
         var ids = Identifiers()
         var events: [Event] = []
         /// By the stream's numbers: each cart's and voter's part once routed, -1 before.
         var cartParts: [Int16] = [], voterParts: [Int16] = []
-        while try stream.next(ids: &ids, into: &events) != nil {
+        while let chunk = try stream.next(ids: &ids, into: &events) {
             var cursor = EventRecords.Cursor()
             for index in events.indices {
                 let event = events[index]
                 let p = route(event, ids: ids, carts: &cartParts, voters: &voterParts)
                 let part = parts[p]
-                let entry = cursor.entry(at: index, in: stream.records)
+                let entry = cursor.entry(at: index, in: chunk.records)
                 if let record = entry?.record, let id = record.id {
                     guard try isNew(id, fingerprint: record.fingerprint, in: p, name: stream.name, line: entry?.line ?? 0) else {
                         duplicates += 1
@@ -223,7 +223,6 @@ public final class DatasetWriter {
                 if part.events.count >= batchEvents { try part.write() }
             }
             try progress(events.count)
-            events.removeAll(keepingCapacity: true)
         }
         guard let digest = try stream.reimportDigest() else { return }
         let all = manifest.imports + imports

@@ -1,7 +1,9 @@
 import OrdersCore
 import SystemPackage
 
-/// Events read in chunks, from a log or from NDJSON, with their seqs.
+/// Events read in chunks, from a log, a dataset or NDJSON, with their seqs:
+/// a cursor, as GRDB's `Cursor` is, that only reads. What a writer needs of
+/// a stream it appends is ``AppendableStream``'s.
 public protocol EventStream: AnyObject {
     /// The file's name as messages give it (`standard input` for `-`).
     var name: String { get }
@@ -9,38 +11,55 @@ public protocol EventStream: AnyObject {
     var notices: [String] { get }
     /// Bytes of the input read so far and in all, when the size is known.
     var progress: (done: Int64, total: Int64)? { get }
-    /// Appends the next chunk of events to `events`, adding their identifiers
-    /// to `ids`, which must be the tables every earlier chunk went into.
-    /// - Returns: the seq of the chunk's first event, or `nil` at the end.
+    /// Puts the next chunk's events in `events`, in place of what it held
+    /// (its capacity kept), adding their identifiers to `ids`, which must
+    /// be the tables every earlier chunk went into.
+    /// - Returns: the chunk's first seq and its events' records; nil at the end.
     /// - Throws: ``InputError`` for malformed or corrupt input, ``FileError`` if reading fails.
-    func next(ids: inout Identifiers, into events: inout [Event]) throws -> Int64?
-    /// The records (ids, extras, unknown types) of the events the last
-    /// `next` appended, by index among them (0 for its first), and for
-    /// NDJSON with the line each came from.
-    var records: EventRecords { get }
+    func next(ids: inout Identifiers, into events: inout [Event]) throws -> EventChunk?
+}
+
+/// What ``EventStream/next(ids:into:)`` hands out beside a chunk's events.
+public struct EventChunk: Sendable {
+    /// The seq of the chunk's first event.
+    public var firstSeq: Seq
+    /// The records (ids, extras, unknown types) of its events, by index
+    /// among them (0 for its first), and for NDJSON with the line each came from.
+    public var records: EventRecords
+
+    public init(firstSeq: Seq, records: EventRecords = EventRecords()) {
+        self.firstSeq = firstSeq
+        self.records = records
+    }
+}
+
+/// A stream as a writer appends it (``LogWriter/append(contentsOf:compressors:again:progress:)``,
+/// ``DatasetWriter/append(contentsOf:again:progress:)``): how it names its
+/// ids, which tells the writer how to renumber them; for text, the check
+/// of its ids against the writer's as it reads (``AppendIDs``), so that
+/// each id is hashed once; and the digest that tells the same content imported again.
+public protocol AppendableStream: EventStream {
     /// Events with an id passed over as already recorded, so far.
     var duplicates: Int { get }
-    /// How its events' ids are named, which tells a writer how to append it.
+    /// How its events' ids are named.
     var idNaming: IDNaming { get }
-    /// Once read to its end: the digest of its text, if it has events
-    /// without an id, which a second import of the same text would append
+    /// Once read to its end: the digest of its content, if it has events
+    /// without an id, which a second import of the same content would append
     /// again (``LogWriter/importedBefore(_:)``). Asked by a writer alone,
     /// so that a stream that costs a read to digest costs it only there.
     func reimportDigest() throws -> TextDigest?
-    /// Called by the writer as it starts to append the stream (callers need
-    /// not): has a stream that names its ids ``IDNaming/byBytes`` check each
-    /// arriving event's id against `index` (the writer's
-    /// ``LogWriter/arrivingIDs``), its first event taking seq `seqBase + 1`.
-    /// A stream of its own numbers is checked by the writer, and ignores this.
-    func checkIDs(against index: AppendIDs, seqBase: Int64)
+    /// Called by the writer as it starts to append the stream: has a stream
+    /// that names its ids ``IDNaming/byBytes`` check each arriving event's
+    /// id against `index` (the writer's ``LogWriter/arrivingIDs``), its
+    /// first event taking seq `seqBase + 1`. A stream of its own numbers is
+    /// checked by the writer, and ignores this.
+    func checkIDs(against index: AppendIDs, seqBase: Seq)
 }
 
-extension EventStream {
-    public var records: EventRecords { EventRecords() }
+extension AppendableStream {
     public var duplicates: Int { 0 }
     public var idNaming: IDNaming { .byOwnNumbers }
-    public func reimportDigest() throws -> TextDigest? { nil }
-    public func checkIDs(against index: AppendIDs, seqBase: Int64) {}
+    public func checkIDs(against index: AppendIDs, seqBase: Seq) {}
 }
 
 /// How a stream names its events' ids.
@@ -106,7 +125,7 @@ public enum InputFormat: Hashable, Sendable {
 
 /// Opens events from a file (or `-`, standard input), whatever its format,
 /// or a dataset's directory, to read them as `options` say.
-public func openEvents(_ path: String, options: ReadOptions = ReadOptions()) throws -> any EventStream {
+public func openEvents(_ path: String, options: ReadOptions = ReadOptions()) throws -> any AppendableStream {
     let threads = options.threads, keepingUnknownTypes = options.keepingUnknownTypes
     let name = path == "-" ? "standard input" : path
     if path != "-", DatasetManifest.isDataset(path) { return try DatasetReader(directory: path, options: options) }

@@ -11,7 +11,7 @@ extension LogReader {
     /// - Returns: how many events it appended; nil after the last batch.
     public func nextText(ids: inout Identifiers, into text: inout [UInt8]) throws -> Int? {
         guard let batch = try loadNext(workers > 0 ? .text : .events(checkingSpellings: false), ids: &ids) else { return nil }
-        records = try recordLoader.records(of: batch, events: current.events)
+        let records = try recordLoader.records(of: batch, events: current.events)
         if !current.hasText || !records.isEmpty {
             // A worker's text has no records: a batch with any is written here.
             EventJSON.appendLines(firstSeq: batch.header.firstSeq, current.events, records: records, spelledBy: ids, to: &text)

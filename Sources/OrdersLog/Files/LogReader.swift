@@ -18,7 +18,7 @@ import Darwin
 /// batches are extensions in files of their own: folding straight from
 /// the columns (`LogReader+Folding`, `+Phases`), export's text (`+Text`),
 /// a writer's ids (`+IDs`), and reading past damage (`+Salvage`).
-public final class LogReader: EventStream {
+public final class LogReader: AppendableStream {
     public let name: String
     public private(set) var notices: [String] = []
     let file: FileDescriptor
@@ -63,7 +63,6 @@ public final class LogReader: EventStream {
     var spare: [LoadedBatch] = []
     /// Reads the batches' record frames, on the caller's thread.
     let recordLoader: RecordLoader
-    public internal(set) var records = EventRecords()
 
     /// Opens the log at `path` and reads its headers, to read it as `options` say.
     /// - Throws: ``FileError``, or ``InputError`` if it is not a log or (unless
@@ -155,12 +154,14 @@ public final class LogReader: EventStream {
     /// Where each committed batch's zstd frame starts.
     var batchOffsets: [Int64] { batches.map(\.frameOffset) }
 
-    public func next(ids: inout Identifiers, into events: inout [Event]) throws -> Int64? {
+    public func next(ids: inout Identifiers, into events: inout [Event]) throws -> EventChunk? {
+        events.removeAll(keepingCapacity: true)
         guard let batch = try loadNext(.events(checkingSpellings: checkingSpellings), ids: &ids) else { return nil }
-        records = try recordLoader.records(of: batch, events: current.events)
+        let records = try recordLoader.records(of: batch, events: current.events)
         eventsWithoutID += current.events.count - records.withID
-        if events.isEmpty { swap(&events, &current.events) } else { events.append(contentsOf: current.events) }
-        return batch.header.firstSeq
+        // The batch's buffer is handed out, and the caller's taken for the next batch.
+        swap(&events, &current.events)
+        return EventChunk(firstSeq: batch.header.firstSeq, records: records)
     }
 
     /// Loads the next batch that reads, as far as `work` asks, into

@@ -203,7 +203,7 @@ public final class LogWriter {
     /// The digest to note for `stream`, read to its end: NDJSON with an event
     /// that has no id, whose text is what tells it imported again.
     /// - Throws: ``InputError`` if its content was imported before and `again` is false.
-    private func noteToTake(for stream: any EventStream, again: Bool) throws -> TextDigest? {
+    private func noteToTake(for stream: any AppendableStream, again: Bool) throws -> TextDigest? {
         guard let digest = try stream.reimportDigest() else { return nil }
         if !again, let before = importedBefore(digest) {
             throw InputError.importedAgain(stream.name, into: path, seqs: before.seqs, earlier: before.stream)
@@ -340,20 +340,22 @@ public final class LogWriter {
         return (kept, run.records)
     }
 
-    /// The records of the events a stream's `next` just handed out, by index
-    /// among `events`. NDJSON's reader passed over the events whose ids are
+    /// The records of the events a stream's `next` just handed out
+    /// (`records`, by index among `events`). NDJSON's reader passed over the events whose ids are
     /// taken already itself (``NDJSONReader/checkIDs(against:seqBase:)``);
     /// a log's are checked here, against the same ids, and taken out of
     /// `events`. Either way, ids the log holds are checked here only once
     /// the log's ids are read; until then, when the events held are written.
     /// - Parameter first: the seq that `events[0]` takes if none is held first.
     /// - Throws: ``InputError`` if an event of a log reuses a recorded id for another event.
-    private func takeRecords(of stream: any EventStream, events: inout [Event], first: Seq) throws -> EventRecords {
+    private func takeRecords(
+        _ records: EventRecords, of stream: any AppendableStream, events: inout [Event], first: Seq
+    ) throws -> EventRecords {
         for event in events { latestAt = max(latestAt ?? .min, event.at.milliseconds) }
         if streamFirstAt == nil { streamFirstAt = events.first?.at.milliseconds }
-        guard !stream.records.isEmpty else { return EventRecords() }
-        guard stream.idNaming == .byOwnNumbers else { return stream.records }
-        let run = try arrivingIDs.take(stream.records, firstSeq: first, name: stream.name)
+        guard !records.isEmpty else { return EventRecords() }
+        guard stream.idNaming == .byOwnNumbers else { return records }
+        let run = try arrivingIDs.take(records, firstSeq: first, name: stream.name)
         duplicatesPassedOver += run.passedOver.count
         events = run.kept(events)
         return run.records
@@ -440,7 +442,7 @@ public final class LogWriter {
     /// - Throws: what reading or writing throws; call `rollback()` then.
     ///   - again: append NDJSON whose content was imported before (``importedBefore(_:)``) all the same.
     public func append(
-        contentsOf stream: any EventStream, compressors: Int = 1, again: Bool = false,
+        contentsOf stream: any AppendableStream, compressors: Int = 1, again: Bool = false,
         progress: (Int) throws -> Void = { _ in }
     ) throws {
         precondition(pending.isEmpty, "flush events appended with their own tables of ids first")
@@ -484,12 +486,13 @@ public final class LogWriter {
             }
             while true {
                 while !ended, streamHeld.count <= holdAtMost, !foreseenTooLong {
-                    ended = try stream.next(ids: &ids, into: &events) == nil
-                    let taken = try takeRecords(of: stream, events: &events, first: nextStreamSeq + Seq(streamHeld.count))
+                    let chunk = try stream.next(ids: &ids, into: &events)
+                    ended = chunk == nil
+                    let taken = try takeRecords(
+                        chunk?.records ?? EventRecords(), of: stream, events: &events, first: nextStreamSeq + Seq(streamHeld.count))
                     streamHeldRecords.append(contentsOf: taken, offset: streamHeld.count)
                     streamHeld.append(contentsOf: events)
                     try progress(events.count)
-                    events.removeAll(keepingCapacity: true)
                     foreseenTooLong = inGroups == 0 && Self.foresees(streamHeld.count, of: stream, pastHolding: holdAtMost)
                 }
                 if ended {
@@ -522,20 +525,18 @@ public final class LogWriter {
         if stream.idNaming == .byBytes {
             // The rest of the text reads its ids straight into the log's tables, once the held events are written.
             if !ended, !pending.isEmpty { try emit(encodeBatch(ids: ids), through: pool) }
-            while !ended, try stream.next(ids: &numbering.table, into: &events) != nil {
-                keep(try takeRecords(of: stream, events: &events, first: nextSeq), first: nextSeq)
+            while !ended, let chunk = try stream.next(ids: &numbering.table, into: &events) {
+                keep(try takeRecords(chunk.records, of: stream, events: &events, first: nextSeq), first: nextSeq)
                 try add(events, ids: nil, through: pool)
                 try progress(events.count)
-                events.removeAll(keepingCapacity: true)
             }
             if !pending.isEmpty { try emit(encodeBatch(ids: ended ? ids : nil), through: pool) }
         } else {
             // A log's events come numbered in its own tables, which go on being `ids`.
-            while !ended, try stream.next(ids: &ids, into: &events) != nil {
-                keep(try takeRecords(of: stream, events: &events, first: nextSeq), first: nextSeq)
+            while !ended, let chunk = try stream.next(ids: &ids, into: &events) {
+                keep(try takeRecords(chunk.records, of: stream, events: &events, first: nextSeq), first: nextSeq)
                 try add(events, ids: ids, through: pool)
                 try progress(events.count)
-                events.removeAll(keepingCapacity: true)
             }
             if !pending.isEmpty { try emit(encodeBatch(ids: ids), through: pool) }
         }

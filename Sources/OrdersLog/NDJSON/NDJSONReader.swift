@@ -24,7 +24,7 @@ import Darwin
 /// With workers, three stages run at once: a thread of its own reads and
 /// decompresses the text and cuts it into chunks, and the workers parse
 /// chunks. Without, the caller's thread takes the steps in turn.
-public final class NDJSONReader: EventStream {
+public final class NDJSONReader: AppendableStream {
     public let name: String
     public let notices: [String] = []
     private let chunker: LineChunker
@@ -34,7 +34,6 @@ public final class NDJSONReader: EventStream {
     private var seq: Int64 = 0
     private var parser: NDJSONParser
     private let keepsUnknownTypes: Bool
-    public private(set) var records = EventRecords()
     public private(set) var duplicates = 0
     /// Events handed out that have no id.
     public private(set) var eventsWithoutID = 0
@@ -103,8 +102,8 @@ public final class NDJSONReader: EventStream {
         self.seqBase = seqBase
     }
 
-    public func next(ids: inout Identifiers, into events: inout [Event]) throws -> Int64? {
-        records.removeAll()
+    public func next(ids: inout Identifiers, into events: inout [Event]) throws -> EventChunk? {
+        events.removeAll(keepingCapacity: true)
         while !ended {
             let parsed = workers > 0 ? takeParsed() : parseNext()
             if let error = parsed.inputFailure {
@@ -128,11 +127,10 @@ public final class NDJSONReader: EventStream {
                 starts.append(renumber.count)
                 renumber += ids[role].intern(contentsOf: parsed.ids[role])
             }
-            // Room at once, when the caller emptied it (as all do); never exactly a little more each time.
-            if events.isEmpty { events.reserveCapacity(parsed.events.count) }
-            let start = events.count
-            let passedOver = try checkIDs(parsed)
-            var passed = passedOver.makeIterator(), nextPassed = passed.next()
+            // Room at once; never exactly a little more each time.
+            events.reserveCapacity(parsed.events.count)
+            let run = try checkIDs(parsed)
+            var passed = run.passedOver.makeIterator(), nextPassed = passed.next()
             renumber.withUnsafeBufferPointer { renumber in
                 starts.withUnsafeBufferPointer { starts in
                     for (i, event) in parsed.events.enumerated() {
@@ -146,25 +144,23 @@ public final class NDJSONReader: EventStream {
             }
             if workers == 0 { spareIds = parsed.ids }
             line += parsed.lines
-            eventsWithoutID += events.count - start - records.withID
-            guard events.count > start else { continue }
-            return handOut(events.count - start)
+            eventsWithoutID += events.count - run.records.withID
+            guard !events.isEmpty else { continue }
+            return EventChunk(firstSeq: handOut(events.count), records: run.records)
         }
         return nil
     }
 
     /// Checks the ids of a chunk's events against those recorded so far,
-    /// recording the new ones (``AppendIDs/take(_:firstSeq:name:lineBase:)``),
-    /// and keeps the chunk's records in `records`, by their events' indices
-    /// once the duplicates are passed over.
-    /// - Returns: the indices of the duplicates, ascending.
+    /// recording the new ones (``AppendIDs/take(_:firstSeq:name:lineBase:)``).
+    /// - Returns: the chunk's records, by their events' indices once the
+    ///   duplicates are passed over, and the duplicates' indices.
     /// - Throws: ``InputError`` naming the line, the field `id` and the seq
     ///   that holds the id, if an event conflicts with one recorded.
-    private func checkIDs(_ parsed: ParsedChunk) throws -> [Int] {
+    private func checkIDs(_ parsed: ParsedChunk) throws -> AppendIDs.CheckedRun {
         let run = try eventIDs.take(parsed.records, firstSeq: seqBase + seq + 1, name: name, lineBase: line)
         duplicates += run.passedOver.count
-        records = run.records
-        return run.passedOver
+        return run
     }
 
     /// The next chunk, parsed on the caller's thread.

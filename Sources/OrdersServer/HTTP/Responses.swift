@@ -38,14 +38,14 @@ enum Responses {
         var ids = Identifiers()
         var events: [Event] = []
         var left = limit
-        while left > 0, let first = try reader.next(ids: &ids, into: &events) {
-            defer { events.removeAll(keepingCapacity: true) }
+        while left > 0, let chunk = try reader.next(ids: &ids, into: &events) {
+            let first = chunk.firstSeq
             let last = first + Int64(events.count) - 1
             guard last > after else { continue }
             let skip = Int(max(0, after + 1 - first))
             let take = min(left, events.count - skip)
             var records = EventRecords()
-            for entry in reader.records.entries where entry.index >= skip && entry.index < skip + take {
+            for entry in chunk.records.entries where entry.index >= skip && entry.index < skip + take {
                 records.append(entry.record, index: entry.index - skip)
             }
             EventJSON.appendLines(firstSeq: first + Int64(skip), Array(events[skip..<skip + take]), records: records, ids: ids, to: &text)

@@ -65,8 +65,8 @@ extension Orders {
             var audit = CartAudit(cart: cartID)
             var table = AuditReport.table()
             let stream = try openStream(input.log, options: input.readOptions)
-            try readEvents(stream, progress: "auditing") { first, events, ids in
-                try audit.take(first: first, events, records: stream.records, ids: ids) { entry, record, currency in
+            try readEvents(stream, progress: "auditing") { chunk, events, ids in
+                try audit.take(first: chunk.firstSeq, events, records: chunk.records, ids: ids) { entry, record, currency in
                     switch format {
                     case .ndjson: Console.write(AuditReport.line(entry, record: record, ids: ids))
                     case .table: AuditReport.row(entry, record: record, ids: ids, currency: currency, to: &table)

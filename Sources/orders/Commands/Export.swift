@@ -29,8 +29,8 @@ extension Orders {
                 let stream = try openStream(input.log, options: options)
                 var text: [UInt8] = []
                 guard let log = stream as? LogReader else {
-                    try readEvents(stream, progress: "exporting") { first, events, ids in
-                        EventJSON.appendLines(firstSeq: first, events, records: stream.records, ids: ids, to: &text)
+                    try readEvents(stream, progress: "exporting") { chunk, events, ids in
+                        EventJSON.appendLines(firstSeq: chunk.firstSeq, events, records: chunk.records, ids: ids, to: &text)
                         Console.write(text)
                         text.removeAll(keepingCapacity: true)
                     }

@@ -3,19 +3,19 @@ import OrdersEngine
 import OrdersLog
 
 /// Reads every event of `path` in log order and hands them over a chunk at
-/// a time, with the seq of the chunk's first event and the ids so far.
+/// a time, with the chunk's first seq and records, and the ids so far.
 /// Notices about the input (a torn tail ignored) go to standard error.
 /// - Returns: the ids of every identifier of the input, role by role.
 @discardableResult
 func readEvents(
     _ path: String, options: ReadOptions = ReadOptions(), progress label: String,
-    _ body: (_ firstSeq: Int64, _ events: [Event], _ ids: Identifiers) throws -> Void
+    _ body: (_ chunk: EventChunk, _ events: [Event], _ ids: Identifiers) throws -> Void
 ) throws -> Identifiers {
     try readEvents(openStream(path, options: options), progress: label, body)
 }
 
 /// Opens `path` as `openEvents` does, telling standard error its notices.
-func openStream(_ path: String, options: ReadOptions) throws -> any EventStream {
+func openStream(_ path: String, options: ReadOptions) throws -> any AppendableStream {
     let stream = try openEvents(path, options: options)
     for notice in stream.notices { Console.note("orders: warning: \(notice)") }
     return stream
@@ -25,16 +25,15 @@ func openStream(_ path: String, options: ReadOptions) throws -> any EventStream 
 @discardableResult
 func readEvents(
     _ stream: any EventStream, progress label: String,
-    _ body: (_ firstSeq: Int64, _ events: [Event], _ ids: Identifiers) throws -> Void
+    _ body: (_ chunk: EventChunk, _ events: [Event], _ ids: Identifiers) throws -> Void
 ) throws -> Identifiers {
     let progress = Progress(label)
     defer { progress.finish() }
     var ids = Identifiers()
     var events: [Event] = []
-    while let first = try stream.next(ids: &ids, into: &events) {
-        try body(first, events, ids)
+    while let chunk = try stream.next(ids: &ids, into: &events) {
+        try body(chunk, events, ids)
         progress.advance(events.count, position: stream.progress)
-        events.removeAll(keepingCapacity: true)
     }
     if let log = stream as? LogReader { noteSkips(log) }
     return ids
