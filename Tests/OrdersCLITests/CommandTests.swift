@@ -95,6 +95,32 @@ struct CommandTests {
         }
     }
 
+    /// `export --after SEQ` prints the whole export's lines past SEQ, from a
+    /// log of many batches (on 1 and 3 threads), from NDJSON and from a
+    /// damaged log read with --skip-corrupt; a negative seq is a usage error.
+    @Test func exportAfterASeqPrintsTheLinesPastIt() throws {
+        let dir = CLI.temporaryDirectory(), log = dir + "/g.log"
+        #expect(try CLI.run(["generate", "--events", "3000", "-o", log]).status == 0)
+        #expect(try CLI.run(["import", log, "Fixtures/record-day.ndjson", "--keep-unknown"]).status == 0)
+        let whole = try CLI.run(["export", log]).stdout.split(separator: 0x0A)
+        for after in [0, 1, 2999, 3000, 3001, 3004, 3005, 9999] {
+            for threads in ["1", "3"] {
+                let read = try CLI.run(["export", log, "--after", "\(after)", "--threads", threads])
+                #expect(read.status == 0)
+                #expect(read.stdout.split(separator: 0x0A).elementsEqual(whole.dropFirst(after)), "after \(after), \(threads) threads")
+            }
+        }
+        let text = try CLI.run(["export", "Fixtures/kiosk-day.ndjson"]).stdout.split(separator: 0x0A)
+        #expect(
+            try CLI.run(["export", "Fixtures/kiosk-day.ndjson", "--after", "15"]).stdout.split(separator: 0x0A).elementsEqual(
+                text.dropFirst(15)))
+        #expect(
+            try CLI.run(["export", log, "--after", "3002", "--skip-corrupt"]).stdout.split(separator: 0x0A).elementsEqual(
+                whole.dropFirst(3002)))
+        let negative = try CLI.run(["export", log, "--after", "-1"])
+        #expect(negative.status == 64 && negative.stdout.isEmpty, "\(negative.stderr)")
+    }
+
     /// Whether the log's ids are read whole or looked up, the FILEs before
     /// the malformed one are held or written, and none of it stays.
     @Test(arguments: [[], ["--read-whole-below", "0"]])

@@ -147,16 +147,39 @@ struct BatchLoader: ~Copyable {
     ///   again exactly the earlier ids its events use, or its spellings do
     ///   not read: the reader, which reads them too, finds what is wrong.
     private mutating func writeText(_ batch: LogLayout.Batch, _ loaded: inout LoadedBatch) -> Bool {
-        let firstSeq = batch.header.firstSeq
-        return loaded.payload.withUnsafeBytes { payload in
-            do throws(ByteReader.Malformed) {
-                try spelledAgain.check(loaded.events, loaded.dictionary, in: payload)
-                try spellings.read(loaded.dictionary, in: payload)
-            } catch {
-                return false
-            }
-            EventJSON.appendLines(firstSeq: firstSeq, loaded.events, spelledBy: spellings.reading(payload), to: &loaded.text)
+        var text = loaded.text
+        loaded.text = []
+        defer { loaded.text = text }
+        do {
+            try appendText(of: batch, loaded, events: loaded.events.indices, to: &text)
             return true
+        } catch {
+            text.removeAll(keepingCapacity: true)
+            return false
+        }
+    }
+
+    /// Appends the export lines of the events `range` of `loaded`
+    /// (`batch`'s), with their `records` (by index among all the batch's
+    /// events), their ids spelled by the batch itself, with no table of
+    /// the log's ids: what a worker writes, and what a reader that starts
+    /// at a batch in the middle of the log reads (``LogReader/seek(after:)``).
+    /// - Throws: ``BatchFailure`` if the batch does not spell again exactly the
+    ///   earlier ids its events use, or its spellings do not read.
+    mutating func appendText(
+        of batch: LogLayout.Batch, _ loaded: LoadedBatch, records: EventRecords = EventRecords(), events range: Range<Int>,
+        to text: inout [UInt8]
+    ) throws(BatchFailure) {
+        var shifted = EventRecords()
+        for entry in records.entries where range.contains(entry.index) {
+            shifted.append(entry.record, index: entry.index - range.lowerBound, line: entry.line)
+        }
+        let firstSeq = batch.header.firstSeq + Seq(range.lowerBound)
+        let events = range == loaded.events.indices ? loaded.events : Array(loaded.events[range])
+        try loaded.onPayload(of: batch) { payload throws(ByteReader.Malformed) in
+            try spelledAgain.check(loaded.events, loaded.dictionary, in: payload)
+            try spellings.read(loaded.dictionary, in: payload)
+            EventJSON.appendLines(firstSeq: firstSeq, events, records: shifted, spelledBy: spellings.reading(payload), to: &text)
         }
     }
 

@@ -7,9 +7,11 @@ extension LogReader {
     /// threads, if any, write each batch's lines ahead, their ids spelled
     /// by the batch itself; this one defines the batch's ids in `ids`, and
     /// so checks those spellings against the batches before. Alone, it
-    /// spells them with `ids`, which costs no lookup in the batch.
+    /// spells them with `ids`, which costs no lookup in the batch. After
+    /// ``seek(after:)``, every batch spells its own, and `ids` is left as it is.
     /// - Returns: how many events it appended; nil after the last batch.
     public func nextText(ids: inout Identifiers, into text: inout [UInt8]) throws -> Int? {
+        if seeked { return try nextTextSeeked(into: &text) }
         guard let batch = try loadNext(workers > 0 ? .text : .events(checkingSpellings: false), ids: &ids) else { return nil }
         let records = try recordLoader.records(of: batch, events: current.events)
         if !current.hasText || !records.isEmpty {

@@ -59,6 +59,10 @@ public final class LogReader: AppendableStream {
     package var willLoad: (@Sendable (FileDescriptor) -> Void)?
     /// Batches handed to the workers so far.
     var submitted = 0
+    /// Whether the reader started in the middle of the log (``seek(after:)``).
+    var seeked = false
+    /// After a seek: the lines of the first batch read that lie at or before the seek's seq.
+    var linesToPass = 0
     /// Loaded batches the reader is done with, whose buffers the workers reuse.
     var spare: [LoadedBatch] = []
     /// Reads the batches' record frames, on the caller's thread.
@@ -155,6 +159,7 @@ public final class LogReader: AppendableStream {
     var batchOffsets: [Int64] { batches.map(\.frameOffset) }
 
     public func next(ids: inout Identifiers, into events: inout [Event]) throws -> EventChunk? {
+        precondition(!seeked, "after a seek, a log is read as text (nextText)")
         events.removeAll(keepingCapacity: true)
         guard let batch = try loadNext(.events(checkingSpellings: checkingSpellings), ids: &ids) else { return nil }
         let records = try recordLoader.records(of: batch, events: current.events)

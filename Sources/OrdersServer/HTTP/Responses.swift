@@ -32,24 +32,26 @@ enum Responses {
         }
     }
 
-    /// The export lines of the events of the log at `path` with seq past `after`, at most `limit`.
+    /// The export lines of the events of the log at `path` with seq past
+    /// `after`, at most `limit`: read from the batch that holds the first
+    /// of them (``LogReader/seek(after:)``), none of the batches before.
     static func exportedLines(of path: String, after: Int64, limit: Int, into text: inout [UInt8]) throws {
         let reader = try LogReader(path: path)
+        reader.seek(after: after)
         var ids = Identifiers()
-        var events: [Event] = []
+        var batch: [UInt8] = []
         var left = limit
-        while left > 0, let chunk = try reader.next(ids: &ids, into: &events) {
-            let first = chunk.firstSeq
-            let last = first + Int64(events.count) - 1
-            guard last > after else { continue }
-            let skip = Int(max(0, after + 1 - first))
-            let take = min(left, events.count - skip)
-            var records = EventRecords()
-            for entry in chunk.records.entries where entry.index >= skip && entry.index < skip + take {
-                records.append(entry.record, index: entry.index - skip)
+        while left > 0, let count = try reader.nextText(ids: &ids, into: &batch) {
+            if count <= left {
+                text += batch
+                left -= count
+            } else {
+                var end = 0
+                for _ in 0..<left { end = batch[end...].firstIndex(of: 0x0A)! + 1 }
+                text += batch[..<end]
+                left = 0
             }
-            EventJSON.appendLines(firstSeq: first + Int64(skip), Array(events[skip..<skip + take]), records: records, ids: ids, to: &text)
-            left -= take
+            batch.removeAll(keepingCapacity: true)
         }
     }
 }

@@ -1,0 +1,59 @@
+import OrdersCore
+
+/// Starting in the middle of a log: at the batch that holds a seq, found
+/// among the batch headers the reader read when it opened the log, with
+/// every batch before it left unread.
+extension LogReader {
+    /// Moves the reader on to the first event with a seq past `seq`: the
+    /// batches before the one that holds it are never read. What `orders
+    /// export --after`, `GET /events?after=` and a stream's resume read from.
+    ///
+    /// A batch reads on its own: it spells every id its events use
+    /// (FORMAT.md), so after a seek ``nextText(ids:into:)`` spells each
+    /// batch's ids from the batch itself and builds no table of the log's
+    /// ids (which would cost memory for every id before the seek). The
+    /// check that a batch spells an id as the batches before it did is
+    /// verify's, which reads them all. Call before the first read.
+    /// - Returns: the seq of the first event the next read hands out, or
+    ///   the end seq if the log has none past `seq`.
+    @discardableResult
+    public func seek(after seq: Seq) -> Seq {
+        precondition(nextBatch == 0 && submitted == 0 && !seeked, "a reader seeks once, before it reads")
+        var low = 0, high = batches.count
+        while low < high {
+            let middle = (low + high) / 2
+            if batches[middle].header.endSeq <= seq + 1 { low = middle + 1 } else { high = middle }
+        }
+        nextBatch = low
+        submitted = low
+        seeked = true
+        guard low < batches.count else { return endSeq }
+        let first = batches[low].header.firstSeq
+        linesToPass = Int(max(0, seq + 1 - first))
+        return first + Seq(linesToPass)
+    }
+
+    /// `nextText` after a seek: the next batch's lines, spelled by the batch
+    /// itself, less those of events at or before the seek's seq.
+    func nextTextSeeked(into text: inout [UInt8]) throws -> Int? {
+        while nextBatch < batches.count {
+            let batch = batches[nextBatch]
+            nextBatch += 1
+            do {
+                try load(batch, workers > 0 ? .text : .events(checkingSpellings: false))
+                let records = try recordLoader.records(of: batch, events: current.events)
+                let from = min(linesToPass, current.events.count)
+                linesToPass = 0
+                if current.hasText && records.isEmpty && from == 0 {
+                    text.append(contentsOf: current.text)
+                } else {
+                    try loader.appendText(of: batch, current, records: records, events: from..<current.events.count, to: &text)
+                }
+                return current.events.count - from
+            } catch let failure as BatchFailure {
+                throw corrupt(batch, failure)
+            }
+        }
+        return nil
+    }
+}
