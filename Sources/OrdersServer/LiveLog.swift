@@ -126,11 +126,34 @@ actor LiveLog {
     /// The folds that count dates in zones other than UTC, by zone name:
     /// each folded from the log at its first request, then kept up to date.
     private var zoned: [String: ZonedFold] = [:]
+    /// The zones whose folds are being read from the log, away from this
+    /// actor: each build's task, and the events folded here since it began,
+    /// which it folds in once its read is done.
+    private var zoneBuilds: [String: (task: Task<Void, any Error>, backlog: [Event])] = [:]
 
     /// A fold in a zone of its own; a class, since a projector is noncopyable.
     private final class ZonedFold {
         var projector: Projector
         init(_ projector: consuming Projector) { self.projector = projector }
+
+        /// The log's events before seq `upTo`, folded in `zone`, their ids
+        /// renumbered into `ids`: a copy of the server's tables, which
+        /// number every id of those events, as the server's own do.
+        static func read(path: String, zone: ZoneRules, upTo: Seq, ids: Identifiers) throws -> ZonedFold {
+            let reader = try LogReader(path: path)
+            var readerIDs = Identifiers()
+            var events: [Event] = []
+            var projector = Projector(zone: zone)
+            while let chunk = try reader.next(ids: &readerIDs, into: &events), chunk.firstSeq < upTo {
+                for event in events.prefix(Int(upTo - chunk.firstSeq)) {
+                    projector.fold(
+                        event.renumbered { role, symbol in
+                            readerIDs[role].withBytes(of: symbol) { ids[role].lookup($0)! }
+                        })
+                }
+            }
+            return ZonedFold(projector)
+        }
     }
 
     /// Opens the log (creating it if missing) as its writer, and folds every event in it.
@@ -163,47 +186,60 @@ actor LiveLog {
     /// The reports of every event so far, dates counted in UTC.
     var reports: Reports { projector.reports }
 
-    /// The reports of every event so far, dates counted in `zone`: the
-    /// first time a zone is asked for, the log is folded once for it.
-    func reports(in zone: ZoneRules) throws -> Reports {
+    /// The reports of every event so far, dates counted in `zone`. The first
+    /// time a zone is asked for, its fold is read from the log away from
+    /// this actor, so that appends go on meanwhile; the events they fold
+    /// in the meantime are folded into it once the read is done.
+    func reports(in zone: ZoneRules) async throws -> Reports {
         if zone.name == "UTC" { return projector.reports }
-        if let fold = zoned[zone.name] { return fold.projector.reports }
-        // The log's events renumbered into this server's ids, which the other folds use; only
-        // those folded already: a group committing now is folded into this fold with the others.
-        let upTo = nextSeq
-        let reader = try LogReader(path: path)
-        var readerIDs = Identifiers()
-        var events: [Event] = []
-        var projector = Projector(zone: zone)
-        while let chunk = try reader.next(ids: &readerIDs, into: &events), chunk.firstSeq < upTo {
-            for event in events.prefix(Int(upTo - chunk.firstSeq)) {
-                projector.fold(
-                    event.renumbered { role, symbol in
-                        readerIDs[role].withBytes(of: symbol) { ids[role].lookup($0)! }
-                    })
+        while zoned[zone.name] == nil {
+            if let build = zoneBuilds[zone.name] {
+                try await build.task.value
+                continue
             }
+            let task = Task { try await self.buildZone(zone) }
+            zoneBuilds[zone.name] = (task, [])
+            try await task.value
         }
-        let fold = ZonedFold(projector)
-        zoned[zone.name] = fold
-        return fold.projector.reports
+        return zoned[zone.name]!.projector.reports
     }
 
-    /// `GET /audit`: the audit lines of `cart` (or of the cart whose applied
-    /// checkout placed `order`), as `orders audit` prints them; nil if no
-    /// checkout placed `order`.
-    func audit(cart: [UInt8]?, order: [UInt8]?) throws -> [UInt8]? {
-        var cartBytes = cart ?? []
+    /// Reads the fold of `zone` from the log, up to the events folded now,
+    /// on a task of its own; then folds in the events folded since, and keeps it.
+    private func buildZone(_ zone: ZoneRules) async throws {
+        defer { zoneBuilds[zone.name] = nil }
+        // Only events folded already: a group committing now is folded into the backlog with the others.
+        let upTo = nextSeq, path = path
+        // A copy of the tables (copied by the next intern here, once): it numbers every id before `upTo`.
+        let ids = Handed(ids)
+        let read = try await Task.detached(priority: .utility) {
+            Handed(try ZonedFold.read(path: path, zone: zone, upTo: upTo, ids: ids.value))
+        }.value
+        let fold = read.value
+        for event in zoneBuilds[zone.name]!.backlog { fold.projector.fold(event) }
+        zoned[zone.name] = fold
+    }
+
+    /// What `GET /audit` reads: the cart (for `order`, the cart whose applied
+    /// checkout placed it; nil if none did), and the seq the events
+    /// acknowledged end before, past which the log may hold a group being committed.
+    func auditTarget(cart: [UInt8]?, order: [UInt8]?) -> (cart: [UInt8], upTo: Seq)? {
         if let order {
             guard let symbol = ids.orders.lookup(order), let placed = views.order(symbol) else { return nil }
-            cartBytes = Array(ids.carts[placed.cart])
+            return (Array(ids.carts[placed.cart]), nextSeq)
         }
-        var audit = CartAudit(cart: cartBytes)
+        return (cart ?? [], nextSeq)
+    }
+
+    /// The audit lines of `cart` in the log at `path`, as `orders audit`
+    /// prints them, from its events before `upTo`: read by the request's
+    /// task, not by this actor, so that appends go on meanwhile.
+    nonisolated static func audit(path: String, cart: [UInt8], upTo: Seq) throws -> [UInt8] {
+        var audit = CartAudit(cart: cart)
         var text: [UInt8] = []
         let reader = try LogReader(path: path)
         var readerIDs = Identifiers()
         var events: [Event] = []
-        // Only acknowledged events: a group's commit may be on disk before its sync, and so before its answer.
-        let upTo = nextSeq
         while let chunk = try reader.next(ids: &readerIDs, into: &events), chunk.firstSeq < upTo {
             let first = chunk.firstSeq
             if first + Int64(events.count) > upTo { events.removeLast(Int(first + Int64(events.count) - upTo)) }
@@ -302,6 +338,7 @@ actor LiveLog {
                 let status = projector.fold(event)
                 views.follow(event, seq: nextSeq, status: status, ledger: projector.ledger)
                 for fold in zoned.values { fold.projector.fold(event) }
+                for zone in zoneBuilds.keys { zoneBuilds[zone]!.backlog.append(event) }
                 nextSeq += 1
             }
             metrics.appends.increment()

@@ -129,6 +129,41 @@ struct RoutesTests {
         }
     }
 
+    /// A zone's fold is read from the log away from the writer while
+    /// appends go on; the checkouts appended during the read are in it all
+    /// the same. Each alias of UTC is a zone of its own, built on its first
+    /// request, and must report what the server's UTC fold reports.
+    @Test func aZoneReadWhileAppendsGoOnMissesNone() async throws {
+        try await withServer { client in
+            try await Self.appendDay(client)
+            for (round, zone) in ["Etc/UTC", "GMT", "Etc/Universal", "Zulu", "Etc/GMT", "Etc/Zulu"].enumerated() {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        try await client.execute(uri: "/reports/daily?tz=\(zone)&format=csv", method: .get) { #expect($0.status == .ok) }
+                    }
+                    group.addTask {
+                        for n in 0..<5 {
+                            let cart = "race-\(round)-\(n)", at = "2025-09-1\(6 + n % 3)T23:5\(n):00Z"
+                            let body = [
+                                #"{"type": "item_added", "at": "\#(at)", "cart": "\#(cart)", "product": "p", "qty": 2, "price": 700, "currency": "EUR"}"#,
+                                #"{"type": "checked_out", "at": "\#(at)", "cart": "\#(cart)", "order": "R-\#(round)-\#(n)"}"#,
+                            ].joined(separator: "\n")
+                            try await client.execute(uri: "/events", method: .post, body: ByteBuffer(string: body)) {
+                                #expect($0.status == .ok)
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                var utc = "", zoned = ""
+                try await client.execute(uri: "/reports/daily?format=csv", method: .get) { utc = Self.text($0) }
+                try await client.execute(uri: "/reports/daily?tz=\(zone)&format=csv", method: .get) { zoned = Self.text($0) }
+                #expect(zoned == utc, "\(zone)")
+                #expect(utc.contains("EUR"))
+            }
+        }
+    }
+
     @Test func readsAnswerAsTheCommandsPrint() async throws {
         let replay = try String(contentsOf: Self.root.appendingPathComponent("Fixtures/expected/kiosk-day.replay.json"), encoding: .utf8)
         let daily = try String(contentsOf: Self.root.appendingPathComponent("Fixtures/expected/kiosk-day.daily-seoul.csv"), encoding: .utf8)

@@ -63,9 +63,9 @@ struct ReportsController {
         guard (cart == nil) != (order == nil) else {
             throw JSONError(.badRequest, "give exactly one of the parameters cart and order", parameter: cart == nil ? "cart" : "order")
         }
-        guard let lines = try await live.audit(cart: cart, order: order) else {
+        guard let target = await live.auditTarget(cart: cart, order: order) else {
             throw JSONError(.notFound, "no applied checkout placed order \(String(decoding: order ?? [], as: UTF8.self))")
         }
-        return Responses.ndjson(lines)
+        return Responses.ndjson(try LiveLog.audit(path: live.path, cart: target.cart, upTo: target.upTo))
     }
 }
