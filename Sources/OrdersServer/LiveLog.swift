@@ -131,28 +131,35 @@ actor LiveLog {
     /// which it folds in once its read is done.
     private var zoneBuilds: [String: (task: Task<Void, any Error>, backlog: [Event])] = [:]
 
-    /// A fold in a zone of its own; a class, since a projector is noncopyable.
+    /// A fold in a zone of its own, its ids numbered as the log's reader
+    /// numbered them when it was built; a class, since a projector is noncopyable.
     private final class ZonedFold {
         var projector: Projector
-        init(_ projector: consuming Projector) { self.projector = projector }
+        var ids: Identifiers
 
-        /// The log's events before seq `upTo`, folded in `zone`, their ids
-        /// renumbered into `ids`: a copy of the server's tables, which
-        /// number every id of those events, as the server's own do.
-        static func read(path: String, zone: ZoneRules, upTo: Seq, ids: Identifiers) throws -> ZonedFold {
+        init(_ projector: consuming Projector, ids: Identifiers) {
+            self.projector = projector
+            self.ids = ids
+        }
+
+        /// Folds `event`, whose ids are numbered in `server`, renumbered into this fold's.
+        func take(_ event: Event, numberedBy server: Identifiers) {
+            projector.fold(event.renumbered { role, symbol in server[role].withBytes(of: symbol) { ids[role].intern($0) } })
+        }
+
+        /// The log's events before seq `upTo`, folded in `zone`, in the
+        /// numbering of their reader: none of the server's tables is shared
+        /// with the task that reads, which would have the next append here copy them.
+        static func read(path: String, zone: ZoneRules, upTo: Seq) throws -> ZonedFold {
             let reader = try LogReader(path: path)
-            var readerIDs = Identifiers()
+            var ids = Identifiers()
             var events: [Event] = []
             var projector = Projector(zone: zone)
-            while let chunk = try reader.next(ids: &readerIDs, into: &events), chunk.firstSeq < upTo {
-                for event in events.prefix(Int(upTo - chunk.firstSeq)) {
-                    projector.fold(
-                        event.renumbered { role, symbol in
-                            readerIDs[role].withBytes(of: symbol) { ids[role].lookup($0)! }
-                        })
-                }
+            while let chunk = try reader.next(ids: &ids, into: &events), chunk.firstSeq < upTo {
+                for event in events.prefix(Int(upTo - chunk.firstSeq)) { projector.fold(event) }
             }
-            return ZonedFold(projector)
+            for role in Role.allCases { ids[role].indexAll() }
+            return ZonedFold(projector, ids: ids)
         }
     }
 
@@ -186,12 +193,13 @@ actor LiveLog {
     /// The reports of every event so far, dates counted in UTC.
     var reports: Reports { projector.reports }
 
-    /// The reports of every event so far, dates counted in `zone`. The first
-    /// time a zone is asked for, its fold is read from the log away from
-    /// this actor, so that appends go on meanwhile; the events they fold
-    /// in the meantime are folded into it once the read is done.
-    func reports(in zone: ZoneRules) async throws -> Reports {
-        if zone.name == "UTC" { return projector.reports }
+    /// The reports of every event so far, dates counted in `zone`, and the
+    /// spellings of `roles` in the numbering the reports use. The first time
+    /// a zone is asked for, its fold is read from the log away from this
+    /// actor, so that appends go on meanwhile; the events they fold in the
+    /// meantime are folded into it once the read is done.
+    func reports(in zone: ZoneRules, spelling roles: [Role] = []) async throws -> (reports: Reports, ids: Identifiers) {
+        if zone.name == "UTC" { return (projector.reports, spellings(of: roles)) }
         while zoned[zone.name] == nil {
             if let build = zoneBuilds[zone.name] {
                 try await build.task.value
@@ -201,7 +209,20 @@ actor LiveLog {
             zoneBuilds[zone.name] = (task, [])
             try await task.value
         }
-        return zoned[zone.name]!.projector.reports
+        let fold = zoned[zone.name]!
+        return (fold.projector.reports, Self.spellings(of: roles, in: fold.ids))
+    }
+
+    /// The server's spellings of the ids of `roles` alone, for a route to
+    /// render with. The tables are shared until one is changed: a request
+    /// that held all of them would have the next append copy the largest
+    /// (every cart and order), so it gets only those it names.
+    func spellings(of roles: [Role]) -> Identifiers { Self.spellings(of: roles, in: ids) }
+
+    private static func spellings(of roles: [Role], in ids: Identifiers) -> Identifiers {
+        var some = Identifiers()
+        for role in roles { some[role] = ids[role] }
+        return some
     }
 
     /// Reads the fold of `zone` from the log, up to the events folded now,
@@ -210,13 +231,11 @@ actor LiveLog {
         defer { zoneBuilds[zone.name] = nil }
         // Only events folded already: a group committing now is folded into the backlog with the others.
         let upTo = nextSeq, path = path
-        // A copy of the tables (copied by the next intern here, once): it numbers every id before `upTo`.
-        let ids = Handed(ids)
         let read = try await Task.detached(priority: .utility) {
-            Handed(try ZonedFold.read(path: path, zone: zone, upTo: upTo, ids: ids.value))
+            Handed(try ZonedFold.read(path: path, zone: zone, upTo: upTo))
         }.value
         let fold = read.value
-        for event in zoneBuilds[zone.name]!.backlog { fold.projector.fold(event) }
+        for event in zoneBuilds[zone.name]!.backlog { fold.take(event, numberedBy: ids) }
         zoned[zone.name] = fold
     }
 
@@ -337,7 +356,7 @@ actor LiveLog {
             for event in request.events {
                 let status = projector.fold(event)
                 views.follow(event, seq: nextSeq, status: status, ledger: projector.ledger)
-                for fold in zoned.values { fold.projector.fold(event) }
+                for fold in zoned.values { fold.take(event, numberedBy: ids) }
                 for zone in zoneBuilds.keys { zoneBuilds[zone]!.backlog.append(event) }
                 nextSeq += 1
             }

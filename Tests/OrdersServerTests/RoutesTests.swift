@@ -132,7 +132,8 @@ struct RoutesTests {
     /// A zone's fold is read from the log away from the writer while
     /// appends go on; the checkouts appended during the read are in it all
     /// the same. Each alias of UTC is a zone of its own, built on its first
-    /// request, and must report what the server's UTC fold reports.
+    /// request, and must report what the server's UTC fold reports, daily
+    /// sales and products.
     @Test func aZoneReadWhileAppendsGoOnMissesNone() async throws {
         try await withServer { client in
             try await Self.appendDay(client)
@@ -160,6 +161,10 @@ struct RoutesTests {
                 try await client.execute(uri: "/reports/daily?tz=\(zone)&format=csv", method: .get) { zoned = Self.text($0) }
                 #expect(zoned == utc, "\(zone)")
                 #expect(utc.contains("EUR"))
+                // Products are spelled by the zone's own numbering, new ones included.
+                try await client.execute(uri: "/reports/products?format=csv", method: .get) { utc = Self.text($0) }
+                try await client.execute(uri: "/reports/products?tz=\(zone)&format=csv", method: .get) { zoned = Self.text($0) }
+                #expect(zoned == utc, "\(zone)")
             }
         }
     }

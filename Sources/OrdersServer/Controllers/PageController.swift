@@ -25,7 +25,9 @@ struct PageController {
         do {
             var state: [UInt8] = Array(#"{"replay": "#.utf8) + (try SummaryReport.json(reports.summary)).dropLast()
             state += Array(#", "daily": "#.utf8) + (try DailyReport(reports.daily, zone: "UTC").json()).dropLast()
-            state += Array(#", "tally": "#.utf8) + TallyReport(reports.tally, ids: await live.ids).json().dropLast()
+            state +=
+                Array(#", "tally": "#.utf8)
+                + TallyReport(reports.tally, ids: await live.spellings(of: [.poll, .candidate])).json().dropLast()
             state +=
                 Array(#", "events": ["#.utf8) + Array(lines.split(separator: 0x0A).joined(separator: [0x2C, 0x20])) + Array(#"]"#.utf8)
             state += Array(#", "head": \#(head)}"#.utf8)

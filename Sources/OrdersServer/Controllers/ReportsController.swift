@@ -27,7 +27,8 @@ struct ReportsController {
 
     @Sendable func daily(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let query = try ReportQuery(request)
-        let report = DailyReport(try await live.reports(in: query.zone).daily, zone: query.zone.name, from: query.from, to: query.to)
+        let report = DailyReport(
+            try await live.reports(in: query.zone).reports.daily, zone: query.zone.name, from: query.from, to: query.to)
         return try Responses.rendered(query.format) {
             try report.csv()
         } json: {
@@ -41,9 +42,9 @@ struct ReportsController {
                 .badRequest, "this server was started without a catalog, which categories come from (orders serve --catalog FILE)")
         }
         let query = try ReportQuery(request)
-        let reports = try await live.reports(in: query.zone)
+        let (reports, ids) = try await live.reports(in: query.zone, spelling: [.product])
         let report = ProductReport(
-            reports.products, ids: await live.ids, zone: query.zone.name, catalog: options.catalog ?? Catalog(),
+            reports.products, ids: ids, zone: query.zone.name, catalog: options.catalog ?? Catalog(),
             grouping: grouping, from: query.from, to: query.to)
         return try Responses.rendered(query.format) {
             try report.csv()
@@ -54,7 +55,7 @@ struct ReportsController {
 
     @Sendable func tally(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let poll = try RequestValues.id(request.uri.queryParameters, "poll")
-        return Responses.json(TallyReport(await live.reports.tally, ids: await live.ids, poll: poll).json())
+        return Responses.json(TallyReport(await live.reports.tally, ids: await live.spellings(of: [.poll, .candidate]), poll: poll).json())
     }
 
     @Sendable func audit(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
