@@ -121,6 +121,28 @@ struct CommandTests {
         #expect(negative.status == 64 && negative.stdout.isEmpty, "\(negative.stderr)")
     }
 
+    /// `export --from/--to` prints the events whose time is in the window,
+    /// from a log and from NDJSON alike; a window backwards, or a time that
+    /// does not read, is a usage error that says what it takes.
+    @Test func exportOfATimeWindowPrintsTheEventsInIt() throws {
+        let dir = CLI.temporaryDirectory(), log = dir + "/z.log"
+        #expect(try CLI.run(["import", log, "Fixtures/zones.ndjson", "Fixtures/kiosk-day.ndjson"]).status == 0)
+        let window = ["--from", "2025-09-16T09:00:00Z", "--to", "2025-09-16T12:00:00Z"]
+        let fromLog = try CLI.run(["export", log] + window)
+        #expect(fromLog.status == 0 && !fromLog.stdout.isEmpty)
+        let text = try CLI.run(["export", log]).stdout
+        #expect(try CLI.run(["export", "-"] + window, input: text).stdout == fromLog.stdout)
+        for line in fromLog.text.split(separator: "\n") {
+            let at = line.split(separator: "\"at\": \"")[1].prefix(24)
+            #expect(at >= "2025-09-16T09:00:00.000Z" && at < "2025-09-16T12:00:00.000Z", "\(line)")
+        }
+        #expect(try CLI.run(["export", log, "--from", "2025-09-16", "--to", "2025-09-17"]).stdout.count > fromLog.stdout.count)
+        let backwards = try CLI.run(["export", log, "--from", "2025-09-17", "--to", "2025-09-16"])
+        #expect(backwards.status == 64 && backwards.stderr.contains("--from must be before --to"))
+        let garbled = try CLI.run(["export", log, "--from", "yesterday"])
+        #expect(garbled.status == 64 && garbled.stderr.contains("RFC 3339"))
+    }
+
     /// Whether the log's ids are read whole or looked up, the FILEs before
     /// the malformed one are held or written, and none of it stays.
     @Test(arguments: [[], ["--read-whole-below", "0"]])

@@ -48,6 +48,34 @@ struct SeekTests {
         }
     }
 
+    /// A time window, alone or after a seek, gives exactly the whole
+    /// export's lines of the events in it, in seq order, on one thread and
+    /// three: times that go back and forth across batches, windows that
+    /// hold none, one batch, the fixtures alone, and everything.
+    @Test(arguments: [1, 3])
+    func aTimeWindowReadsTheEventsInIt(threads: Int) throws {
+        let path = try mixedLog()
+        let whole = try lines(LogReader(path: path))
+        var ids = Identifiers()
+        let times = try LogReader(path: path).readAll(ids: &ids).map(\.at.milliseconds)
+        let sorted = times.sorted()
+        let windows: [Range<Int64>] = [
+            Int64.min..<Int64.max, sorted[100]..<sorted[400], sorted[0]..<sorted[0] + 1, sorted[200]..<sorted[200],
+            sorted.last!..<Int64.max, Int64.min..<sorted[0], sorted[350]..<sorted[351] + 50_000,
+            RFC3339.parse("2025-09-16T00:00:00Z")!.milliseconds..<RFC3339.parse("2025-09-17T00:00:00Z")!.milliseconds,
+        ]
+        for window in windows where !window.isEmpty {
+            for after in [0, 5, 64, 700] {
+                let reader = try LogReader(path: path, options: ReadOptions(threads: threads, callerMostlyWaits: true))
+                if after > 0 { reader.seek(after: Seq(after)) }
+                reader.keepTimes(window)
+                let expected = whole.indices.filter { $0 >= after && window.contains(times[$0]) }.map { whole[$0] }
+                let read = try lines(reader)
+                #expect(read.elementsEqual(expected), "window \(window), after \(after): \(read.count) lines, \(expected.count) expected")
+            }
+        }
+    }
+
     /// A seek reads no batch before the one it starts in: a batch damaged
     /// before it does not stop it, and one it reads still fails as corrupt.
     @Test func aSeekLeavesTheBatchesBeforeItUnread() throws {

@@ -33,23 +33,57 @@ extension LogReader {
         return first + Seq(linesToPass)
     }
 
+    /// Reads, from here on, only the events with a time in `times` (ms since
+    /// the epoch): what `orders export --from/--to` reads. Each batch's
+    /// header gives the earliest and latest time of its events (checked
+    /// against them when it is read), so a batch that has none in `times`
+    /// is passed over unread. Times need not grow with seqs (an import may
+    /// bring older events), so every header is looked at, and only the
+    /// batches that overlap are read. Call before the first read; with
+    /// ``seek(after:)``, both hold.
+    public func keepTimes(_ times: Range<Int64>) {
+        precondition(submitted == 0 || seeked && submitted == nextBatch, "a reader is narrowed before it reads")
+        seeked = true
+        submitted = nextBatch
+        timeWindow = times
+    }
+
     /// `nextText` after a seek: the next batch's lines, spelled by the batch
-    /// itself, less those of events at or before the seek's seq.
+    /// itself, less those of events at or before the seek's seq or out of
+    /// the time window. A batch with none to give is passed over.
     func nextTextSeeked(into text: inout [UInt8]) throws -> Int? {
         while nextBatch < batches.count {
             let batch = batches[nextBatch]
             nextBatch += 1
+            let from = linesToPass
+            linesToPass = 0
+            if let window = timeWindow, batch.header.maxAt < window.lowerBound || batch.header.minAt >= window.upperBound { continue }
             do {
-                try load(batch, workers > 0 ? .text : .events(checkingSpellings: false))
-                let records = try recordLoader.records(of: batch, events: current.events)
-                let from = min(linesToPass, current.events.count)
-                linesToPass = 0
-                if current.hasText && records.isEmpty && from == 0 {
-                    text.append(contentsOf: current.text)
+                if timeWindow == nil {
+                    try load(batch, workers > 0 ? .text : .events(checkingSpellings: false))
                 } else {
-                    try loader.appendText(of: batch, current, records: records, events: from..<current.events.count, to: &text)
+                    // Batches are skipped, which the workers, loading in order, cannot.
+                    try loader.load(batch, into: &current, doing: .events(checkingSpellings: false))
                 }
-                return current.events.count - from
+                let records = try recordLoader.records(of: batch, events: current.events)
+                let start = min(from, current.events.count)
+                guard let window = timeWindow else {
+                    if current.hasText && records.isEmpty && start == 0 {
+                        text.append(contentsOf: current.text)
+                    } else {
+                        try loader.appendText(of: batch, current, records: records, events: start..<current.events.count, to: &text)
+                    }
+                    return current.events.count - start
+                }
+                // The runs of events in the window, each written as one stretch of seqs.
+                var kept = 0, run = start
+                for i in start...current.events.count {
+                    if i < current.events.count, window.contains(current.events[i].at.milliseconds) { continue }
+                    if run < i { try loader.appendText(of: batch, current, records: records, events: run..<i, to: &text) }
+                    kept += i - run
+                    run = i + 1
+                }
+                if kept > 0 { return kept }
             } catch let failure as BatchFailure {
                 throw corrupt(batch, failure)
             }

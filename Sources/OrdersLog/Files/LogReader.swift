@@ -63,6 +63,8 @@ public final class LogReader: AppendableStream {
     var seeked = false
     /// After a seek: the lines of the first batch read that lie at or before the seek's seq.
     var linesToPass = 0
+    /// The times of the events to read (``keepTimes(_:)``), ms since the epoch; nil for all.
+    var timeWindow: Range<Int64>?
     /// Loaded batches the reader is done with, whose buffers the workers reuse.
     var spare: [LoadedBatch] = []
     /// Reads the batches' record frames, on the caller's thread.
