@@ -8,7 +8,7 @@ import Synchronization
 /// count into it (SplitMix64), so that a table costs no system call: a
 /// server makes tables for every request it parses.
 @usableFromInline
-func randomSeed() -> UInt64 {
+package func randomSeed() -> UInt64 {
     var z = processSeed &+ seedsTaken.wrappingAdd(1, ordering: .relaxed).newValue &* 0x9E37_79B9_7F4A_7C15
     z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
     z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB

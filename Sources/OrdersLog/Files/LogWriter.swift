@@ -93,6 +93,16 @@ public final class LogWriter {
     /// The events the log held when the writer opened it.
     private let logEventsAtOpen: Int
 
+    /// The log's index (``IndexWriter``), opened at the first batch; nil
+    /// until then, and for good once it could not be written.
+    private var index: IndexWriter?
+    private var keepsIndex = true
+    /// The committed batches, which the index stands for.
+    private var indexedBatches: [LogLayout.Batch] = []
+    /// The batches written since the last commit, and their filters, in order.
+    private var uncommittedBatches: [LogLayout.Batch] = []
+    private var uncommittedFilters: [BloomFilter] = []
+
     /// How many events are held by default for a log of `logEvents` events:
     /// 1M, or an eighth of the log's events for a log of more than 8M.
     ///
@@ -140,6 +150,7 @@ public final class LogWriter {
         numbering = LogNumbering(logIsEmpty: layout.batches.isEmpty)
         if layout.batches.isEmpty { arrivingIDs.log = EventIDIndex() }
         layoutBatches = layout.batches
+        indexedBatches = layout.batches
         latestAt = layout.batches.map(\.header.maxAt).max()
         importNotes = layout.imports
         committedImportNotes = importNotes.count
@@ -654,6 +665,7 @@ public final class LogWriter {
             for note in notes { try file.write(sealed: note.encoded()) }
         }
         try file.commit(endSeq: nextSeq, wrote: nextSeq > firstSeq || !notes.isEmpty, durability: durability)
+        indexCommitted()
         numbering.commit()
         committedImportNotes = importNotes.count
         notedStreams.removeAll()
@@ -705,6 +717,8 @@ public final class LogWriter {
         records.removeAll()
         recordsTaken = 0
         arrivingIDs.taken.removeIDs(fromSeq: firstSeq)
+        uncommittedBatches.removeAll()
+        uncommittedFilters.removeAll()
         numbering.rollback()
         file.rollback(nothingCommitted: firstSeq == 1)
     }
@@ -732,7 +746,54 @@ public final class LogWriter {
             recordsTaken = 0
         }
         if !batchRecords.isEmpty { try file.upgradeToRecords() }
+        noteFilter(of: encoded, firstSeq: first, eventCount: pending.count, records: batchRecords)
         return UnsealedBatch(encoded: encoded, firstSeq: first, eventCount: UInt32(pending.count), records: batchRecords)
+    }
+
+    // MARK: The index
+
+    /// Keeps the filter of a batch about to be written, for the index
+    /// entry its commit adds; opens the index first, at the first batch.
+    private func noteFilter(of encoded: BatchEncoder.Encoded, firstSeq: Seq, eventCount: Int, records: EventRecords) {
+        guard keepsIndex else { return }
+        do {
+            if index == nil { index = try IndexWriter(log: path, descriptor: file.descriptor, batches: indexedBatches) }
+            let seed = index!.seed
+            var decoder = BatchDecoder()
+            let filter = try encoded.payload.withUnsafeBytes { payload throws(ByteReader.Malformed) in
+                let expected = BatchDecoder.Expected(
+                    eventCount: eventCount, minAt: encoded.minAt, maxAt: encoded.maxAt, firstSeq: firstSeq,
+                    payloadSize: encoded.payload.count,
+                    foldSize: encoded.foldSize)
+                return try IndexEntry.filter(
+                    dictionary: decoder.dictionary(of: payload, expecting: expected), payload: payload, records: records, seed: seed)
+            }
+            uncommittedFilters.append(filter)
+        } catch {
+            stopIndexing()
+        }
+    }
+
+    /// Adds an index entry for each batch the commit just written holds.
+    private func indexCommitted() {
+        defer {
+            indexedBatches += uncommittedBatches
+            uncommittedBatches.removeAll()
+            uncommittedFilters.removeAll()
+        }
+        guard keepsIndex, !uncommittedBatches.isEmpty else { return }
+        guard let index, uncommittedBatches.count == uncommittedFilters.count else { return stopIndexing() }
+        do {
+            try index.append(zip(uncommittedBatches, uncommittedFilters).map { IndexEntry($0, filter: $1) })
+        } catch {
+            stopIndexing()
+        }
+    }
+
+    /// Gives up the index for this writer: what it lacks is made from the log by whoever reads or writes it next.
+    private func stopIndexing() {
+        keepsIndex = false
+        index = nil
     }
 
     /// Whether this writer made a version-3 log version 4, which orders
@@ -742,5 +803,14 @@ public final class LogWriter {
     /// How many times this writer has synced the log and its checkpoint to disk.
     public var fsyncs: Int { file.fsyncs }
 
-    private func write(sealed batch: [UInt8]) throws { try file.write(sealed: batch) }
+    /// Writes a sealed batch (its header, zstd frame and any record frame), noting where it went for the index.
+    private func write(sealed batch: [UInt8]) throws {
+        if keepsIndex {
+            let header = batch.withUnsafeBytes {
+                try? BatchHeader.decode(content: UnsafeRawBufferPointer(rebasing: $0[8..<BatchHeader.size]))
+            }
+            if let header { uncommittedBatches.append(LogLayout.Batch(offset: file.offset, header: header)) } else { stopIndexing() }
+        }
+        try file.write(sealed: batch)
+    }
 }

@@ -1,0 +1,101 @@
+import OrdersCore
+
+/// The events of one cart, or the checkouts of one order, read from only
+/// the batches of a log that its index says may hold them (``LogIndex``):
+/// what an audit of one cart reads, rather than the whole log.
+///
+/// Each batch read spells its own ids (FORMAT.md: a batch spells every id
+/// it uses), and the events found are renumbered into ``ids``, a table of
+/// their own, so no table of the log's ids is built.
+public final class IndexedEvents {
+    /// An event found, its ids numbered in ``IndexedEvents/ids``.
+    public struct Found: Sendable {
+        public var seq: Seq
+        public var event: Event
+        /// Its record, if it has one (an id, extras, an unknown type).
+        public var record: EventRecord?
+    }
+
+    /// The ids of every event found so far.
+    public private(set) var ids = Identifiers()
+    /// How many batches were read, for tests and measurements.
+    public private(set) var batchesRead = 0
+
+    private let reader: LogReader
+    private let entries: [IndexEntry]
+    private let upTo: Seq
+    private var loader: BatchLoader
+    private var loaded = LoadedBatch()
+    private var spellings = BatchSpellings()
+    private var spelledAgain = SpelledAgainCheck()
+
+    /// Reads `reader`'s log through its index (made from the log in memory
+    /// where the index is behind or missing), its events before seq `upTo` alone.
+    public init(_ reader: LogReader, upTo: Seq? = nil) throws {
+        self.reader = reader
+        self.upTo = upTo ?? reader.endSeq
+        entries = try reader.indexEntries()
+        loader = try BatchLoader(file: reader.file, name: reader.name)
+    }
+
+    /// The events of the cart spelled `cart`, in seq order: those that name
+    /// it, and those of types the fold does not know whose `cart` member is it.
+    public func events(ofCart cart: [UInt8]) throws -> [Found] {
+        try found(cart, as: .cart)
+    }
+
+    /// The checkouts that name the order spelled `order`, in seq order.
+    public func checkouts(ofOrder order: [UInt8]) throws -> [Found] {
+        try found(order, as: .order)
+    }
+
+    private func found(_ id: [UInt8], as role: Role) throws -> [Found] {
+        var found: [Found] = []
+        for (index, entry) in entries.enumerated() where entry.firstSeq < upTo && entry.mayName(id, as: role) {
+            found += try read(reader.batches[index], keeping: id, as: role)
+        }
+        return found
+    }
+
+    /// Reads a batch, and of its events before `upTo`, those that name
+    /// `id` as `role` (for a cart, those of an unknown type whose `cart`
+    /// member is `id` too), renumbered into `ids`.
+    private func read(_ batch: LogLayout.Batch, keeping id: [UInt8], as role: Role) throws -> [Found] {
+        batchesRead += 1
+        do {
+            try loader.load(batch, into: &loaded, doing: .events(checkingSpellings: false))
+            let records = try reader.recordLoader.records(of: batch, events: loaded.events)
+            var found: [Found] = []
+            try loaded.onPayload(of: batch) { payload throws(ByteReader.Malformed) in
+                var number: Int?
+                try loaded.dictionary.forEachSpelling(of: role, in: payload) { n, bytes, _ in
+                    if bytes.elementsEqual(id) { number = n }
+                }
+                var cursor = EventRecords.Cursor()
+                var matches: [(position: Int, record: EventRecord?)] = []
+                for (position, event) in loaded.events.enumerated() where batch.header.firstSeq + Seq(position) < upTo {
+                    let record = cursor.record(at: position, in: records)
+                    switch (role, event.kind) {
+                    case (.cart, .ignored): if record?.stringExtra(named: "cart") == id { matches.append((position, record)) }
+                    case (.cart, _): if let number, event.cart?.index == number { matches.append((position, record)) }
+                    case (.order, .checkedOut(_, let order)): if let number, order.index == number { matches.append((position, record)) }
+                    default: break
+                    }
+                }
+                guard !matches.isEmpty else { return }
+                try spelledAgain.check(loaded.events, loaded.dictionary, in: payload)
+                try spellings.read(loaded.dictionary, in: payload)
+                let spelled = spellings.reading(payload)
+                for (position, record) in matches {
+                    let event = loaded.events[position].renumbered { role, symbol in
+                        spelled.withBytes(of: symbol, role) { ids[role].intern($0) }
+                    }
+                    found.append(Found(seq: batch.header.firstSeq + Seq(position), event: event, record: record))
+                }
+            }
+            return found
+        } catch let failure as BatchFailure {
+            throw reader.corrupt(batch, failure)
+        }
+    }
+}

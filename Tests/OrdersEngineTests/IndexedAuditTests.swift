@@ -1,0 +1,116 @@
+import Foundation
+import OrdersCore
+import OrdersEngine
+import OrdersLog
+import OrdersWorkload
+import Testing
+
+@Suite("An audit through the index says what the whole log says")
+struct IndexedAuditTests {
+    /// One line of an audit, its ids left out (each reading numbers them its own way).
+    private struct Line: Equatable {
+        var seq: Seq
+        var status: Status
+        var units: Int128
+        var total: WideInteger
+        var currency: Currency?
+        var record: EventRecord?
+    }
+
+    /// A log of colliding events, written in three commits of small batches.
+    private func log(seed: UInt64) throws -> (path: String, ids: Identifiers, events: [Event]) {
+        let (events, ids) = collidingEvents(seed: seed, count: 3_000)
+        let dir = NSTemporaryDirectory() + "orders-indexed-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let path = dir + "/a.log"
+        for part in [0..<1_000, 1_000..<2_200, 2_200..<3_000] {
+            let writer = try LogWriter(path: path, batchEvents: 64)
+            try writer.write(ids: ids) { try $0.append(Array(events[part]), records: EventRecords(), ids: ids) }
+        }
+        return (path, ids, events)
+    }
+
+    /// The audit of `cart` read from the whole log (``CartAudit``).
+    private func wholeAudit(_ path: String, cart: [UInt8]) throws -> [Line] {
+        var audit = CartAudit(cart: cart), lines: [Line] = []
+        let reader = try LogReader(path: path)
+        var ids = Identifiers(), events: [Event] = []
+        while let chunk = try reader.next(ids: &ids, into: &events) {
+            audit.take(first: chunk.firstSeq, events, records: chunk.records, ids: ids) { entry, record, currency in
+                lines.append(
+                    Line(
+                        seq: entry.seq, status: entry.status, units: entry.cartUnits, total: entry.cartTotal, currency: currency,
+                        record: record))
+            }
+        }
+        return lines
+    }
+
+    /// Every cart's audit and every order's cart, on logs where order ids
+    /// collide across carts and batches, refusals chain, and carts a refusal
+    /// left open check out again; the index asked as it is kept, and a cart
+    /// of few events reads fewer batches than the log has.
+    @Test(arguments: UInt64(1)...4)
+    func everyCartAndOrderAsTheWholeLogSays(seed: UInt64) throws {
+        let (path, ids, events) = try log(seed: seed)
+        var ledger = Ledger(), placedBy: [[UInt8]: [UInt8]] = [:]
+        var observer = IgnoringObserver()
+        for event in events {
+            if ledger.apply(event, observer: &observer) == .applied, case let .checkedOut(cart, order) = event.kind {
+                placedBy[Array(ids.orders[order])] = Array(ids.carts[cart])
+            }
+        }
+        let audit = try IndexedAudit(LogReader(path: path))
+        for number in 0..<ids.carts.count {
+            let cart = Array(ids.carts[Symbol(rawValue: UInt32(number))])
+            var lines: [Line] = []
+            try audit.audit(cart: cart) { entry, record, currency in
+                lines.append(
+                    Line(
+                        seq: entry.seq, status: entry.status, units: entry.cartUnits, total: entry.cartTotal, currency: currency,
+                        record: record))
+            }
+            #expect(lines == (try wholeAudit(path, cart: cart)), "seed \(seed), \(String(decoding: cart, as: UTF8.self))")
+        }
+        for number in 0..<ids.orders.count {
+            let order = Array(ids.orders[Symbol(rawValue: UInt32(number))])
+            #expect(try IndexedAudit(LogReader(path: path)).cart(placing: order) == placedBy[order], "seed \(seed)")
+        }
+        #expect(try IndexedAudit(LogReader(path: path)).cart(placing: Array("no-such-order".utf8)) == nil)
+    }
+
+    /// On a generated stream, a cart's audit reads the batches that hold
+    /// it and its order, and says what the whole log says.
+    @Test func aCartOfAGeneratedStreamReadsItsBatchesAlone() throws {
+        let dir = NSTemporaryDirectory() + "orders-indexed-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let path = dir + "/g.log"
+        var generator = StreamGenerator(seed: 4, events: 200_000)
+        var carts: [[UInt8]] = []
+        for _ in 0..<4 {
+            var ids = Identifiers(), events: [Event] = []
+            generator.generate(50_000, ids: &ids, into: &events)
+            let writer = try LogWriter(path: path, batchEvents: 4_096)
+            try writer.write(ids: ids) { try $0.append(events, records: EventRecords(), ids: ids) }
+            carts += stride(from: 0, to: events.count, by: 9_973).compactMap { events[$0].cart.map { Array(ids.carts[$0]) } }
+        }
+        let batches = try LogReader(path: path).batchCount
+        var read = 0
+        for cart in carts {
+            let audit = try IndexedAudit(LogReader(path: path))
+            var lines: [Line] = []
+            try audit.audit(cart: cart) { entry, record, currency in
+                lines.append(
+                    Line(
+                        seq: entry.seq, status: entry.status, units: entry.cartUnits, total: entry.cartTotal, currency: currency,
+                        record: record))
+            }
+            let whole = try wholeAudit(path, cart: cart)
+            #expect(!lines.isEmpty && lines == whole, "\(String(decoding: cart, as: UTF8.self))")
+            read += audit.batchesRead
+        }
+        // A generated cart stays open across many small batches (up to 16 of these): the batches
+        // that hold its events, and those of its order, are what it reads; a full read is all of them.
+        #expect(read * 4 <= carts.count * batches, "\(read) batches read for \(carts.count) carts, of \(batches) each")
+    }
+}
