@@ -143,6 +143,54 @@ struct CommandTests {
         #expect(garbled.status == 64 && garbled.stderr.contains("RFC 3339"))
     }
 
+    /// `audit` reads a log through its index and prints what reading the
+    /// whole log prints (`--no-index`), for every cart and order of the
+    /// fixtures, in both formats; and again once the index is damaged,
+    /// cut short, another log's, or gone: an index never changes an answer.
+    @Test func anAuditThroughTheIndexPrintsWhatTheWholeLogPrints() throws {
+        let dir = CLI.temporaryDirectory(), log = dir + "/all.log", other = dir + "/other.log"
+        for fixture in ["kiosk-day", "order-collisions", "anomalies", "tricky-ids", "record-day", "zones"] {
+            #expect(try CLI.run(["import", log, "Fixtures/\(fixture).ndjson", "--keep-unknown", "--warn-earlier", "off"]).status == 0)
+        }
+        #expect(try CLI.run(["import", other, "Fixtures/kiosk-day.ndjson"]).status == 0)
+        let exported = try CLI.run(["export", log]).text
+        func ids(_ field: String) -> Set<String> {
+            Set(
+                exported.split(separator: "\n").compactMap { line in
+                    line.range(of: "\"\(field)\": \"").map { String(line[$0.upperBound...].prefix { $0 != "\"" }) }
+                })
+        }
+        let questions =
+            ids("cart").sorted().map { ["--cart", $0] } + ids("order").sorted().map { ["--order", $0] } + [
+                ["--cart", "nope"], ["--order", "nope"],
+            ]
+        #expect(questions.count > 40)
+        let index = log + ".index"
+        let intact = try Data(contentsOf: URL(fileURLWithPath: index))
+        var flipped = intact
+        flipped[intact.count / 2] ^= 0x40
+        let damages: [(String, () throws -> Void)] = [
+            ("kept", {}),
+            ("flipped", { try flipped.write(to: URL(fileURLWithPath: index)) }),
+            ("cut short", { try intact.prefix(intact.count * 2 / 3).write(to: URL(fileURLWithPath: index)) }),
+            ("another log's", { try Data(contentsOf: URL(fileURLWithPath: other + ".index")).write(to: URL(fileURLWithPath: index)) }),
+            ("gone", { try FileManager.default.removeItem(atPath: index) }),
+        ]
+        for (damage, make) in damages {
+            try make()
+            for question in questions {
+                for format in ["ndjson", "table"] {
+                    let arguments = ["audit", log] + question + ["--format", format]
+                    let indexed = try CLI.run(arguments), whole = try CLI.run(arguments + ["--no-index"])
+                    #expect(indexed.stdout == whole.stdout && indexed.stderr == whole.stderr, "\(damage): \(question)")
+                }
+            }
+        }
+        // The next append writes the index again, whole.
+        #expect(try CLI.run(["import", log, "Fixtures/kiosk-day.ndjson", "--again"]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: index))
+    }
+
     /// Whether the log's ids are read whole or looked up, the FILEs before
     /// the malformed one are held or written, and none of it stays.
     @Test(arguments: [[], ["--read-whole-below", "0"]])

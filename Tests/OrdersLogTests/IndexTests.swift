@@ -9,10 +9,10 @@ struct IndexTests {
     static let fixtures = SeekTests.fixtures
 
     /// A log of several commits of small batches, from fixtures and generated events.
-    private func writtenLog() throws -> String {
+    private func writtenLog(seed: UInt64 = 5) throws -> String {
         let path = temporaryDirectory() + "/indexed.log"
         var ids = Identifiers()
-        try writeLog(path, sampleEvents(500, seed: 5, ids: &ids), ids: ids, batchEvents: 64)
+        try writeLog(path, sampleEvents(500, seed: seed, ids: &ids), ids: ids, batchEvents: 64)
         for name in ["record-day.ndjson", "kiosk-day.ndjson", "order-collisions.ndjson"] {
             let writer = try LogWriter(path: path, batchEvents: 7)
             try writer.write {
@@ -50,6 +50,43 @@ struct IndexTests {
         for (entry, (carts, orders)) in zip(trusted.entries, try names(path)) {
             for cart in carts { #expect(entry.mayName(cart, as: .cart), "\(String(decoding: cart, as: UTF8.self))") }
             for order in orders { #expect(entry.mayName(order, as: .order)) }
+        }
+    }
+
+    /// An index damaged, cut short, of another log, or left behind by a
+    /// log cut back and written again: a reader trusts only the entries
+    /// that stand for the log's batches, makes the rest from the log, and
+    /// the next writer writes it whole again.
+    @Test func anIndexThatDoesNotMatchItsLogIsMadeAgain() throws {
+        let path = try writtenLog()
+        let index = LogIndex.path(of: path)
+        let other = try readWholeInput(LogIndex.path(of: try writtenLog(seed: 6)))
+        for damage in ["flipped", "cut short", "header only", "empty", "another log's", "gone"] {
+            let batches = try LogReader(path: path).batches
+            let intact = try readWholeInput(index)
+            #expect(LogIndex.read(log: path, batches: batches).entries.count == batches.count, "\(damage): whole before")
+            switch damage {
+            case "flipped":
+                var flipped = intact
+                flipped[intact.count - 40] ^= 1
+                write(flipped, to: index)
+            case "cut short": write(Array(intact.prefix(intact.count / 2)), to: index)
+            case "header only": write(Array(intact.prefix(LogIndex.headerSize)), to: index)
+            case "empty": write([], to: index)
+            case "another log's": write(other, to: index)
+            default: try FileManager.default.removeItem(atPath: index)
+            }
+            #expect(LogIndex.read(log: path, batches: batches).entries.count < batches.count, "\(damage)")
+            let entries = try LogReader(path: path).indexEntries()
+            #expect(entries.count == batches.count, "\(damage)")
+            for (entry, (carts, orders)) in zip(entries, try names(path)) {
+                #expect(
+                    carts.allSatisfy { entry.mayName($0, as: .cart) } && orders.allSatisfy { entry.mayName($0, as: .order) }, "\(damage)")
+            }
+            var ids = Identifiers()
+            try writeLog(path, sampleEvents(3, seed: 9, ids: &ids), ids: ids)
+            let after = try LogReader(path: path).batches
+            #expect(LogIndex.read(log: path, batches: after).entries.count == after.count, "\(damage): written whole again")
         }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import OrdersCore
 import OrdersEngine
+import OrdersLog
 import OrdersReports
 
 extension Orders {
@@ -14,6 +15,10 @@ extension Orders {
                   {"seq": 7, "type": "item_added", ..., "status": "cart_closed",
                    "cart_units": 2, "cart_total": 398000}
                 --order finds the cart whose checkout placed that order.
+                A log is read through its index (LOG.index, kept by every append): only
+                the batches that may hold the cart's events, and those of the earlier
+                checkouts of its orders' ids, are read. --no-index reads the whole log,
+                as NDJSON, a dataset and --skip-corrupt always are; the answer is the same.
 
                 Examples:
                   orders audit store.log --cart kiosk-1
@@ -33,6 +38,9 @@ extension Orders {
 
         enum AuditFormat: String, ExpressibleByArgument, CaseIterable { case ndjson, table }
 
+        @Flag(help: "Read the whole log rather than the batches its index names.")
+        var noIndex = false
+
         func validate() throws {
             guard (cart == nil) != (order == nil) else { throw ValidationError("give exactly one of --cart and --order") }
             try check(id: cart, option: "cart")
@@ -44,6 +52,15 @@ extension Orders {
 
         func run() throws {
             try reportingFailures {
+                if !noIndex, !input.readOptions.skippingCorrupt,
+                    let log = try openStream(input.log, options: input.readOptions) as? LogReader
+                {
+                    do {
+                        return try auditThroughIndex(log)
+                    } catch is IndexedAudit.TooDeep {
+                        // A chain of order ids taken from cart to cart too long to follow: the whole log answers it.
+                    }
+                }
                 let cartID: [UInt8]
                 if let cart {
                     cartID = Array(cart.utf8)
@@ -75,6 +92,30 @@ extension Orders {
             }
             if format == .table { Console.write("cart \(String(identifier: cartID))\n" + table.rendered) }
             if audit.found == 0 { Console.note("orders: no events for cart \(name) in \(input.log)") }
+        }
+
+        /// The audit read through the log's index (``IndexedAudit``): the same lines, from the batches that hold them.
+        private func auditThroughIndex(_ log: LogReader) throws {
+            let audit = try IndexedAudit(log)
+            var cartID = Array((cart ?? "").utf8)
+            if let order {
+                guard let found = try audit.cart(placing: Array(order.utf8)) else {
+                    Console.note("orders: no applied checkout placed order \(order) in \(input.log)")
+                    return
+                }
+                cartID = found
+            }
+            var table = AuditReport.table()
+            var text: [UInt8] = []
+            let found = try audit.audit(cart: cartID) { entry, record, currency in
+                switch format {
+                case .ndjson: text += AuditReport.line(entry, record: record, ids: audit.ids)
+                case .table: AuditReport.row(entry, record: record, ids: audit.ids, currency: currency, to: &table)
+                }
+            }
+            Console.write(text)
+            if format == .table { Console.write("cart \(String(identifier: cartID))\n" + table.rendered) }
+            if found == 0 { Console.note("orders: no events for cart \(String(decoding: cartID, as: UTF8.self)) in \(input.log)") }
         }
 
         /// The cart whose applied checkout placed `order`, found in a first
