@@ -33,7 +33,8 @@ nonisolated(unsafe) private var writtenLogs: [String] = []
 private func generatedLog(_ count: Int, seed: UInt64) -> String {
     let path = NSTemporaryDirectory() + "orders-benchmark-\(count)-\(getpid()).log"
     unlink(path)
-    if writtenLogs.isEmpty { atexit { for path in writtenLogs { unlink(path) } } }
+    // The log and what is kept beside it: its writer checkpoint and its index.
+    if writtenLogs.isEmpty { atexit { for path in writtenLogs { for file in [path, path + ".chk", path + ".index"] { unlink(file) } } } }
     writtenLogs.append(path)
     let writer = try! LogWriter(path: path)
     var generator = StreamGenerator(seed: seed, events: count)
@@ -133,13 +134,14 @@ let benchmarks: @Sendable () -> Void = {
     // Encode, compress, write and fsync.
     Benchmark("import-200k-events") { benchmark in
         let path = NSTemporaryDirectory() + "orders-benchmark-import-\(getpid()).log"
+        func remove() { for file in [path, path + ".chk", path + ".index"] { unlink(file) } }
         for _ in benchmark.scaledIterations {
-            unlink(path)
+            remove()
             let writer = try LogWriter(path: path)
             for event in stream.events { try writer.append(event, ids: stream.ids) }
             try writer.commit(ids: stream.ids)
         }
-        unlink(path)
+        remove()
     }
 
     Benchmark("replay-200k-event-log") { benchmark in

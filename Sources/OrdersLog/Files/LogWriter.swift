@@ -102,6 +102,8 @@ public final class LogWriter {
     /// The batches written since the last commit, and their filters, in order.
     private var uncommittedBatches: [LogLayout.Batch] = []
     private var uncommittedFilters: [BloomFilter] = []
+    /// Reads the dictionary of each batch written, for its filter.
+    private var indexDecoder = BatchDecoder()
 
     /// How many events are held by default for a log of `logEvents` events:
     /// 1M, or an eighth of the log's events for a log of more than 8M.
@@ -759,14 +761,13 @@ public final class LogWriter {
         do {
             if index == nil { index = try IndexWriter(log: path, descriptor: file.descriptor, batches: indexedBatches) }
             let seed = index!.seed
-            var decoder = BatchDecoder()
             let filter = try encoded.payload.withUnsafeBytes { payload throws(ByteReader.Malformed) in
                 let expected = BatchDecoder.Expected(
                     eventCount: eventCount, minAt: encoded.minAt, maxAt: encoded.maxAt, firstSeq: firstSeq,
                     payloadSize: encoded.payload.count,
                     foldSize: encoded.foldSize)
                 return try IndexEntry.filter(
-                    dictionary: decoder.dictionary(of: payload, expecting: expected), payload: payload, records: records, seed: seed)
+                    dictionary: indexDecoder.dictionary(of: payload, expecting: expected), payload: payload, records: records, seed: seed)
             }
             uncommittedFilters.append(filter)
         } catch {
@@ -784,7 +785,7 @@ public final class LogWriter {
         guard keepsIndex, !uncommittedBatches.isEmpty else { return }
         guard let index, uncommittedBatches.count == uncommittedFilters.count else { return stopIndexing() }
         do {
-            try index.append(zip(uncommittedBatches, uncommittedFilters).map { IndexEntry($0, filter: $1) })
+            try index.append(zip(uncommittedBatches, uncommittedFilters).lazy.map { IndexEntry($0, filter: $1) })
         } catch {
             stopIndexing()
         }

@@ -37,7 +37,17 @@ struct IndexEntry: Sendable, Equatable {
     /// size u32 (of what follows), offset i64, firstSeq i64, eventCount u32,
     /// frameCRC u32, words u32, the words (u64 each), CRC-32C u32 of all before it.
     func encoded() -> [UInt8] {
-        var writer = ByteWriter(capacity: 36 + 8 * filter.words.count)
+        var bytes: [UInt8] = []
+        encode(into: &bytes)
+        return bytes
+    }
+
+    /// Appends ``encoded()`` to `bytes`.
+    func encode(into bytes: inout [UInt8]) {
+        var writer = ByteWriter(capacity: 0)
+        swap(&writer.bytes, &bytes)
+        defer { swap(&writer.bytes, &bytes) }
+        let start = writer.bytes.count
         writer.write(littleEndian: UInt32(32 + 8 * filter.words.count))
         writer.write(littleEndian: UInt64(offset))
         writer.write(seq: firstSeq)
@@ -45,8 +55,7 @@ struct IndexEntry: Sendable, Equatable {
         writer.write(littleEndian: frameCRC)
         writer.write(littleEndian: UInt32(filter.words.count))
         for word in filter.words { writer.write(littleEndian: word) }
-        writer.write(littleEndian: writer.bytes.withUnsafeBytes { CRC32C.checksum($0) })
-        return writer.bytes
+        writer.write(littleEndian: writer.bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[start...])) })
     }
 
     /// The entry at the start of `bytes`, and its length; nil if it is cut

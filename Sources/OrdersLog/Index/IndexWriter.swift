@@ -52,7 +52,7 @@ final class IndexWriter {
         var loaded = LoadedBatch()
         var bytes: [UInt8] = []
         for batch in batches[trusted.entries.count...] {
-            bytes += try LogIndex.entry(for: batch, loader: &loader, records: records, into: &loaded, seed: seed).encoded()
+            try LogIndex.entry(for: batch, loader: &loader, records: records, into: &loaded, seed: seed).encode(into: &bytes)
             if bytes.count >= 1 << 20 {
                 try write(bytes)
                 bytes.removeAll(keepingCapacity: true)
@@ -64,8 +64,10 @@ final class IndexWriter {
     deinit { try? file.close() }
 
     /// Appends `entries`, those of batches just committed, in order.
-    func append(_ entries: [IndexEntry]) throws {
-        try write(entries.flatMap { $0.encoded() })
+    func append(_ entries: some Sequence<IndexEntry>) throws {
+        var bytes: [UInt8] = []
+        for entry in entries { entry.encode(into: &bytes) }
+        try write(bytes)
     }
 
     private func write(_ bytes: [UInt8]) throws {

@@ -38,7 +38,7 @@ enum LogIndex {
 
     /// The entries of `log`'s index that stand for its first `batches`, as far as they go.
     static func read(log: String, batches: [LogLayout.Batch]) -> Trusted {
-        guard let bytes = try? readWholeInput(path(of: log)) else { return Trusted() }
+        guard access(path(of: log), F_OK) == 0, let bytes = try? readWholeInput(path(of: log)) else { return Trusted() }
         return bytes.withUnsafeBytes { bytes in
             guard let seed = header(bytes) else { return Trusted() }
             var trusted = Trusted(seed: seed, end: headerSize)
