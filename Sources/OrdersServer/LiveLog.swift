@@ -168,8 +168,9 @@ actor LiveLog {
         self.path = path
         self.logger = logger
         writer = try LogWriter(path: path)
-        // Every id of the log, read now, so that appends never look one up.
+        // Every id of the log, read now, so that appends never look one up; and its index, made now if it lacks any.
         try writer.flush(ids: Identifiers())
+        writer.openIndex()
         let reader = try LogReader(path: path)
         var ids = Identifiers()
         var events: [Event] = []
@@ -252,8 +253,22 @@ actor LiveLog {
 
     /// The audit lines of `cart` in the log at `path`, as `orders audit`
     /// prints them, from its events before `upTo`: read by the request's
-    /// task, not by this actor, so that appends go on meanwhile.
+    /// task, not by this actor, so that appends go on meanwhile, and
+    /// through the log's index (``IndexedAudit``), from the batches that hold them.
     nonisolated static func audit(path: String, cart: [UInt8], upTo: Seq) throws -> [UInt8] {
+        do {
+            let audit = try IndexedAudit(LogReader(path: path), upTo: upTo)
+            var text: [UInt8] = []
+            try audit.audit(cart: cart) { entry, record, _ in text += AuditReport.line(entry, record: record, ids: audit.ids) }
+            return text
+        } catch is IndexedAudit.TooDeep {
+            // A chain of order ids taken from cart to cart too long to follow: the whole log answers it.
+            return try wholeAudit(path: path, cart: cart, upTo: upTo)
+        }
+    }
+
+    /// `audit(path:cart:upTo:)` from every event of the log.
+    nonisolated private static func wholeAudit(path: String, cart: [UInt8], upTo: Seq) throws -> [UInt8] {
         var audit = CartAudit(cart: cart)
         var text: [UInt8] = []
         let reader = try LogReader(path: path)

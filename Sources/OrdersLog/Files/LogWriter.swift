@@ -754,13 +754,25 @@ public final class LogWriter {
 
     // MARK: The index
 
+    /// Opens the log's index now rather than at the first batch written,
+    /// making what it lacks from the log: for a server, which would
+    /// otherwise make it while its first append waits.
+    public func openIndex() {
+        guard keepsIndex, index == nil else { return }
+        do {
+            index = try IndexWriter(log: path, descriptor: file.descriptor, batches: indexedBatches)
+        } catch {
+            stopIndexing()
+        }
+    }
+
     /// Keeps the filter of a batch about to be written, for the index
     /// entry its commit adds; opens the index first, at the first batch.
     private func noteFilter(of encoded: BatchEncoder.Encoded, firstSeq: Seq, eventCount: Int, records: EventRecords) {
         guard keepsIndex else { return }
         do {
-            if index == nil { index = try IndexWriter(log: path, descriptor: file.descriptor, batches: indexedBatches) }
-            let seed = index!.seed
+            openIndex()
+            guard let seed = index?.seed else { return }
             let filter = try encoded.payload.withUnsafeBytes { payload throws(ByteReader.Malformed) in
                 let expected = BatchDecoder.Expected(
                     eventCount: eventCount, minAt: encoded.minAt, maxAt: encoded.maxAt, firstSeq: firstSeq,
