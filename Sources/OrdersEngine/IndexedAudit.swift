@@ -138,7 +138,9 @@ public final class IndexedAudit {
 
     /// Whether another cart's applied checkout took `order` before seq `seq`.
     private func takenElsewhere(_ order: [UInt8], before seq: Seq, by cart: [UInt8]) throws -> Bool {
-        for checkout in try checkouts(of: order) where checkout.seq < seq {
+        // Those before `seq` alone: the batches after it are not read, unless another question asked for them.
+        let earlier = try checkouts[order] ?? events.checkouts(ofOrder: order, before: seq)
+        for checkout in earlier where checkout.seq < seq {
             let other = Array(ids.carts[checkout.event.cart!])
             guard other != cart else { continue }
             if try status(of: other, at: checkout.seq) == .applied { return true }

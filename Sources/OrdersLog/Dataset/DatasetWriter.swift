@@ -89,7 +89,7 @@ public final class DatasetWriter {
             if name == "." || name == ".." || name == "lock" { continue }
             let stem = name.hasPrefix("part-") ? name.dropFirst(5).prefix { $0.isASCII && $0.isNumber } : ""
             let rest = name.dropFirst(5 + stem.count)
-            if stem.count >= 4, [".log", ".log.chk", ".seqs"].contains(rest) { continue }
+            if stem.count >= 4, [".log", ".log.chk", ".log.index", ".seqs"].contains(rest) { continue }
             return name
         }
         return nil

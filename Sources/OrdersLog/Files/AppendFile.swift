@@ -215,6 +215,8 @@ final class AppendFile {
         if created && committedEnd <= Int64(FileHeader.size) && nothingCommitted {
             _ = unlink(path)
             checkpointFile.remove()
+            // Its index, begun with its first batch, goes with it.
+            _ = unlink(LogIndex.path(of: path))
         } else {
             try? Self.truncate(descriptor, to: committedEnd, path: path)
         }

@@ -48,40 +48,41 @@ struct IndexEntry: Sendable, Equatable {
         swap(&writer.bytes, &bytes)
         defer { swap(&writer.bytes, &bytes) }
         let start = writer.bytes.count
-        writer.write(littleEndian: UInt32(32 + 8 * filter.words.count))
+        writer.write(littleEndian: UInt32(32 + filter.bytes.count))
         writer.write(littleEndian: UInt64(offset))
         writer.write(seq: firstSeq)
         writer.write(littleEndian: eventCount)
         writer.write(littleEndian: frameCRC)
-        writer.write(littleEndian: UInt32(filter.words.count))
-        for word in filter.words { writer.write(littleEndian: word) }
+        writer.write(littleEndian: UInt32(filter.bytes.count / 8))
+        writer.write(contentsOf: filter.bytes)
         writer.write(littleEndian: writer.bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[start...])) })
     }
 
-    /// The entry at the start of `bytes`, and its length; nil if it is cut
-    /// short or its CRC does not match (a write torn by a crash, or damage).
-    static func decode(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> (IndexEntry, Int)? {
-        var reader = ByteReader(bytes)
-        do throws(ByteReader.Malformed) {
-            let size = Int(try reader.read(littleEndian: UInt32.self))
-            guard size >= 32 + 8, size <= bytes.count - 4, (size - 32) % 8 == 0 else { return nil }
-            let length = 4 + size
-            let crc = bytes.loadUnaligned(fromByteOffset: length - 4, as: UInt32.self).littleEndian
-            guard crc == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<length - 4])) else { return nil }
-            let offset = Int64(bitPattern: try reader.read(littleEndian: UInt64.self))
-            let firstSeq = try reader.readSeq()
-            let eventCount = try reader.read(littleEndian: UInt32.self)
-            let frameCRC = try reader.read(littleEndian: UInt32.self)
-            let count = Int(try reader.read(littleEndian: UInt32.self))
-            guard count == (size - 32) / 8 else { return nil }
-            var words: [UInt64] = []
-            words.reserveCapacity(count)
-            for _ in 0..<count { words.append(try reader.read(littleEndian: UInt64.self)) }
-            var entry = IndexEntry(offset: offset, firstSeq: firstSeq, eventCount: eventCount, frameCRC: frameCRC)
-            entry.filter = BloomFilter(words: words, seed: seed)
-            return (entry, length)
-        } catch {
-            return nil
+    /// The entry at `start` in `file` (an index file's bytes), and its
+    /// length; nil if it is cut short or its CRC does not match (a write
+    /// torn by a crash, or damage). Its filter shares `file`'s bytes.
+    static func decode(_ file: [UInt8], at start: Int, seed: UInt64) -> (IndexEntry, Int)? {
+        file.withUnsafeBytes { all -> (IndexEntry, Int)? in
+            let bytes = UnsafeRawBufferPointer(rebasing: all[start...])
+            var reader = ByteReader(bytes)
+            do throws(ByteReader.Malformed) {
+                let size = Int(try reader.read(littleEndian: UInt32.self))
+                guard size >= 32 + 8, size <= bytes.count - 4, (size - 32) % 8 == 0 else { return nil }
+                let length = 4 + size
+                let crc = bytes.loadUnaligned(fromByteOffset: length - 4, as: UInt32.self).littleEndian
+                guard crc == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<length - 4])) else { return nil }
+                let offset = Int64(bitPattern: try reader.read(littleEndian: UInt64.self))
+                let firstSeq = try reader.readSeq()
+                let eventCount = try reader.read(littleEndian: UInt32.self)
+                let frameCRC = try reader.read(littleEndian: UInt32.self)
+                let count = Int(try reader.read(littleEndian: UInt32.self))
+                guard count == (size - 32) / 8 else { return nil }
+                var entry = IndexEntry(offset: offset, firstSeq: firstSeq, eventCount: eventCount, frameCRC: frameCRC)
+                entry.filter = BloomFilter(bytes: file[start + 32..<start + 32 + 8 * count], seed: seed)
+                return (entry, length)
+            } catch {
+                return nil
+            }
         }
     }
 

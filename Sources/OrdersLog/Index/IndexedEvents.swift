@@ -28,6 +28,10 @@ public final class IndexedEvents {
     private var loaded = LoadedBatch()
     private var spellings = BatchSpellings()
     private var spelledAgain = SpelledAgainCheck()
+    /// The batch in `loaded`, and its records: a cart's checkout and its
+    /// order's are most often in one batch, read once for both.
+    private var loadedBatch: Int?
+    private var loadedRecords = EventRecords()
 
     /// Reads `reader`'s log through its index (made from the log in memory
     /// where the index is behind or missing), its events before seq `upTo` alone.
@@ -44,15 +48,17 @@ public final class IndexedEvents {
         try found(cart, as: .cart)
     }
 
-    /// The checkouts that name the order spelled `order`, in seq order.
-    public func checkouts(ofOrder order: [UInt8]) throws -> [Found] {
-        try found(order, as: .order)
+    /// The checkouts that name the order spelled `order`, in seq order,
+    /// those before seq `before` alone if it is given.
+    public func checkouts(ofOrder order: [UInt8], before: Seq? = nil) throws -> [Found] {
+        try found(order, as: .order, before: before)
     }
 
-    private func found(_ id: [UInt8], as role: Role) throws -> [Found] {
+    private func found(_ id: [UInt8], as role: Role, before: Seq? = nil) throws -> [Found] {
         var found: [Found] = []
-        for (index, entry) in entries.enumerated() where entry.firstSeq < upTo && entry.mayName(id, as: role) {
-            found += try read(reader.batches[index], keeping: id, as: role)
+        let end = min(upTo, before ?? upTo)
+        for (index, entry) in entries.enumerated() where entry.firstSeq < end && entry.mayName(id, as: role) {
+            found += try read(index, keeping: id, as: role)
         }
         return found
     }
@@ -60,11 +66,17 @@ public final class IndexedEvents {
     /// Reads a batch, and of its events before `upTo`, those that name
     /// `id` as `role` (for a cart, those of an unknown type whose `cart`
     /// member is `id` too), renumbered into `ids`.
-    private func read(_ batch: LogLayout.Batch, keeping id: [UInt8], as role: Role) throws -> [Found] {
-        batchesRead += 1
+    private func read(_ index: Int, keeping id: [UInt8], as role: Role) throws -> [Found] {
+        let batch = reader.batches[index]
         do {
-            try loader.load(batch, into: &loaded, doing: .events(checkingSpellings: false))
-            let records = try reader.recordLoader.records(of: batch, events: loaded.events)
+            if loadedBatch != index {
+                batchesRead += 1
+                loadedBatch = nil
+                try loader.load(batch, into: &loaded, doing: .events(checkingSpellings: false))
+                loadedRecords = try reader.recordLoader.records(of: batch, events: loaded.events)
+                loadedBatch = index
+            }
+            let records = loadedRecords
             var found: [Found] = []
             try loaded.onPayload(of: batch) { payload throws(ByteReader.Malformed) in
                 var number: Int?

@@ -18,11 +18,17 @@ import Darwin
 /// behind, and what it lacks is made again from the log. Deleted, every
 /// answer is the same, only slower. Its writer never syncs it: a crash
 /// leaves it current or detectably behind.
-enum LogIndex {
-    static func path(of log: String) -> String { log + ".index" }
+public enum LogIndex {
+    public static func path(of log: String) -> String { log + ".index" }
+
+    /// The files a log's writers keep beside it, each derived from it or
+    /// tied to it: its writer checkpoint and its index. What goes with a
+    /// log that is removed.
+    public static func filesBeside(_ log: String) -> [String] { [WriterCheckpoint.path(of: log), path(of: log)] }
 
     static let magic = Array("ORDERIDX".utf8)
-    static let version: UInt32 = 1
+    /// 2: filters of 16 bits a member (1 had 10); an index of another version is made again.
+    static let version: UInt32 = 2
     /// magic 8, version u32, seed u64, CRC-32C u32 of the rest.
     static let headerSize = 24
 
@@ -38,18 +44,29 @@ enum LogIndex {
 
     /// The entries of `log`'s index that stand for its first `batches`, as far as they go.
     static func read(log: String, batches: [LogLayout.Batch]) -> Trusted {
-        guard access(path(of: log), F_OK) == 0, let bytes = try? readWholeInput(path(of: log)) else { return Trusted() }
-        return bytes.withUnsafeBytes { bytes in
-            guard let seed = header(bytes) else { return Trusted() }
-            var trusted = Trusted(seed: seed, end: headerSize)
-            while trusted.entries.count < batches.count,
-                let (entry, length) = IndexEntry.decode(UnsafeRawBufferPointer(rebasing: bytes[trusted.end...]), seed: seed),
-                entry.stands(for: batches[trusted.entries.count])
-            {
-                trusted.entries.append(entry)
-                trusted.end += length
-            }
-            return trusted
+        guard access(path(of: log), F_OK) == 0, let bytes = try? readIndexFile(path(of: log)) else { return Trusted() }
+        guard let seed = bytes.withUnsafeBytes(header) else { return Trusted() }
+        var trusted = Trusted(seed: seed, end: headerSize)
+        trusted.entries.reserveCapacity(batches.count)
+        while trusted.entries.count < batches.count, let (entry, length) = IndexEntry.decode(bytes, at: trusted.end, seed: seed),
+            entry.stands(for: batches[trusted.entries.count])
+        {
+            trusted.entries.append(entry)
+            trusted.end += length
+        }
+        return trusted
+    }
+
+    /// The whole file, read at once at the size it has now (a writer may
+    /// append meanwhile: what it appends after is not read, as if it came later).
+    private static func readIndexFile(_ path: String) throws -> [UInt8] {
+        let file = try FileDescriptor.openInput(path)
+        defer { try? file.close() }
+        let size = Int(try file.size(path: path))
+        // Not zeroed first: the read fills every byte (tens of MB for a large log's index).
+        return try [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            try file.readAll(at: 0, into: UnsafeMutableRawBufferPointer(buffer), path: path)
+            count = size
         }
     }
 

@@ -20,8 +20,8 @@ enum PartialOutput {
     private static let signals = [SIGINT, SIGTERM, SIGHUP]
 
     /// `path` (in the directory `scratch`, removed with it, if given) is
-    /// being written: remove it, and its writer checkpoint if it is a log,
-    /// should an interrupt come.
+    /// being written: remove it, and what a log's writer keeps beside it
+    /// (its checkpoint and index), should an interrupt come.
     static func begin(_ path: String, scratchDirectory scratch: String? = nil) {
         begin([path], scratchDirectory: scratch)
     }
@@ -29,7 +29,7 @@ enum PartialOutput {
     /// Each of `paths` (in the directory `scratch`, if given) is being
     /// written, or soon will be: as ``begin(_:scratchDirectory:)`` for each.
     static func begin(_ paths: [String], scratchDirectory scratch: String? = nil) {
-        let names = paths.flatMap { [$0, WriterCheckpoint.path(of: $0)] }
+        let names = paths.flatMap { [$0] + LogIndex.filesBeside($0) }
         let files = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: names.count)
         for (i, name) in names.enumerated() { (files + i).initialize(to: strdup(name)) }
         pendingFiles = files
