@@ -17,6 +17,13 @@ let package = Package(
             dependencies: [.product(name: "OrdersLog", package: "orders"), .product(name: "OrdersCore", package: "orders")],
             path: "Targets/FuzzLogFile", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
         .executableTarget(
+            name: "FuzzIndexFile",
+            dependencies: [
+                .product(name: "OrdersLog", package: "orders"), .product(name: "OrdersCore", package: "orders"),
+                .product(name: "OrdersEngine", package: "orders"),
+            ],
+            path: "Targets/FuzzIndexFile", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+        .executableTarget(
             name: "FuzzBatchPayload",
             dependencies: [.product(name: "OrdersLog", package: "orders"), .product(name: "OrdersCore", package: "orders")],
             path: "Targets/FuzzBatchPayload", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
