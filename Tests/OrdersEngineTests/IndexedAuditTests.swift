@@ -15,6 +15,18 @@ struct IndexedAuditTests {
         var total: WideInteger
         var currency: Currency?
         var record: EventRecord?
+
+        init(_ entry: AuditEntry, _ record: EventRecord?, _ currency: Currency?) {
+            (seq, status, units, total) = (entry.seq, entry.status, entry.cartUnits, entry.cartTotal)
+            (self.currency, self.record) = (currency, record)
+        }
+    }
+
+    /// The audit of `cart` through the index.
+    private static func lines(of cart: [UInt8], through audit: IndexedAudit) throws -> [Line] {
+        var lines: [Line] = []
+        try audit.audit(cart: cart) { lines.append(Line($0, $1, $2)) }
+        return lines
     }
 
     /// A log of colliding events, written in three commits of small batches.
@@ -36,12 +48,7 @@ struct IndexedAuditTests {
         let reader = try LogReader(path: path)
         var ids = Identifiers(), events: [Event] = []
         while let chunk = try reader.next(ids: &ids, into: &events) {
-            audit.take(first: chunk.firstSeq, events, records: chunk.records, ids: ids) { entry, record, currency in
-                lines.append(
-                    Line(
-                        seq: entry.seq, status: entry.status, units: entry.cartUnits, total: entry.cartTotal, currency: currency,
-                        record: record))
-            }
+            audit.take(first: chunk.firstSeq, events, records: chunk.records, ids: ids) { lines.append(Line($0, $1, $2)) }
         }
         return lines
     }
@@ -63,13 +70,7 @@ struct IndexedAuditTests {
         let audit = try IndexedAudit(LogReader(path: path))
         for number in 0..<ids.carts.count {
             let cart = Array(ids.carts[Symbol(rawValue: UInt32(number))])
-            var lines: [Line] = []
-            try audit.audit(cart: cart) { entry, record, currency in
-                lines.append(
-                    Line(
-                        seq: entry.seq, status: entry.status, units: entry.cartUnits, total: entry.cartTotal, currency: currency,
-                        record: record))
-            }
+            let lines = try Self.lines(of: cart, through: audit)
             #expect(lines == (try wholeAudit(path, cart: cart)), "seed \(seed), \(String(decoding: cart, as: UTF8.self))")
         }
         for number in 0..<ids.orders.count {
@@ -98,13 +99,7 @@ struct IndexedAuditTests {
         var read = 0
         for cart in carts {
             let audit = try IndexedAudit(LogReader(path: path))
-            var lines: [Line] = []
-            try audit.audit(cart: cart) { entry, record, currency in
-                lines.append(
-                    Line(
-                        seq: entry.seq, status: entry.status, units: entry.cartUnits, total: entry.cartTotal, currency: currency,
-                        record: record))
-            }
+            let lines = try Self.lines(of: cart, through: audit)
             let whole = try wholeAudit(path, cart: cart)
             #expect(!lines.isEmpty && lines == whole, "\(String(decoding: cart, as: UTF8.self))")
             read += audit.batchesRead

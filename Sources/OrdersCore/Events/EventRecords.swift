@@ -42,6 +42,23 @@ public struct EventRecords: Sendable {
 
     public mutating func removeAll() { entries.removeAll(keepingCapacity: true) }
 
+    /// The records of the events `range`, by index among them (the
+    /// event at `range.lowerBound` is 0): found by a binary search, so that
+    /// many slices of one run cost what they hold, not the run each.
+    public func slice(_ range: Range<Int>) -> EventRecords {
+        var low = 0, high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            if entries[middle].index < range.lowerBound { low = middle + 1 } else { high = middle }
+        }
+        var slice = EventRecords()
+        for entry in entries[low...] {
+            guard entry.index < range.upperBound else { break }
+            slice.entries.append(Entry(index: entry.index - range.lowerBound, line: entry.line, record: entry.record))
+        }
+        return slice
+    }
+
     /// A way through the records beside the events, in order.
     public struct Cursor {
         private var next = 0

@@ -151,7 +151,7 @@ struct BatchLoader: ~Copyable {
         loaded.text = []
         defer { loaded.text = text }
         do {
-            try appendText(of: batch, loaded, events: loaded.events.indices, to: &text)
+            try appendText(of: batch, loaded, runs: [loaded.events.indices], to: &text)
             return true
         } catch {
             text.removeAll(keepingCapacity: true)
@@ -159,27 +159,27 @@ struct BatchLoader: ~Copyable {
         }
     }
 
-    /// Appends the export lines of the events `range` of `loaded`
-    /// (`batch`'s), with their `records` (by index among all the batch's
-    /// events), their ids spelled by the batch itself, with no table of
-    /// the log's ids: what a worker writes, and what a reader that starts
-    /// at a batch in the middle of the log reads (``LogReader/seek(after:)``).
+    /// Appends the export lines of the events `runs` of `loaded`
+    /// (`batch`'s; each run a stretch of seqs), with their `records` (by
+    /// index among all the batch's events), their ids spelled by the batch
+    /// itself, with no table of the log's ids: what a worker writes, and
+    /// what a reader that starts in the middle of the log, or keeps a time
+    /// window, reads (``LogReader/seek(after:)``). The batch's spellings are read once for all the runs.
     /// - Throws: ``BatchFailure`` if the batch does not spell again exactly the
     ///   earlier ids its events use, or its spellings do not read.
     mutating func appendText(
-        of batch: LogLayout.Batch, _ loaded: LoadedBatch, records: EventRecords = EventRecords(), events range: Range<Int>,
+        of batch: LogLayout.Batch, _ loaded: LoadedBatch, records: EventRecords = EventRecords(), runs: [Range<Int>],
         to text: inout [UInt8]
     ) throws(BatchFailure) {
-        var shifted = EventRecords()
-        for entry in records.entries where range.contains(entry.index) {
-            shifted.append(entry.record, index: entry.index - range.lowerBound, line: entry.line)
-        }
-        let firstSeq = batch.header.firstSeq + Seq(range.lowerBound)
-        let events = range == loaded.events.indices ? loaded.events : Array(loaded.events[range])
         try loaded.onPayload(of: batch) { payload throws(ByteReader.Malformed) in
             try spelledAgain.check(loaded.events, loaded.dictionary, in: payload)
             try spellings.read(loaded.dictionary, in: payload)
-            EventJSON.appendLines(firstSeq: firstSeq, events, records: shifted, spelledBy: spellings.reading(payload), to: &text)
+            for run in runs {
+                let events = run == loaded.events.indices ? loaded.events : Array(loaded.events[run])
+                EventJSON.appendLines(
+                    firstSeq: batch.header.firstSeq + Seq(run.lowerBound), events, records: records.slice(run),
+                    spelledBy: spellings.reading(payload), to: &text)
+            }
         }
     }
 

@@ -7,12 +7,8 @@ extension LogReader {
     /// in memory (a reader never writes the index; the next writer does).
     func indexEntries() throws -> [IndexEntry] {
         var trusted = LogIndex.read(log: name, batches: batches)
-        guard trusted.entries.count < batches.count else { return trusted.entries }
-        let seed = trusted.seed ?? randomSeed()
-        var loader = try BatchLoader(file: file, name: name)
-        var loaded = LoadedBatch()
-        for batch in batches[trusted.entries.count...] {
-            trusted.entries.append(try LogIndex.entry(for: batch, loader: &loader, records: recordLoader, into: &loaded, seed: seed))
+        try LogIndex.makeEntries(for: batches[trusted.entries.count...], of: name, file: file, seed: trusted.seed ?? randomSeed()) {
+            trusted.entries.append($0)
         }
         return trusted.entries
     }

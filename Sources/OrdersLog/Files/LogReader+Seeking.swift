@@ -67,23 +67,14 @@ extension LogReader {
                 }
                 let records = try recordLoader.records(of: batch, events: current.events)
                 let start = min(from, current.events.count)
-                guard let window = timeWindow else {
-                    if current.hasText && records.isEmpty && start == 0 {
-                        text.append(contentsOf: current.text)
-                    } else {
-                        try loader.appendText(of: batch, current, records: records, events: start..<current.events.count, to: &text)
-                    }
-                    return current.events.count - start
+                if timeWindow == nil, current.hasText && records.isEmpty && start == 0 {
+                    text.append(contentsOf: current.text)
+                    return current.events.count
                 }
-                // The runs of events in the window, each written as one stretch of seqs.
-                var kept = 0, run = start
-                for i in start...current.events.count {
-                    if i < current.events.count, window.contains(current.events[i].at.milliseconds) { continue }
-                    if run < i { try loader.appendText(of: batch, current, records: records, events: run..<i, to: &text) }
-                    kept += i - run
-                    run = i + 1
-                }
-                if kept > 0 { return kept }
+                let runs = (start..<current.events.count).runs { timeWindow?.contains(current.events[$0].at.milliseconds) ?? true }
+                try loader.appendText(of: batch, current, records: records, runs: runs, to: &text)
+                let kept = runs.reduce(0) { $0 + $1.count }
+                if kept > 0 || timeWindow == nil { return kept }
             } catch let failure as BatchFailure {
                 throw corrupt(batch, failure)
             }

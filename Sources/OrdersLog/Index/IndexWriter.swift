@@ -46,13 +46,9 @@ final class IndexWriter {
         guard ftruncate(file.rawValue, off_t(end)) == 0 else {
             throw FileError(path: path, operation: "truncating", reason: String(cString: strerror(errno)))
         }
-        guard trusted.entries.count < batches.count else { return }
-        var loader = try BatchLoader(file: descriptor, name: log)
-        let records = try RecordLoader(file: descriptor, name: log)
-        var loaded = LoadedBatch()
         var bytes: [UInt8] = []
-        for batch in batches[trusted.entries.count...] {
-            try LogIndex.entry(for: batch, loader: &loader, records: records, into: &loaded, seed: seed).encode(into: &bytes)
+        try LogIndex.makeEntries(for: batches[trusted.entries.count...], of: log, file: descriptor, seed: seed) { entry in
+            entry.encode(into: &bytes)
             if bytes.count >= 1 << 20 {
                 try write(bytes)
                 bytes.removeAll(keepingCapacity: true)

@@ -89,17 +89,24 @@ public enum LogIndex {
         return bytes.loadUnaligned(fromByteOffset: 12, as: UInt64.self).littleEndian
     }
 
-    /// The entry of `batch`, made from the log: its ids read from its
-    /// payload's dictionary (decompressed, events not decoded) and its records.
-    static func entry(
-        for batch: LogLayout.Batch, loader: inout BatchLoader, records: RecordLoader, into loaded: inout LoadedBatch, seed: UInt64
-    ) throws -> IndexEntry {
-        try loader.load(batch, into: &loaded, decodingEvents: false)
-        let batchRecords = try records.records(of: batch)
-        var filter: BloomFilter?
-        try loaded.onPayload(of: batch) { payload throws(ByteReader.Malformed) in
-            filter = try IndexEntry.filter(dictionary: loaded.dictionary, payload: payload, records: batchRecords, seed: seed)
+    /// The entries of `batches`, made from the log read through `file`,
+    /// one at a time to `body`: each batch's ids read from its payload's
+    /// dictionary (decompressed, events not decoded) and its records.
+    static func makeEntries(
+        for batches: ArraySlice<LogLayout.Batch>, of log: String, file: FileDescriptor, seed: UInt64, _ body: (IndexEntry) throws -> Void
+    ) throws {
+        guard !batches.isEmpty else { return }
+        var loader = try BatchLoader(file: file, name: log)
+        let records = try RecordLoader(file: file, name: log)
+        var loaded = LoadedBatch()
+        for batch in batches {
+            try loader.load(batch, into: &loaded, decodingEvents: false)
+            let batchRecords = try records.records(of: batch)
+            var filter: BloomFilter?
+            try loaded.onPayload(of: batch) { payload throws(ByteReader.Malformed) in
+                filter = try IndexEntry.filter(dictionary: loaded.dictionary, payload: payload, records: batchRecords, seed: seed)
+            }
+            try body(IndexEntry(batch, filter: filter!))
         }
-        return IndexEntry(batch, filter: filter!)
     }
 }

@@ -81,18 +81,12 @@ extension Orders {
                 guard let log = stream as? LogReader, !narrowed || !input.readOptions.skippingCorrupt else {
                     try readEvents(stream, progress: "exporting") { chunk, events, ids in
                         // Each run of events kept, one stretch of seqs at a time.
-                        var run = Int(min(Int64(events.count), max(0, after + 1 - chunk.firstSeq)))
-                        for i in run...events.count {
-                            if i < events.count, window.contains(events[i].at.milliseconds) { continue }
-                            if run < i {
-                                var records = EventRecords()
-                                for entry in chunk.records.entries where (run..<i).contains(entry.index) {
-                                    records.append(entry.record, index: entry.index - run, line: entry.line)
-                                }
-                                EventJSON.appendLines(
-                                    firstSeq: chunk.firstSeq + Int64(run), Array(events[run..<i]), records: records, ids: ids, to: &text)
-                            }
-                            run = i + 1
+                        let start = Int(min(Int64(events.count), max(0, after + 1 - chunk.firstSeq)))
+                        for run in (start..<events.count).runs(where: { window.contains(events[$0].at.milliseconds) }) {
+                            EventJSON.appendLines(
+                                firstSeq: chunk.firstSeq + Int64(run.lowerBound), Array(events[run]), records: chunk.records.slice(run),
+                                ids: ids,
+                                to: &text)
                         }
                         Console.write(text)
                         text.removeAll(keepingCapacity: true)
