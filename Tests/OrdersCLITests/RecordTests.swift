@@ -229,8 +229,9 @@ struct RecordTests {
         #expect(Array(FileManager.default.contents(atPath: log)!)[16] == 4)
         // That append also made the log's index, its old batches' entries from the log: an audit through it is the whole log's.
         #expect(FileManager.default.fileExists(atPath: log + ".index"))
-        let audit = try CLI.run(["audit", log, "--cart", "kiosk-1"])
-        #expect(!audit.stdout.isEmpty && audit.stdout == (try CLI.run(["audit", log, "--cart", "kiosk-1", "--no-index"])).stdout)
+        let audit = try CLI.run(["audit", log, "--cart", "kiosk-1"]),
+            whole = try CLI.run(["audit", log, "--cart", "kiosk-1", "--no-index"])
+        #expect(!audit.stdout.isEmpty && audit.stdout == whole.stdout)
         #expect(try CLI.run(["import", log, "Fixtures/record-day.ndjson", "--keep-unknown"]).status == 0)
         let verify = try CLI.run(["verify", log])
         #expect(verify.status == 0)
