@@ -24,6 +24,13 @@ let package = Package(
             ],
             path: "Targets/FuzzIndexFile", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
         .executableTarget(
+            name: "FuzzSnapshotFile",
+            dependencies: [
+                .product(name: "OrdersLog", package: "orders"), .product(name: "OrdersCore", package: "orders"),
+                .product(name: "OrdersEngine", package: "orders"),
+            ],
+            path: "Targets/FuzzSnapshotFile", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+        .executableTarget(
             name: "FuzzBatchPayload",
             dependencies: [.product(name: "OrdersLog", package: "orders"), .product(name: "OrdersCore", package: "orders")],
             path: "Targets/FuzzBatchPayload", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),

@@ -8,9 +8,13 @@ public enum Engine {
     /// Folds every event of `stream` and gathers every report. A log that
     /// reads strictly is folded straight from its columns (``fold(_:threads:zone:ids:batchDone:)``);
     /// NDJSON, and a log read past damaged batches, event by event.
-    /// - Parameter advanced: told of each chunk folded, with its event count and the input's position.
+    /// - Parameters:
+    ///   - fromSnapshot: whether a log's fold may start from the snapshot
+    ///     beside it (``resume(_:zone:note:)``), and fold only the batches
+    ///     after it, on one thread and a worker; `note` is told why one was passed over.
+    ///   - advanced: told of each chunk folded, with its event count and the input's position.
     public static func fold(
-        _ stream: any EventStream, threads: Int, zone: ZoneRules,
+        _ stream: any EventStream, threads: Int, zone: ZoneRules, fromSnapshot: Bool = false, note: (String) -> Void = { _ in },
         advanced: (Int, (done: Int64, total: Int64)?) -> Void = { _, _ in }
     ) throws -> (reports: Reports, ids: Identifiers) {
         if let dataset = stream as? DatasetReader {
@@ -18,6 +22,10 @@ public enum Engine {
         }
         var ids = Identifiers()
         if let log = stream as? LogReader, log.foldsDirectly {
+            if fromSnapshot, var resumed = resume(log, zone: zone, note: note) {
+                try log.fold(into: &resumed.projector, ids: &resumed.ids) { advanced($0, log.progress) }
+                return (resumed.projector.reports, resumed.ids)
+            }
             let reports = try fold(log, threads: threads, zone: zone, ids: &ids) { advanced($0, log.progress) }
             return (reports, ids)
         }

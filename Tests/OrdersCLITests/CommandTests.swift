@@ -191,6 +191,61 @@ struct CommandTests {
         #expect(FileManager.default.fileExists(atPath: index))
     }
 
+    /// Every question a fold answers, from a snapshot taken between
+    /// imports and after them, with the snapshot kept, damaged or gone:
+    /// byte for byte what the whole log's fold answers.
+    @Test func aFoldFromTheSnapshotPrintsWhatTheWholeLogPrints() throws {
+        let dir = CLI.temporaryDirectory(), log = dir + "/all.log", snapshot = log + ".snapshot"
+        let fixtures = ["kiosk-day", "order-collisions", "anomalies", "tricky-ids", "record-day", "zones"]
+        for (i, fixture) in fixtures.enumerated() {
+            let imported = try CLI.run(
+                [
+                    "import", log, "Fixtures/\(fixture).ndjson", "--keep-unknown", "--warn-earlier", "off", "--snapshot-after",
+                    i == 2 ? "1" : "0",
+                ])
+            #expect(imported.status == 0)
+            #expect(imported.stderr.contains("took a snapshot") == (i == 2), "\(fixture): \(imported.stderr)")
+        }
+        let questions: [[String]] =
+            [["replay"], ["replay", "--json"], ["tally"], ["tally", "--format", "json"]]
+            + ["UTC", "Asia/Seoul", "America/New_York", "Asia/Kathmandu", "Pacific/Chatham"].flatMap { zone in
+                [["report", "daily", "--tz", zone, "--format", "csv"], ["report", "products", "--tz", zone, "--format", "json"]]
+            }
+        func expectSameAnswers(_ state: String, noting: Bool) throws {
+            for question in questions {
+                var arguments = question + ["--threads", "2"]
+                arguments.insert(log, at: question[0] == "report" ? 2 : 1)
+                let resumed = try CLI.run(arguments), whole = try CLI.run(arguments + ["--no-snapshot"])
+                #expect(whole.status == 0 && !whole.stdout.isEmpty, "\(question): \(whole.stderr)")
+                #expect(resumed.status == whole.status && resumed.stdout == whole.stdout, "\(state): \(question)")
+                let said =
+                    noting
+                    ? resumed.stderr.contains("passed over") && resumed.stderr.hasSuffix(whole.stderr) : resumed.stderr == whole.stderr
+                #expect(said, "\(state): \(question): \(resumed.stderr)")
+            }
+        }
+        // The snapshot after the third fixture, behind the log.
+        try expectSameAnswers("behind", noting: false)
+        let taken = try CLI.run(["snapshot", log])
+        #expect(taken.status == 0 && taken.stdout.isEmpty && taken.stderr.contains("wrote \(snapshot)"), "\(taken.stderr)")
+        #expect(try CLI.run(["snapshot", log]).stderr.contains("covers every event"))
+        try expectSameAnswers("current", noting: false)
+        let intact = try Data(contentsOf: URL(fileURLWithPath: snapshot))
+        var flipped = intact
+        flipped[intact.count / 2] ^= 0x40
+        try flipped.write(to: URL(fileURLWithPath: snapshot))
+        try expectSameAnswers("flipped", noting: true)
+        try FileManager.default.removeItem(atPath: snapshot)
+        try expectSameAnswers("gone", noting: false)
+        // Sums past a signed 64-bit integer stay past it in a snapshot: the same error.
+        let overflowing = dir + "/overflow.log"
+        #expect(try CLI.run(["import", overflowing, "Fixtures/sum-overflow.ndjson", "--snapshot-after", "1"]).status == 0)
+        for question in [["replay", overflowing, "--json"], ["report", "daily", overflowing]] {
+            let resumed = try CLI.run(question), whole = try CLI.run(question + ["--no-snapshot"])
+            #expect(resumed.status == whole.status && whole.status != 0 && resumed.stderr == whole.stderr, "\(question): \(resumed.stderr)")
+        }
+    }
+
     /// Whether the log's ids are read whole or looked up, the FILEs before
     /// the malformed one are held or written, and none of it stays.
     @Test(arguments: [[], ["--read-whole-below", "0"]])

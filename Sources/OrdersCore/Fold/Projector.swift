@@ -31,9 +31,13 @@ public struct Projector: ~Copyable, Sendable {
 
     /// The reports so far.
     public var reports: Reports {
-        var reports = gatherer.reports(counts: counts, openCarts: ledger.openCarts)
-        if let foldedElsewhere { reports.merge(foldedElsewhere) }
-        return reports
+        let here = gatherer.reports(counts: counts, openCarts: ledger.openCarts)
+        guard let foldedElsewhere else { return here }
+        // The smaller merged into the larger (a snapshot's, say, with the events after it).
+        var (larger, smaller) =
+            here.products.totals.count >= foldedElsewhere.products.totals.count ? (here, foldedElsewhere) : (foldedElsewhere, here)
+        larger.merge(smaller)
+        return larger
     }
 
     /// The zone in which the reports count dates.

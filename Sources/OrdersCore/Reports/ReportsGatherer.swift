@@ -77,7 +77,7 @@ public struct ReportsGatherer: ~Copyable, FoldObserver, @unchecked Sendable {  /
     mutating func localDay(of instant: Timestamp) -> Int64 {
         let at = instant.milliseconds
         if at < offsetFrom || at >= offsetUntil { (offset, offsetFrom, offsetUntil) = zone.offsetSpan(at: instant) }
-        return floorDivide(at + offset, 86_400_000)
+        return floorDivide(at + offset, zone.dayLength)
     }
 
     /// The reports of everything gathered, with the fold's counts of events

@@ -36,8 +36,9 @@ package enum DatasetFiles {
     /// Replaces the file at `path` with `bytes` so that a crash leaves the
     /// old or the new one whole: a temporary file, synced, renamed over it,
     /// then the directory synced.
-    package static func replace(_ path: String, with bytes: [UInt8]) throws {
-        let temporary = path + ".tmp"
+    /// - Parameter temporary: its name; one of its own for each writer, when two may replace the file at once.
+    package static func replace(_ path: String, with bytes: [UInt8], temporary: String? = nil) throws {
+        let temporary = temporary ?? path + ".tmp"
         do {
             let file = try FileDescriptor.open(
                 FilePath(temporary), .writeOnly, options: [.create, .truncate],

@@ -72,6 +72,19 @@ extension FileDescriptor {
         }
     }
 
+    /// The whole file at `path`, read at once at the size it has now (a
+    /// writer may append meanwhile: what it appends after is not read, as if it came later).
+    static func readWhole(_ path: String) throws(FileError) -> [UInt8] {
+        let file = try openInput(path)
+        defer { try? file.close() }
+        let size = Int(try file.size(path: path))
+        // Not zeroed first: the read fills every byte (tens of MB for a large log's index).
+        return try [UInt8](unsafeUninitializedCapacity: size) { (buffer, count) throws(FileError) in
+            try file.readAll(at: 0, into: UnsafeMutableRawBufferPointer(buffer), path: path)
+            count = size
+        }
+    }
+
     /// The CRC-32C of the bytes `range`, continuing `crc`: a file's checksum kept up to
     /// date by reading only what was appended, or a log's content (its committed bytes).
     func crc32c(of range: Range<Int64>, continuing crc: UInt32 = 0, path: String) throws -> UInt32 {

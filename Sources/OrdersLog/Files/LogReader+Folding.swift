@@ -21,9 +21,15 @@ extension LogReader {
     /// - Parameter batchDone: called after each batch with its event count.
     /// - Throws: like `next`. A batch that fails may have been folded in
     ///   part, so after a throw `projector` holds no meaningful outcome.
-    public func fold(into projector: inout Projector, ids: inout Identifiers, batchDone: (Int) -> Void = { _ in }) throws {
+    /// - Parameter wholeLedger: that `projector`'s ledger take every event,
+    ///   votes too, as a snapshot of it needs; otherwise a worker may fold
+    ///   the votes in a ledger of its own, and give `projector` their reports.
+    public func fold(
+        into projector: inout Projector, ids: inout Identifiers, wholeLedger: Bool = false, batchDone: (Int) -> Void = { _ in }
+    ) throws {
         // With one worker, taking the batches in order, it folds the votes too, if the fold starts here.
-        let votes = workers == 1 && nextBatch == 0 && projector.eventsFolded == 0 ? WorkerVotes(zone: projector.zone) : nil
+        let votes =
+            workers == 1 && nextBatch == 0 && projector.eventsFolded == 0 && !wholeLedger ? WorkerVotes(zone: projector.zone) : nil
         try handOver(to: &projector, ids: &ids, votes: votes, batchDone: batchDone)
         if let votes { projector.add(foldedElsewhere: votes.projector.reports) }
     }

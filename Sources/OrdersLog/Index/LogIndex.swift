@@ -21,10 +21,12 @@ import Darwin
 public enum LogIndex {
     public static func path(of log: String) -> String { log + ".index" }
 
-    /// The files a log's writers keep beside it, each derived from it or
-    /// tied to it: its writer checkpoint and its index. What goes with a
-    /// log that is removed.
-    public static func filesBeside(_ log: String) -> [String] { [WriterCheckpoint.path(of: log), path(of: log)] }
+    /// The files kept beside a log, each derived from it or tied to it: its
+    /// writer checkpoint, its index and its snapshot. What goes with a log
+    /// that is removed.
+    public static func filesBeside(_ log: String) -> [String] {
+        [WriterCheckpoint.path(of: log), path(of: log), Snapshot.path(of: log)]
+    }
 
     static let magic = Array("ORDERIDX".utf8)
     /// 2: filters of 16 bits a member (1 had 10); an index of another version is made again.
@@ -44,7 +46,7 @@ public enum LogIndex {
 
     /// The entries of `log`'s index that stand for its first `batches`, as far as they go.
     static func read(log: String, batches: [LogLayout.Batch]) -> Trusted {
-        guard access(path(of: log), F_OK) == 0, let bytes = try? readIndexFile(path(of: log)) else { return Trusted() }
+        guard access(path(of: log), F_OK) == 0, let bytes = try? FileDescriptor.readWhole(path(of: log)) else { return Trusted() }
         guard let seed = bytes.withUnsafeBytes(header) else { return Trusted() }
         var trusted = Trusted(seed: seed, end: headerSize)
         trusted.entries.reserveCapacity(batches.count)
@@ -55,19 +57,6 @@ public enum LogIndex {
             trusted.end += length
         }
         return trusted
-    }
-
-    /// The whole file, read at once at the size it has now (a writer may
-    /// append meanwhile: what it appends after is not read, as if it came later).
-    private static func readIndexFile(_ path: String) throws -> [UInt8] {
-        let file = try FileDescriptor.openInput(path)
-        defer { try? file.close() }
-        let size = Int(try file.size(path: path))
-        // Not zeroed first: the read fills every byte (tens of MB for a large log's index).
-        return try [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-            try file.readAll(at: 0, into: UnsafeMutableRawBufferPointer(buffer), path: path)
-            count = size
-        }
     }
 
     static func header(seed: UInt64) -> [UInt8] {

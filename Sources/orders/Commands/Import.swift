@@ -1,5 +1,6 @@
 import ArgumentParser
 import OrdersCore
+import OrdersEngine
 import OrdersLog
 import OrdersReports
 
@@ -76,6 +77,12 @@ extension Orders {
                 "Write LOG as a dataset: a directory of P logs (parts) and a manifest, each cart's events in one part. Needed to create one; a dataset's later imports route by its own count. See docs/datasets.md.",
                 valueName: "p"))
         var partitions: Int?
+
+        @Option(
+            help: ArgumentHelp(
+                "Take a snapshot of LOG's fold after the import (LOG.snapshot, see orders snapshot --help) once this many events, and a tenth of the log, are past the last one; 0 for never.",
+                valueName: "n"))
+        var snapshotAfter: Int64 = 1_000_000
 
         @Option(help: ArgumentHelp("Events per compressed batch.", visibility: .hidden))
         var batchEvents = LogWriter.defaultBatchEvents
@@ -189,6 +196,25 @@ extension Orders {
                     )
                 }
                 printOutcome(appended: Int64(seqs.count), first: seqs.lowerBound, duplicates: duplicates, warnings: warnings)
+                if Engine.snapshotDue(log, endSeq: seqs.upperBound, after: snapshotAfter) { takeSnapshot() }
+            }
+        }
+
+        /// Takes a snapshot of the log after the import. The import is done and
+        /// stands whatever happens here: a failure is a warning, not an error.
+        private func takeSnapshot() {
+            let progress = Progress("taking a snapshot of \(log)")
+            defer { progress.finish() }
+            do {
+                let taken = try Engine.takeSnapshot(of: log, threads: threads) { Console.note("orders: note: \($0)") }
+                progress.finish()
+                if let bytes = taken.bytes {
+                    Console.note(
+                        "orders: took a snapshot of the fold to seq \(taken.endSeq - 1) (\(OrdersLog.Snapshot.path(of: log)), \(counted(bytes, "byte")))"
+                    )
+                }
+            } catch {
+                Console.note("orders: warning: the import stands, but no snapshot was taken: \(error)")
             }
         }
 

@@ -20,13 +20,14 @@ extension Orders {
                 """)
 
         @OptionGroup var input: InputArgument<FoldThreads>
+        @OptionGroup var snapshot: SnapshotOption
 
         @Flag(help: "Print one JSON object (section 3 of EVENTS.md) instead of a summary for people.")
         var json = false
 
         func run() throws {
             try reportingFailures {
-                let (reports, _) = try replay(input, zone: .utc)
+                let (reports, _) = try replay(input, snapshot, zone: .utc)
                 if json {
                     Console.write(try SummaryReport.json(reports.summary))
                 } else {

@@ -57,6 +57,7 @@ extension Orders.Report {
                 """)
 
         @OptionGroup var input: InputArgument<FoldThreads>
+        @OptionGroup var snapshot: SnapshotOption
         @OptionGroup var zone: ZoneOption
 
         @OptionGroup var dates: DateRange
@@ -67,7 +68,7 @@ extension Orders.Report {
 
         func run() throws {
             try reportingFailures {
-                let (reports, _) = try replay(input, zone: try zone.rules())
+                let (reports, _) = try replay(input, snapshot, zone: try zone.rules())
                 let report = DailyReport(reports.daily, zone: zone.zone, from: dates.from?.date, to: dates.to?.date)
                 switch format {
                 case .table: Console.write(try report.table(limit: limit.rows, width: Console.stdoutColumns))
@@ -94,6 +95,7 @@ extension Orders.Report {
                 """)
 
         @OptionGroup var input: InputArgument<FoldThreads>
+        @OptionGroup var snapshot: SnapshotOption
         @OptionGroup var zone: ZoneOption
 
         @OptionGroup var dates: DateRange
@@ -114,7 +116,7 @@ extension Orders.Report {
         func validate() throws { try checkTop(top) }
 
         func run() throws {
-            try reportingFailures { try runProductReport(input, zone, dates, top, limit, catalog, format, .product) }
+            try reportingFailures { try runProductReport(input, snapshot, zone, dates, top, limit, catalog, format, .product) }
         }
     }
 
@@ -132,6 +134,7 @@ extension Orders.Report {
                 """)
 
         @OptionGroup var input: InputArgument<FoldThreads>
+        @OptionGroup var snapshot: SnapshotOption
         @OptionGroup var zone: ZoneOption
 
         @OptionGroup var dates: DateRange
@@ -151,7 +154,7 @@ extension Orders.Report {
         func validate() throws { try checkTop(top) }
 
         func run() throws {
-            try reportingFailures { try runProductReport(input, zone, dates, top, limit, catalog, format, .category) }
+            try reportingFailures { try runProductReport(input, snapshot, zone, dates, top, limit, catalog, format, .category) }
         }
     }
 }
@@ -163,11 +166,12 @@ private func checkTop(_ top: Int?) throws {
 
 /// Replays the input and prints the products report, per product or per catalog category.
 private func runProductReport(
-    _ input: InputArgument<FoldThreads>, _ zone: ZoneOption, _ dates: DateRange, _ top: Int?, _ limit: TableLimit, _ catalog: String?,
+    _ input: InputArgument<FoldThreads>, _ snapshot: SnapshotOption, _ zone: ZoneOption, _ dates: DateRange, _ top: Int?,
+    _ limit: TableLimit, _ catalog: String?,
     _ format: TabularFormat, _ grouping: ProductReport.Grouping
 ) throws {
     let products = try loadCatalog(catalog)
-    let (reports, ids) = try replay(input, zone: try zone.rules())
+    let (reports, ids) = try replay(input, snapshot, zone: try zone.rules())
     let report = ProductReport(
         reports.products, ids: ids, zone: zone.zone, catalog: products, grouping: grouping,
         from: dates.from?.date, to: dates.to?.date, top: top)

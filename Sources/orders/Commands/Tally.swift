@@ -20,6 +20,7 @@ extension Orders {
                 """)
 
         @OptionGroup var input: InputArgument<FoldThreads>
+        @OptionGroup var snapshot: SnapshotOption
         @OptionGroup var limit: TableLimit
 
         @Option(help: ArgumentHelp("Only this poll.", valueName: "id"))
@@ -32,7 +33,7 @@ extension Orders {
 
         func run() throws {
             try reportingFailures {
-                let (reports, ids) = try replay(input, zone: .utc)
+                let (reports, ids) = try replay(input, snapshot, zone: .utc)
                 let report = TallyReport(reports.tally, ids: ids, poll: poll.map { Array($0.utf8) })
                 // A poll asked for that has no votes is an answer on standard error alone, as an audit's cart is.
                 if let poll, report.rows.isEmpty { return Console.note("orders: no votes for poll \(poll) in \(input.log)") }

@@ -60,6 +60,15 @@ struct InputArgument<Use: ThreadUse>: ParsableArguments {
     }
 }
 
+/// Whether a fold may start from the snapshot beside its log.
+struct SnapshotOption: ParsableArguments {
+    @Flag(
+        help:
+            "Fold every event of the log, not only those after the snapshot beside it (LOG.snapshot). The answer is the same; for checking, and for timing."
+    )
+    var noSnapshot = false
+}
+
 /// The `--threads` every command takes.
 enum Threads {
     /// The most threads a command takes: as many parts as a fold can be split into.

@@ -1,0 +1,141 @@
+import Glibc
+import OrdersCore
+import OrdersEngine
+import OrdersLog
+
+/// Any bytes as the snapshot beside a log (`LOG.snapshot`). With the first
+/// byte even, the bytes are the whole file: its header and checksums must
+/// pass it over, or it must be one that answers as the whole log does.
+/// With it odd, the rest is the content, wrapped in a sound header for the
+/// log (as a writer with a bug, or a forger, would make it): the decoder
+/// and the ledger's checks must refuse it or fold from it, never crash or
+/// hang, whatever it holds. The log is made once, from colliding carts,
+/// order ids and votes; with `ORDERS_FUZZ_SEED_SNAPSHOT=DIR`, its own
+/// snapshot (as a file, `0-...`, and as content, `1-...`) is written there
+/// first (how `Fuzz/corpus/snapshot-file` was made).
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzSnapshotFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    guard size > 0 else { return 0 }
+    let fixture = Fixture.shared
+    let input = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
+    let file = data[0] & 1 == 0 ? input : fixture.wrapped(content: input)
+    let fd = open(fixture.snapshot, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    guard fd >= 0 else { return 0 }
+    _ = write(fd, file, file.count)
+    close(fd)
+    do {
+        var noted = false
+        let (reports, _) = try Engine.fold(
+            LogReader(path: fixture.log, options: ReadOptions(threads: 1)), threads: 1, zone: .utc, fromSnapshot: true,
+            note: { _ in noted = true })
+        if data[0] & 1 == 0 && !noted && reports.summary != fixture.summary {
+            fatalError("a snapshot file that was not passed over changed the answer")
+        }
+    } catch {
+        fatalError("the fold failed: \(error)")
+    }
+    return 0
+}
+
+/// The log, its own snapshot's header, and what the whole of it says.
+private final class Fixture: Sendable {
+    static let shared = Fixture()
+    let log = "/dev/shm/orders-fuzz-snapshot-\(getpid()).log"
+    var snapshot: String { log + ".snapshot" }
+    let summary: Summary
+    /// The first 40 bytes of the log's own snapshot: magic, version and the point.
+    let header: [UInt8]
+
+    /// `content` as a snapshot file of the log, with sizes and checksums that hold.
+    func wrapped(content: [UInt8]) -> [UInt8] {
+        var frame: [UInt8] = []
+        var compressor = try! ZstdCompressor(level: 1, checksum: false)
+        try! content.withUnsafeBytes { _ = try compressor.compressFrame($0, appendingTo: &frame) }
+        var file = header
+        func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { file += $0 } }
+        append(UInt64(content.count))
+        append(UInt64(frame.count))
+        append(CRC32C.checksum(frame))
+        append(CRC32C.checksum(file))
+        return file + frame
+    }
+
+    private init() {
+        let files = [log, log + ".chk", log + ".index", log + ".snapshot"]
+        for file in files { unlink(file) }
+        var ids = Identifiers()
+        var events: [Event] = []
+        var state: UInt64 = 7
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        func id(_ role: Role, _ n: Int) -> Symbol { ids[role].intern(Array("\(role)-\(n)".utf8)) }
+        for i in 0..<800 {
+            let at = Timestamp(milliseconds: 1_758_000_000_000 + Int64(i) * 600_000)
+            let cart = id(.cart, next(30))
+            switch next(12) {
+            case 0..<5:
+                let kind = Event.Kind.itemAdded(
+                    cart: cart, product: id(.product, next(5)), qty: Int64(1 + next(3)), price: Int64(100 + next(900)),
+                    currency: next(4) == 0 ? Currency("EUR")! : Currency("USD")!)
+                events.append(Event(at: at, kind))
+            case 5: events.append(Event(at: at, .quantityChanged(cart: cart, product: id(.product, next(5)), qty: Int64(next(4)))))
+            case 6: events.append(Event(at: at, .itemRemoved(cart: cart, product: id(.product, next(5)))))
+            case 7, 8: events.append(Event(at: at, .checkedOut(cart: cart, order: id(.order, next(40)))))
+            default:
+                events.append(
+                    Event(at: at, .voteCast(poll: id(.poll, next(2)), voter: id(.voter, next(20)), candidate: id(.candidate, next(3)))))
+            }
+        }
+        do {
+            try LogWriter(path: log, batchEvents: 32).write(ids: ids) {
+                try $0.append(Array(events[..<600]), records: EventRecords(), ids: ids)
+            }
+            _ = try Engine.takeSnapshot(of: log, threads: 1) { _ in }
+            try LogWriter(path: log, batchEvents: 32).write(ids: ids) {
+                try $0.append(Array(events[600...]), records: EventRecords(), ids: ids)
+            }
+            let own = try readWhole(snapshot)
+            header = Array(own[..<40])
+            summary = try Engine.fold(LogReader(path: log, options: ReadOptions(threads: 1)), threads: 1, zone: .utc).reports.summary
+            if let seeds = getenv("ORDERS_FUZZ_SEED_SNAPSHOT").map({ String(cString: $0) }) {
+                for (name, bytes) in [("0-file", [0] + own), ("1-content", [1] + Self.content(of: own))] {
+                    let out = open(seeds + "/" + name, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+                    _ = write(out, bytes, bytes.count)
+                    close(out)
+                }
+            }
+        } catch {
+            fatalError("the fixture log could not be made: \(error)")
+        }
+        atexit {
+            for file in [Fixture.shared.log, Fixture.shared.log + ".chk", Fixture.shared.log + ".index", Fixture.shared.snapshot] {
+                unlink(file)
+            }
+        }
+    }
+
+    /// The content of a snapshot file: its frame, decompressed.
+    private static func content(of file: [UInt8]) -> [UInt8] {
+        let size = file[40..<48].reversed().reduce(0) { $0 << 8 | Int($1) }
+        var content = [UInt8](repeating: 0, count: size)
+        var decompressor = try! ZstdDecompressor()
+        try! file[64...].withUnsafeBytes { frame in try content.withUnsafeMutableBytes { try decompressor.decompressFrame(frame, into: $0) }
+        }
+        return content
+    }
+
+    private func readWhole(_ path: String) throws -> [UInt8] {
+        let fd = open(path, O_RDONLY)
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = read(fd, &buffer, buffer.count)
+            if n <= 0 { break }
+            bytes += buffer[..<n]
+        }
+        return bytes
+    }
+}

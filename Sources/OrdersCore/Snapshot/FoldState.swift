@@ -1,0 +1,113 @@
+/// A fold's whole state after some events, as a snapshot keeps it: the
+/// ledger's, and every report's aggregates with their dates counted in
+/// ``ZoneRules/quarterHours``, so that they serve every zone.
+public struct FoldState: Equatable, Sendable {
+    public var ledger: LedgerState
+    /// Every report's aggregates but product sales, in ``ZoneRules/quarterHours``.
+    public var reports: Reports
+    /// Product sales by quarter-hour, sorted by product, currency and
+    /// quarter-hour: a list rather than a map, the largest part of the
+    /// reports, made into a zone's days in one pass (``reports(in:)``).
+    public var productSales: [ProductSales.Key]
+    public var productTotals: [ProductSales.Totals]
+
+    /// The state of `ledger` and `reports`, counted in ``ZoneRules/quarterHours``.
+    public init(ledger: LedgerState, reports: Reports) {
+        precondition(reports.zone == .quarterHours, "a fold's state counts dates in quarter-hours")
+        self.ledger = ledger
+        let sorted = reports.products.totals.entries.sorted { Self.sortsBefore($0.0, $1.0) }
+        productSales = sorted.map(\.0)
+        productTotals = sorted.map(\.1)
+        self.reports = reports
+        self.reports.products = ProductSales()
+    }
+
+    /// A state as a snapshot holds it, product sales sorted.
+    public init(ledger: LedgerState, reports: Reports, productSales: [ProductSales.Key], productTotals: [ProductSales.Totals]) {
+        self.ledger = ledger
+        self.reports = reports
+        self.productSales = productSales
+        self.productTotals = productTotals
+    }
+
+    /// The order of `productSales`: by product, currency, then quarter-hour.
+    public static func sortsBefore(_ a: ProductSales.Key, _ b: ProductSales.Key) -> Bool {
+        (a.product.rawValue, a.currency.rawValue, a.day) < (b.product.rawValue, b.currency.rawValue, b.day)
+    }
+
+    /// Every report's aggregates with dates counted in `zone`: nil if a
+    /// quarter-hour they hold does not lie within one local day of it
+    /// (``Reports/inDays(of:)``).
+    public func reports(in zone: ZoneRules) -> Reports? {
+        if zone == .quarterHours {
+            var whole = reports
+            whole.products = ProductSales(totals: DenseMap(distinctKeys: productSales, values: productTotals))
+            return whole
+        }
+        guard var counted = reports.inDays(of: zone) else { return nil }
+        // Every product sale is an order's, so its quarter-hour is one of the daily sales'.
+        var days: [Int64: Int64] = [:]
+        var quarters = QuarterHourDays(zone: zone)
+        for key in reports.daily.totals.keys { days[key.day] = quarters.day(of: key.day) }
+        // Runs of a product's quarter-hours in one local day, each summed: distinct keys, unless
+        // the zone's clock went back past midnight, when a day comes again after the next.
+        var keys: [ProductSales.Key] = []
+        var totals: [ProductSales.Totals] = []
+        var distinct = true
+        for (key, sold) in zip(productSales, productTotals) {
+            guard let day = days[key.day] else { return nil }
+            let local = ProductSales.Key(day: day, product: key.product, currency: key.currency)
+            if let last = keys.last, last.product == local.product && last.currency == local.currency && last.day >= day {
+                if last.day == day {
+                    totals[totals.count - 1].merge(sold)
+                    continue
+                }
+                distinct = false
+            }
+            keys.append(local)
+            totals.append(sold)
+        }
+        if distinct {
+            counted.products = ProductSales(totals: DenseMap(distinctKeys: keys, values: totals))
+        } else {
+            for (key, sold) in zip(keys, totals) { counted.products.totals[key, default: ProductSales.Totals()].merge(sold) }
+        }
+        return counted
+    }
+}
+
+extension Projector {
+    /// The state of this fold, which counts dates in ``ZoneRules/quarterHours``.
+    public var state: FoldState {
+        FoldState(ledger: ledger.state, reports: reports)
+    }
+
+    /// Why a fold could not go on from a state.
+    public enum ResumeFailure: Error, CustomStringConvertible {
+        /// It is not a ledger's with the ids it was given: a damaged snapshot's.
+        case notALedger
+        /// Its quarter-hours do not make whole days of the zone (``Reports/inDays(of:)``).
+        case notWholeDays(zone: String)
+
+        public var description: String {
+            switch self {
+            case .notALedger: "its state is not one a fold reaches"
+            case .notWholeDays(let zone): "its quarter-hours do not make whole local days in \(zone)"
+            }
+        }
+    }
+
+    /// A fold that goes on from `state`, counting dates in `zone`: it folds
+    /// what follows as the fold `state` was taken from would have, and its
+    /// reports are of every event, before and after.
+    /// - Parameter idCounts: how many ids of each role `state` may number.
+    public init(resuming state: FoldState, idCounts: [Int], zone: ZoneRules) throws(ResumeFailure) {
+        guard let ledger = Ledger.restoring(state.ledger, idCounts: idCounts) else { throw .notALedger }
+        guard var before = state.reports(in: zone) else { throw .notWholeDays(zone: zone.name) }
+        // The ledger counts the carts open.
+        before.summary.openCarts = 0
+        self.init(zone: zone)
+        self.ledger = ledger
+        foldedElsewhere = before
+    }
+}

@@ -1,0 +1,145 @@
+/// A ledger's state as plain values, for a snapshot to keep: which carts
+/// are closed, the open carts' lines, the order ids taken, and every vote
+/// counted. ``Ledger/state`` takes it from a ledger, and
+/// ``Ledger/restoring(_:idCounts:)`` makes a ledger of it again that
+/// folds what follows exactly as the first one would have.
+///
+/// Numbers are the log's, role by role: a cart's number is its index in
+/// the log's table of carts, and so on.
+public struct LedgerState: Equatable, Sendable {
+    /// How many cart numbers the ledger has seen.
+    public var cartCount = 0
+    /// A bit per cart number: whether the cart is closed.
+    public var closedCarts: [UInt64] = []
+    /// The open carts, ascending, with or without lines.
+    public var openCarts: [UInt32] = []
+    /// Where each open cart's lines end in `lines`.
+    public var lineEnds: [Int] = []
+    /// The open carts' lines, cart after cart.
+    public var lines: [CartLine] = []
+    /// A bit per order number: whether an applied checkout took it.
+    public var usedOrders: [UInt64] = []
+    /// Every vote counted: its voter, and its poll (high 32 bits) and candidate (low).
+    public var voteVoters: [UInt32] = []
+    public var voteKeys: [UInt64] = []
+
+    public init() {}
+}
+
+extension Ledger {
+    /// The state of this ledger, as a snapshot keeps it.
+    public var state: LedgerState {
+        var state = LedgerState()
+        // Tables grow a page at a time, past the last number seen.
+        var cartCount = carts.count
+        while cartCount > 0 && carts[cartCount - 1].state == .none { cartCount -= 1 }
+        state.cartCount = cartCount
+        state.closedCarts = [UInt64](repeating: 0, count: (cartCount + 63) / 64)
+        for index in 0..<cartCount {
+            let record = carts[index]
+            switch record.state {
+            case .none: break
+            case .closed: state.closedCarts[index >> 6] |= 1 << UInt64(index & 63)
+            case .open:
+                state.openCarts.append(UInt32(index))
+                for i in Int(record.start)..<Int(record.start) + record.count { state.lines.append(pool.lines[i]) }
+                state.lineEnds.append(state.lines.count)
+            }
+        }
+        var orderWords = usedOrders.count
+        while orderWords > 0 && usedOrders[orderWords - 1] == 0 { orderWords -= 1 }
+        state.usedOrders = (0..<orderWords).map { usedOrders[$0] }
+        votes.forEachVote { voter, key in
+            state.voteVoters.append(voter)
+            state.voteKeys.append(key)
+        }
+        return state
+    }
+
+    /// The ledger whose ``state`` is `state`, or nil if `state` is not one a
+    /// ledger could be in with `idCounts` ids of each role (in
+    /// ``Role/allCases`` order): a number out of range, a cart both open and
+    /// closed, a product twice in a cart, lines of two currencies or too
+    /// many, or a vote counted twice.
+    public static func restoring(_ state: LedgerState, idCounts: [Int]) -> Ledger? {
+        let count = { (role: Role) in idCounts[role.rawValue] }
+        guard idCounts.count == Role.allCases.count, state.cartCount <= count(.cart),
+            state.closedCarts.count == (state.cartCount + 63) / 64,
+            state.openCarts.count == state.lineEnds.count, state.voteVoters.count == state.voteKeys.count,
+            Self.bitsBelow(state.cartCount, in: state.closedCarts), Self.bitsBelow(count(.order), in: state.usedOrders)
+        else { return nil }
+        var ledger = Ledger()
+        guard ledger.restore(state, idCounts: idCounts) else { return nil }
+        return ledger
+    }
+
+    /// Takes `state` into this new ledger; false if it is not a ledger's (``restoring(_:idCounts:)``).
+    private mutating func restore(_ state: LedgerState, idCounts: [Int]) -> Bool {
+        let count = { (role: Role) in idCounts[role.rawValue] }
+        if state.cartCount > 0 { carts.cover(state.cartCount - 1) }
+        for (word, bits) in state.closedCarts.enumerated() where bits != 0 {
+            for bit in 0..<64 where bits & (1 << UInt64(bit)) != 0 { carts[word << 6 | bit].state = .closed }
+        }
+        var start = 0
+        var previous = -1
+        for (open, end) in zip(state.openCarts, state.lineEnds) {
+            let cart = Int(open)
+            guard cart > previous, cart < state.cartCount, carts[cart].state == .none, end >= start, end <= state.lines.count,
+                end - start <= Cart.maxLines
+            else { return false }
+            previous = cart
+            var record = Cart()
+            record.state = .open
+            for line in state.lines[start..<end] {
+                guard line.product.index < count(.product), pool.index(of: line.product, in: record) == nil,
+                    record.count == 0 || pool.lines[Int(record.start)].currency == line.currency
+                else { return false }
+                pool.append(line, to: &record)
+            }
+            carts[cart] = record
+            openCount += 1
+            start = end
+        }
+        guard start == state.lines.count else { return false }
+        for (word, bits) in state.usedOrders.enumerated() {
+            usedOrders.cover(word)
+            usedOrders[word] = bits
+        }
+        for (voter, key) in zip(state.voteVoters, state.voteKeys) {
+            let poll = Symbol(rawValue: UInt32(key >> 32)), candidate = Symbol(rawValue: UInt32(truncatingIfNeeded: key))
+            guard Int(voter) < count(.voter), poll.index < count(.poll), candidate.index < count(.candidate),
+                votes.count(poll: poll, voter: Symbol(rawValue: voter), candidate: candidate)
+            else { return false }
+        }
+        return true
+    }
+
+    /// Whether `words`, a bit per number, has no bit set at `count` or past it.
+    private static func bitsBelow(_ count: Int, in words: [UInt64]) -> Bool {
+        guard count < words.count * 64 else { return true }
+        let word = count >> 6
+        if count & 63 != 0 && words[word] >> UInt64(count & 63) != 0 { return false }
+        return words[((count + 63) >> 6)...].allSatisfy { $0 == 0 }
+    }
+}
+
+extension VoterVotes {
+    /// Calls `body` with every vote counted: its voter's number and its key
+    /// (poll in the high 32 bits, candidate in the low), voter by voter.
+    func forEachVote(_ body: (UInt32, UInt64) -> Void) {
+        for voter in 0..<byVoter.count {
+            let entry = byVoter[voter]
+            if entry == 0 { continue }
+            if entry < Self.blockFlag {
+                body(UInt32(voter), entry - 1)
+                continue
+            }
+            let start = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF)
+            for i in start..<start + Int(truncatingIfNeeded: entry >> 32 & 0xFF) { body(UInt32(voter), pool[i]) }
+        }
+        for i in 0..<beyondBlocks.count {
+            let key = beyondBlocks.keys[i]
+            body(key.voter.rawValue, UInt64(key.poll.rawValue) << 32 | UInt64(key.candidate.rawValue))
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import OrdersCore
+import OrdersLog
+
+/// Folds that start from the snapshot beside a log, and the taking of snapshots.
+extension Engine {
+    /// A fold that goes on from a snapshot: its projector and ids.
+    public struct Resumed: ~Copyable {
+        public var projector: Projector
+        public var ids: Identifiers
+        /// The seq after the snapshot's last event.
+        public var endSeq: Seq
+    }
+
+    /// The fold of the batches the snapshot beside `log` covers, in
+    /// `zone`, with `log` moved past them; nil if the log has no snapshot
+    /// that is its own and serves `zone`. Tells `note` why a snapshot was passed over.
+    public static func resume(_ log: LogReader, zone: ZoneRules, note: (String) -> Void) -> Resumed? {
+        let (found, passedOver) = log.matchingSnapshot()
+        if let passedOver { note("\(Snapshot.path(of: log.name)): passed over: \(passedOver); folding the whole log") }
+        guard let snapshot = found else { return nil }
+        let projector: Projector
+        do {
+            projector = try Projector(resuming: snapshot.fold, idCounts: snapshot.idCounts, zone: zone)
+        } catch {
+            note("\(Snapshot.path(of: log.name)): passed over: \(error); folding the whole log")
+            return nil
+        }
+        return Resumed(projector: projector, ids: log.skip(past: snapshot), endSeq: snapshot.endSeq)
+    }
+
+    /// Whether the log at `path`, whose events end before `endSeq`, is due
+    /// a new snapshot: `after` events or more are past the one beside it
+    /// (or there is none), and they are a tenth of the log or more. So a
+    /// snapshot, whose cost grows with the log's state, is taken once for
+    /// each tenth the log grows by, and a fold from it reads a tenth of the
+    /// log at most. `after` 0 is never.
+    public static func snapshotDue(_ path: String, endSeq: Seq, after: Int64) -> Bool {
+        let past = endSeq - (Snapshot.endSeq(besideLog: path) ?? 1)
+        return after > 0 && past >= after && past * 10 >= endSeq - 1
+    }
+
+    /// What ``takeSnapshot(of:threads:note:)`` did.
+    public struct SnapshotTaken: Sendable {
+        /// The seq after the last event it covers.
+        public var endSeq: Seq
+        /// The events folded to take it: those after the snapshot it started from, if any.
+        public var folded: Int64
+        /// Its size in bytes; nil if the snapshot beside the log covered every event already, and was kept.
+        public var bytes: Int?
+    }
+
+    /// Takes a snapshot of the fold of every committed event of the log at
+    /// `path` and writes it beside the log, in place of the one there: the
+    /// fold starts from that one if it is the log's, and reads only the batches after it.
+    public static func takeSnapshot(of path: String, threads: Int, note: (String) -> Void) throws -> SnapshotTaken {
+        let log = try LogReader(path: path, options: ReadOptions(threads: min(threads, 2)))
+        var resumed =
+            resume(log, zone: .quarterHours, note: note)
+            ?? Resumed(projector: Projector(zone: .quarterHours), ids: Identifiers(), endSeq: 1)
+        if resumed.endSeq == log.committedEndSeq && resumed.endSeq > 1 {
+            return SnapshotTaken(endSeq: resumed.endSeq, folded: 0, bytes: nil)
+        }
+        let before = resumed.projector.eventsFolded
+        try log.fold(into: &resumed.projector, ids: &resumed.ids, wholeLedger: true)
+        let snapshot = log.snapshot(of: resumed.projector.state, ids: resumed.ids)
+        let bytes = try log.write(snapshot)
+        return SnapshotTaken(endSeq: snapshot.endSeq, folded: resumed.projector.eventsFolded - before, bytes: bytes)
+    }
+}
