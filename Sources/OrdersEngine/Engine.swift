@@ -23,8 +23,17 @@ public enum Engine {
         var ids = Identifiers()
         if let log = stream as? LogReader, log.foldsDirectly {
             if fromSnapshot, var resumed = resume(log, zone: zone, note: note) {
-                try log.fold(into: &resumed.projector, ids: &resumed.ids) { advanced($0, log.progress) }
-                return (resumed.projector.reports, resumed.ids)
+                do {
+                    try log.fold(into: &resumed.projector, ids: &resumed.ids) { advanced($0, log.progress) }
+                    return (resumed.projector.reports, resumed.ids)
+                } catch {
+                    // A snapshot whose checksums hold but whose content is not the log's (a forgery, or a bug) can
+                    // make the batches after it fail: the whole log answers, and fails only if the log does.
+                    note("\(Snapshot.path(of: log.name)): the fold after it failed (\(error)); folding the whole log")
+                    let whole = try LogReader(path: log.name, options: ReadOptions(threads: threads))
+                    let reports = try fold(whole, threads: threads, zone: zone, ids: &ids) { advanced($0, whole.progress) }
+                    return (reports, ids)
+                }
             }
             let reports = try fold(log, threads: threads, zone: zone, ids: &ids) { advanced($0, log.progress) }
             return (reports, ids)

@@ -39,14 +39,15 @@ struct ReliabilityTests {
         let firstLine = String(decoding: try Data(contentsOf: URL(fileURLWithPath: input)).prefix(400), as: UTF8.self)
         let afterKey = firstLine[firstLine.range(of: "\"cart\":")!.upperBound...].drop { $0 == " " || $0 == "\"" }
         let cart = String(afterKey.prefix { $0 != "\"" })
-        var indexChecks = 0
+        var indexChecks = 0, snapshotChecks = 0
         for trial in 0..<trials {
             let before = try committed(log)
             let sizeBefore = (try? FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? 0
             let process = Process()
             process.executableURL = CLI.binary
             // The same file each time, on purpose: --again, since its events have no ids.
-            process.arguments = ["import", log, input, "--batch-events", "2000", "--again"]
+            // Every import that completes takes a snapshot (while the log is short enough that each is a tenth of it).
+            process.arguments = ["import", log, input, "--batch-events", "2000", "--again", "--snapshot-after", "1"]
             let errors = dir + "/stderr"
             _ = FileManager.default.createFile(atPath: errors, contents: nil)
             process.standardError = FileHandle(forWritingAtPath: errors)
@@ -92,14 +93,19 @@ struct ReliabilityTests {
                 #expect(indexed.status == 0 && indexed.stdout == whole.stdout && !indexed.stdout.isEmpty, "trial \(trial)")
                 indexChecks += 1
             }
+            // A kill while the snapshot is written leaves the one before it, whole: the fold from it is the whole log's.
+            let resumed = try CLI.run(["replay", log, "--json"]), folded = try CLI.run(["replay", log, "--json", "--no-snapshot"])
+            #expect(resumed.status == 0 && resumed.stdout == folded.stdout && resumed.stderr.isEmpty, "trial \(trial): \(resumed.stderr)")
+            if FileManager.default.fileExists(atPath: log + ".snapshot") { snapshotChecks += 1 }
         }
         #expect(partial == 0)
         #expect(lost == 0)
+        #expect(snapshotChecks > 0)
         // Kills that land before the first batch or after the commit prove little: a third must land mid-write
         // (half the kills wait for the log to grow).
         #expect(midWrite * 3 >= trials, "\(midWrite) of \(trials) kills landed mid-write")
         print(
-            "crash harness: \(trials) trials, \(killed) imports killed (\(midWrite) mid-write), \(completed) completed, \(tailsReported) torn tails removed and reported, \(partial) partial imports, \(lost) acknowledged events lost, \(indexChecks) audits through the index as the whole log"
+            "crash harness: \(trials) trials, \(killed) imports killed (\(midWrite) mid-write), \(completed) completed, \(tailsReported) torn tails removed and reported, \(partial) partial imports, \(lost) acknowledged events lost, \(indexChecks) audits through the index as the whole log, \(snapshotChecks) folds from a snapshot as the whole log"
         )
     }
 

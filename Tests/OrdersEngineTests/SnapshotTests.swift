@@ -1,9 +1,10 @@
 import Foundation
 import OrdersCore
 import OrdersEngine
-import OrdersLog
 import OrdersWorkload
 import Testing
+
+@testable import OrdersLog
 
 @Suite("Snapshots: a fold that starts from one answers as a whole fold does")
 struct SnapshotTests {
@@ -160,5 +161,28 @@ struct SnapshotTests {
         try FileManager.default.removeItem(atPath: snapshot)
         let gone = try fold(path, zone: .utc, threads: 1, fromSnapshot: true)
         #expect(difference(gone.answers, whole) == nil && gone.notes.isEmpty)
+    }
+
+    @Test func aSnapshotWhoseChecksumsHoldButWhoseContentIsNotTheLogsNeverChangesAnAnswer() throws {
+        var ids = Identifiers()
+        var generator = StreamGenerator(seed: 4, events: 4_000)
+        var events: [Event] = []
+        generator.generate(4_000, ids: &ids, into: &events)
+        let path = try directory() + "/s.log"
+        try append(events[..<2_000], ids: ids, to: path)
+        _ = try Engine.takeSnapshot(of: path, threads: 1) { _ in }
+        try append(events[2_000...], ids: ids, to: path)
+        // The first candidate spelled otherwise than the log spells it, under sound checksums.
+        var forged = try #require(try SnapshotFile.read(besideLog: path))
+        var candidates = SymbolTable()
+        for number in 0..<forged.ids.candidates.count {
+            let spelled = number == 0 ? Array("forged".utf8) : Array(forged.ids.candidates[Symbol(rawValue: UInt32(number))])
+            _ = spelled.withUnsafeBytes { candidates.define(number, $0) }
+        }
+        forged.ids.candidates = candidates
+        _ = try SnapshotFile.write(forged, besideLog: path)
+        let resumed = try fold(path, zone: .utc, threads: 2, fromSnapshot: true)
+        #expect(difference(resumed.answers, try fold(path, zone: .utc, threads: 2, fromSnapshot: false).answers) == nil)
+        #expect(resumed.notes.count == 1 && resumed.notes[0].contains("the fold after it failed"), "\(resumed.notes)")
     }
 }

@@ -80,7 +80,7 @@ private final class Fixture: Sendable {
                     cart: cart, product: id(.product, next(5)), qty: Int64(1 + next(3)), price: Int64(100 + next(900)),
                     currency: next(4) == 0 ? Currency("EUR")! : Currency("USD")!)
                 events.append(Event(at: at, kind))
-            case 5: events.append(Event(at: at, .quantityChanged(cart: cart, product: id(.product, next(5)), qty: Int64(next(4)))))
+            case 5: events.append(Event(at: at, .quantityChanged(cart: cart, product: id(.product, next(5)), qty: Int64(1 + next(4)))))
             case 6: events.append(Event(at: at, .itemRemoved(cart: cart, product: id(.product, next(5)))))
             case 7, 8: events.append(Event(at: at, .checkedOut(cart: cart, order: id(.order, next(40)))))
             default:
@@ -96,7 +96,7 @@ private final class Fixture: Sendable {
             try LogWriter(path: log, batchEvents: 32).write(ids: ids) {
                 try $0.append(Array(events[600...]), records: EventRecords(), ids: ids)
             }
-            let own = try readWhole(snapshot)
+            let own = try Self.readWhole(log + ".snapshot")
             header = Array(own[..<40])
             summary = try Engine.fold(LogReader(path: log, options: ReadOptions(threads: 1)), threads: 1, zone: .utc).reports.summary
             if let seeds = getenv("ORDERS_FUZZ_SEED_SNAPSHOT").map({ String(cString: $0) }) {
@@ -126,7 +126,7 @@ private final class Fixture: Sendable {
         return content
     }
 
-    private func readWhole(_ path: String) throws -> [UInt8] {
+    private static func readWhole(_ path: String) throws -> [UInt8] {
         let fd = open(path, O_RDONLY)
         defer { close(fd) }
         var bytes: [UInt8] = []

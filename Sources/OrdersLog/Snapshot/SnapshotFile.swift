@@ -124,11 +124,12 @@ enum SnapshotFile {
     }
 
     /// Writes `snapshot` beside `log` so that a crash leaves the old file or
-    /// the new one whole, never a mix (``DatasetFiles/replace(_:with:temporary:)``).
+    /// the new one whole, never a mix (``DatasetFiles/replace(_:with:temporary:)``, through `LOG.snapshot.tmp`).
     /// - Returns: the file's size.
     static func write(_ snapshot: Snapshot, besideLog log: String) throws -> Int {
         let bytes = try bytes(of: snapshot)
-        try DatasetFiles.replace(Snapshot.path(of: log), with: bytes, temporary: Snapshot.path(of: log) + ".\(getpid()).tmp")
+        // One temporary name, so that a writer killed mid-write leaves nothing the next does not replace.
+        try DatasetFiles.replace(Snapshot.path(of: log), with: bytes)
         return bytes.count
     }
 }

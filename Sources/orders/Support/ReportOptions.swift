@@ -64,7 +64,7 @@ struct InputArgument<Use: ThreadUse>: ParsableArguments {
 struct SnapshotOption: ParsableArguments {
     @Flag(
         help:
-            "Fold every event of the log, not only those after the snapshot beside it (LOG.snapshot). The answer is the same; for checking, and for timing."
+            "Fold every event of the log, not only those after the snapshot beside it (LOG.snapshot; a fold from it takes one thread and a worker). The answer is the same; for checking, and for timing."
     )
     var noSnapshot = false
 }
