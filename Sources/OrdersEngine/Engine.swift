@@ -10,11 +10,15 @@ public enum Engine {
     /// NDJSON, and a log read past damaged batches, event by event.
     /// - Parameters:
     ///   - fromSnapshot: whether a log's fold may start from the snapshot
-    ///     beside it (``resume(_:zone:note:)``), and fold only the batches
-    ///     after it, on one thread and a worker; `note` is told why one was passed over.
+    ///     beside it (``resume(_:zone:productSales:partial:note:)``), and
+    ///     fold only the batches after it, on one thread and a worker;
+    ///     `note` is told why one was passed over.
+    ///   - productSales: whether the reports' product sales are wanted: if
+    ///     not, a fold from a snapshot leaves the snapshot's out of them.
     ///   - advanced: told of each chunk folded, with its event count and the input's position.
     public static func fold(
-        _ stream: any EventStream, threads: Int, zone: ZoneRules, fromSnapshot: Bool = false, note: (String) -> Void = { _ in },
+        _ stream: any EventStream, threads: Int, zone: ZoneRules, fromSnapshot: Bool = false, productSales: Bool = true,
+        note: (String) -> Void = { _ in },
         advanced: (Int, (done: Int64, total: Int64)?) -> Void = { _, _ in }
     ) throws -> (reports: Reports, ids: Identifiers) {
         if let dataset = stream as? DatasetReader {
@@ -22,7 +26,7 @@ public enum Engine {
         }
         var ids = Identifiers()
         if let log = stream as? LogReader, log.foldsDirectly {
-            if fromSnapshot, var resumed = resume(log, zone: zone, note: note) {
+            if fromSnapshot, var resumed = resume(log, zone: zone, productSales: productSales, partial: true, note: note) {
                 do {
                     try log.fold(into: &resumed.projector, ids: &resumed.ids) { advanced($0, log.progress) }
                     return (resumed.projector.reports, resumed.ids)

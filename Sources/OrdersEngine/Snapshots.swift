@@ -14,15 +14,32 @@ extension Engine {
     /// The fold of the batches the snapshot beside `log` covers, in
     /// `zone`, with `log` moved past them; nil if the log has no snapshot
     /// that is its own and serves `zone`. Tells `note` why a snapshot was passed over.
-    public static func resume(_ log: LogReader, zone: ZoneRules, note: (String) -> Void) -> Resumed? {
-        let (found, passedOver) = log.matchingSnapshot()
-        if let passedOver { note("\(Snapshot.path(of: log.name)): passed over: \(passedOver); folding the whole log") }
-        guard let snapshot = found else { return nil }
+    /// - Parameters:
+    ///   - productSales: whether the snapshot's product sales are read;
+    ///     without them, the fold's product sales hold only the events after it.
+    ///   - partial: whether, when the events after the snapshot are few
+    ///     (a quarter of those it covers or fewer), only the carts and
+    ///     voters they name are restored, found by a first read of them:
+    ///     a fold that goes on answers the same, but has no ``Projector/state``.
+    public static func resume(
+        _ log: LogReader, zone: ZoneRules, productSales: Bool = true, partial: Bool = false, note: (String) -> Void
+    ) -> Resumed? {
+        let path = Snapshot.path(of: log.name)
+        let (opened, passedOver) = log.openSnapshot(productSales: productSales)
+        if let passedOver { note("\(path): passed over: \(passedOver); folding the whole log") }
+        guard let opened else { return nil }
+        var touched: TouchedIDs?
+        if partial && (log.committedEndSeq - opened.endSeq) * 4 <= opened.events {
+            // A failure here (a damaged batch) is the fold's to find and say: it restores the whole state.
+            touched = try? LogReader(path: log.name, options: ReadOptions(threads: 1)).touched(after: opened)
+        }
         let projector: Projector
+        let snapshot: Snapshot
         do {
+            snapshot = try opened.snapshot(keeping: touched)
             projector = try Projector(resuming: snapshot.fold, idCounts: snapshot.idCounts, zone: zone)
         } catch {
-            note("\(Snapshot.path(of: log.name)): passed over: \(error); folding the whole log")
+            note("\(path): passed over: \(error); folding the whole log")
             return nil
         }
         return Resumed(projector: projector, ids: log.skip(past: snapshot), endSeq: snapshot.endSeq)

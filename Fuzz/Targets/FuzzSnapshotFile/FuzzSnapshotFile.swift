@@ -6,10 +6,13 @@ import OrdersLog
 /// Any bytes as the snapshot beside a log (`LOG.snapshot`). With the first
 /// byte even, the bytes are the whole file: its header and checksums must
 /// pass it over, or it must be one that answers as the whole log does.
-/// With it odd, the rest is the content, wrapped in a sound header for the
+/// With it odd, four bytes say where its product sales start, and the rest
+/// is the content, wrapped in a sound header for the
 /// log (as a writer with a bug, or a forger, would make it): the decoder
 /// and the ledger's checks must refuse it or fold from it, never crash or
-/// hang, whatever it holds. The log is made once, from colliding carts,
+/// hang, whatever it holds. With the first byte's second bit, the fold
+/// reads no product sales. The events after the snapshot are few, so that
+/// only the carts and voters they name are restored. The log is made once, from colliding carts,
 /// order ids and votes; with `ORDERS_FUZZ_SEED_SNAPSHOT=DIR`, its own
 /// snapshot (as a file, `0-...`, and as content, `1-...`) is written there
 /// first (how `Fuzz/corpus/snapshot-file` was made).
@@ -18,7 +21,14 @@ public func fuzzSnapshotFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
     guard size > 0 else { return 0 }
     let fixture = Fixture.shared
     let input = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
-    let file = data[0] & 1 == 0 ? input : fixture.wrapped(content: input)
+    let file: [UInt8]
+    if data[0] & 1 == 0 {
+        file = input
+    } else {
+        guard input.count >= 4 else { return 0 }
+        let offset = input[..<4].reversed().reduce(0) { $0 << 8 | Int($1) }
+        file = fixture.wrapped(content: Array(input[4...]), productsOffset: min(offset, input.count - 4))
+    }
     let fd = open(fixture.snapshot, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     guard fd >= 0 else { return 0 }
     _ = write(fd, file, file.count)
@@ -27,7 +37,7 @@ public func fuzzSnapshotFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
         var noted = false
         let (reports, _) = try Engine.fold(
             LogReader(path: fixture.log, options: ReadOptions(threads: 1)), threads: 1, zone: .utc, fromSnapshot: true,
-            note: { _ in noted = true })
+            productSales: data[0] & 2 == 0, note: { _ in noted = true })
         if data[0] & 1 == 0 && !noted && reports.summary != fixture.summary {
             fatalError("a snapshot file that was not passed over changed the answer")
         }
@@ -47,13 +57,14 @@ private final class Fixture: Sendable {
     let header: [UInt8]
 
     /// `content` as a snapshot file of the log, with sizes and checksums that hold.
-    func wrapped(content: [UInt8]) -> [UInt8] {
+    func wrapped(content: [UInt8], productsOffset: Int) -> [UInt8] {
         var frame: [UInt8] = []
         var compressor = try! ZstdCompressor(level: 1, checksum: false)
         try! content.withUnsafeBytes { _ = try compressor.compressFrame($0, appendingTo: &frame) }
         var file = header
         func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { file += $0 } }
         append(UInt64(content.count))
+        append(UInt64(productsOffset))
         append(UInt64(frame.count))
         append(CRC32C.checksum(frame))
         append(CRC32C.checksum(file))
@@ -90,17 +101,17 @@ private final class Fixture: Sendable {
         }
         do {
             try LogWriter(path: log, batchEvents: 32).write(ids: ids) {
-                try $0.append(Array(events[..<600]), records: EventRecords(), ids: ids)
+                try $0.append(Array(events[..<700]), records: EventRecords(), ids: ids)
             }
             _ = try Engine.takeSnapshot(of: log, threads: 1) { _ in }
             try LogWriter(path: log, batchEvents: 32).write(ids: ids) {
-                try $0.append(Array(events[600...]), records: EventRecords(), ids: ids)
+                try $0.append(Array(events[700...]), records: EventRecords(), ids: ids)
             }
             let own = try Self.readWhole(log + ".snapshot")
             header = Array(own[..<40])
             summary = try Engine.fold(LogReader(path: log, options: ReadOptions(threads: 1)), threads: 1, zone: .utc).reports.summary
             if let seeds = getenv("ORDERS_FUZZ_SEED_SNAPSHOT").map({ String(cString: $0) }) {
-                for (name, bytes) in [("0-file", [0] + own), ("1-content", [1] + Self.content(of: own))] {
+                for (name, bytes) in [("0-file", [0] + own), ("1-content", [1] + own[48..<52] + Self.content(of: own))] {
                     let out = open(seeds + "/" + name, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
                     _ = write(out, bytes, bytes.count)
                     close(out)
@@ -121,7 +132,7 @@ private final class Fixture: Sendable {
         let size = file[40..<48].reversed().reduce(0) { $0 << 8 | Int($1) }
         var content = [UInt8](repeating: 0, count: size)
         var decompressor = try! ZstdDecompressor()
-        try! file[64...].withUnsafeBytes { frame in try content.withUnsafeMutableBytes { try decompressor.decompressFrame(frame, into: $0) }
+        try! file[72...].withUnsafeBytes { frame in try content.withUnsafeMutableBytes { try decompressor.decompressFrame(frame, into: $0) }
         }
         return content
     }

@@ -24,6 +24,9 @@ public struct Ledger: ~Copyable, @unchecked Sendable {  // Owns its tables; noth
     @usableFromInline var votes = VoterVotes()
     /// Carts that are open now, empty or not.
     @usableFromInline var openCount: Int64 = 0
+    /// Whether it was restored from part of a state (``LedgerState/partial``): it folds the events
+    /// of the carts and voters it holds, and has no ``state``.
+    var partial = false
 
     /// Carts that are open now, empty or not.
     public var openCarts: Int64 { openCount }

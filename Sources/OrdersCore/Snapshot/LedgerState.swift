@@ -11,8 +11,15 @@ public struct LedgerState: Equatable, Sendable {
     public var cartCount = 0
     /// A bit per cart number: whether the cart is closed.
     public var closedCarts: [UInt64] = []
-    /// The open carts, ascending, with or without lines.
+    /// The open carts, ascending, with or without lines: every one, or,
+    /// in a state read for some carts alone (`partial`), those of them.
     public var openCarts: [UInt32] = []
+    /// How many carts are open, whether `openCarts` holds them all or not.
+    public var openCartCount = 0
+    /// Whether this holds only some carts and voters (and of the closed
+    /// carts, only those): enough to fold events of those alone, never
+    /// enough to take a snapshot from.
+    public var partial = false
     /// Where each open cart's lines end in `lines`.
     public var lineEnds: [Int] = []
     /// The open carts' lines, cart after cart.
@@ -29,6 +36,7 @@ public struct LedgerState: Equatable, Sendable {
 extension Ledger {
     /// The state of this ledger, as a snapshot keeps it.
     public var state: LedgerState {
+        precondition(!partial, "the state of a ledger restored from part of a state")
         var state = LedgerState()
         // Tables grow a page at a time, past the last number seen.
         var cartCount = carts.count
@@ -46,6 +54,7 @@ extension Ledger {
                 state.lineEnds.append(state.lines.count)
             }
         }
+        state.openCartCount = state.openCarts.count
         var orderWords = usedOrders.count
         while orderWords > 0 && usedOrders[orderWords - 1] == 0 { orderWords -= 1 }
         state.usedOrders = (0..<orderWords).map { usedOrders[$0] }
@@ -63,7 +72,8 @@ extension Ledger {
     /// many, or a vote counted twice.
     public static func restoring(_ state: LedgerState, idCounts: [Int]) -> Ledger? {
         let count = { (role: Role) in idCounts[role.rawValue] }
-        guard idCounts.count == Role.allCases.count, state.cartCount <= count(.cart),
+        guard idCounts.count == Role.allCases.count, state.cartCount <= count(.cart), state.openCartCount >= state.openCarts.count,
+            state.partial || state.openCartCount == state.openCarts.count,
             state.closedCarts.count == (state.cartCount + 63) / 64,
             state.openCarts.count == state.lineEnds.count, state.voteVoters.count == state.voteKeys.count,
             Self.bitsBelow(state.cartCount, in: state.closedCarts), Self.bitsBelow(count(.order), in: state.usedOrders)
@@ -76,17 +86,22 @@ extension Ledger {
     /// Takes `state` into this new ledger; false if it is not a ledger's (``restoring(_:idCounts:)``).
     private mutating func restore(_ state: LedgerState, idCounts: [Int]) -> Bool {
         let count = { (role: Role) in idCounts[role.rawValue] }
-        if state.cartCount > 0 { carts.cover(state.cartCount - 1) }
+        partial = state.partial
         for (word, bits) in state.closedCarts.enumerated() where bits != 0 {
-            for bit in 0..<64 where bits & (1 << UInt64(bit)) != 0 { carts[word << 6 | bit].state = .closed }
+            for bit in 0..<64 where bits & (1 << UInt64(bit)) != 0 {
+                carts.cover(word << 6 | bit)
+                carts[word << 6 | bit].state = .closed
+            }
         }
         var start = 0
         var previous = -1
         for (open, end) in zip(state.openCarts, state.lineEnds) {
             let cart = Int(open)
-            guard cart > previous, cart < state.cartCount, carts[cart].state == .none, end >= start, end <= state.lines.count,
-                end - start <= Cart.maxLines
-            else { return false }
+            guard cart > previous, cart < state.cartCount, end >= start, end <= state.lines.count, end - start <= Cart.maxLines else {
+                return false
+            }
+            carts.cover(cart)
+            guard carts[cart].state == .none else { return false }
             previous = cart
             var record = Cart()
             record.state = .open
@@ -97,10 +112,10 @@ extension Ledger {
                 pool.append(line, to: &record)
             }
             carts[cart] = record
-            openCount += 1
             start = end
         }
         guard start == state.lines.count else { return false }
+        openCount = Int64(state.openCartCount)
         for (word, bits) in state.usedOrders.enumerated() {
             usedOrders.cover(word)
             usedOrders[word] = bits

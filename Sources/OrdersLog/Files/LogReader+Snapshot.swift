@@ -1,34 +1,82 @@
 import OrdersCore
 
+/// The snapshot beside a log, opened and checked against it before its
+/// content is decoded, so that a fold decodes only what it needs of it.
+public struct OpenedSnapshot: Sendable {
+    let file: SnapshotFile.Opened
+
+    /// The seq after the last event it covers.
+    public var endSeq: Seq { file.point.endSeq }
+    /// How many events it covers.
+    public var events: Int64 { file.point.events }
+
+    /// The whole snapshot, its ledger read for the carts and voters of
+    /// `keeping` alone, if given (``LedgerState/partial``).
+    /// - Throws: an error that says why it is not one, if its content does not decode.
+    public func snapshot(keeping: TouchedIDs? = nil) throws -> Snapshot {
+        try file.snapshot(keeping: keeping)
+    }
+}
+
 /// Starting a fold from the snapshot beside the log, and taking one.
 extension LogReader {
     /// The snapshot beside this log, if there is one and it is this log's
-    /// (the batches it covers are this log's first ones, as they are now).
+    /// (the batches it covers are this log's first ones, as they are now),
+    /// its header and checksums checked and its content decompressed, not decoded.
+    /// - Parameter productSales: whether its product sales are read (the
+    ///   last and largest part of it); without them, a fold's reports of
+    ///   product sales hold only the events after it.
     /// - Returns: the snapshot, if one matches; and, if a snapshot file is
     ///   there but was passed over, why.
-    public func matchingSnapshot() -> (snapshot: Snapshot?, passedOver: String?) {
+    public func openSnapshot(productSales: Bool = true) -> (snapshot: OpenedSnapshot?, passedOver: String?) {
         do {
-            guard let snapshot = try SnapshotFile.read(besideLog: name) else { return (nil, nil) }
-            guard snapshot.point.isPoint(of: batches) else {
+            guard let opened = try SnapshotFile.open(besideLog: name, productSales: productSales) else { return (nil, nil) }
+            guard opened.point.isPoint(of: batches) else {
                 return (nil, "its batches are not this log's first ones (a snapshot of another log, or of this one before a repair)")
             }
-            return (snapshot, nil)
+            return (OpenedSnapshot(file: opened), nil)
         } catch {
             return (nil, error.description)
         }
     }
 
+    /// The whole snapshot beside this log, if there is one and it is this log's (``openSnapshot(productSales:)``).
+    public func matchingSnapshot() -> (snapshot: Snapshot?, passedOver: String?) {
+        let (opened, passedOver) = openSnapshot()
+        guard let opened else { return (nil, passedOver) }
+        do {
+            return (try opened.snapshot(), nil)
+        } catch {
+            return (nil, "\(error)")
+        }
+    }
+
+    /// The carts and voters the events after `snapshot` name, read from
+    /// their columns by this reader, which is used up.
+    public func touched(after snapshot: OpenedSnapshot) throws -> TouchedIDs {
+        let (idCounts, spelled) = try snapshot.file.ids()
+        var ids = spelled
+        skip(to: snapshot.file.point, idCounts: idCounts)
+        var touched = TouchedIDs()
+        try handOver(to: &touched, ids: &ids)
+        return touched
+    }
+
     /// Moves the reader past the batches `snapshot` covers (one of
-    /// ``matchingSnapshot()``), so that a fold goes on after them. Call
-    /// before the first read.
+    /// ``matchingSnapshot()``'s or ``openSnapshot(productSales:)``'s), so
+    /// that a fold goes on after them. Call before the first read.
     /// - Returns: the snapshot's ids, which the fold's go on from.
     public func skip(past snapshot: Snapshot) -> Identifiers {
-        precondition(nextBatch == 0 && submitted == 0 && !seeked, "a reader skips to a snapshot before it reads")
-        precondition(snapshot.point.isPoint(of: batches), "a snapshot of this log")
-        nextBatch = snapshot.point.batchCount
-        submitted = nextBatch
-        idCounts = snapshot.idCounts
+        skip(to: snapshot.point, idCounts: snapshot.idCounts)
         return snapshot.ids
+    }
+
+    private func skip(to point: SnapshotPoint, idCounts: [Int]) {
+        precondition(nextBatch == 0 && submitted == 0 && !seeked, "a reader skips to a snapshot before it reads")
+        precondition(point.isPoint(of: batches), "a snapshot of this log")
+        nextBatch = point.batchCount
+        submitted = nextBatch
+        self.idCounts = idCounts
     }
 
     /// The seq after the last committed event: where a snapshot of the whole log ends.

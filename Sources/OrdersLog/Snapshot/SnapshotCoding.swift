@@ -4,7 +4,8 @@ import OrdersCore
 /// snapshot"): varints, zigzag for signed numbers, numbers of ids in the
 /// log's numbering, sorted lists as differences.
 extension Snapshot {
-    func encoded() -> [UInt8] {
+    /// The content's bytes, and where its product sales start in them.
+    func encoded() -> (bytes: [UInt8], productsOffset: Int) {
         var w = ByteWriter(capacity: 1 << 16)
         for count in idCounts { w.write(varint: UInt64(count)) }
         for role in LogReader.reportedRoles {
@@ -17,8 +18,9 @@ extension Snapshot {
         }
         Self.encode(fold.ledger, to: &w)
         Self.encode(fold.reports, to: &w)
+        let productsOffset = w.bytes.count
         Self.encode(products: fold.productSales, fold.productTotals, to: &w)
-        return w.bytes
+        return (w.bytes, productsOffset)
     }
 
     private static func encode(_ ledger: LedgerState, to w: inout ByteWriter) {
@@ -98,13 +100,41 @@ extension Snapshot {
         w.write(zigzag: sum.value)
     }
 
-    /// The snapshot at `point` whose ``encoded()`` form is `bytes`.
+    /// The snapshot at `point` whose ``encoded()`` form is `bytes`, its
+    /// product sales starting at `productsOffset`.
+    /// - Parameters:
+    ///   - keeping: the carts and voters to read of the ledger, if not all
+    ///     (``LedgerState/partial``): what a fold of the events that name
+    ///     only those needs.
+    ///   - productSales: whether `bytes` holds the product sales, or ends where they start.
     /// - Throws: ``ByteReader/Malformed`` for bytes that are not one:
     ///   short, a count or number out of range, a field that is no value.
     ///   Whether its ledger is one a fold could reach is checked when it is
     ///   restored (``Projector/init(resuming:idCounts:zone:)``).
-    static func decode(_ bytes: UnsafeRawBufferPointer, at point: SnapshotPoint) throws(ByteReader.Malformed) -> Snapshot {
+    static func decode(
+        _ bytes: UnsafeRawBufferPointer, at point: SnapshotPoint, productsOffset: Int, keeping: TouchedIDs? = nil, productSales: Bool = true
+    ) throws(ByteReader.Malformed) -> Snapshot {
         var r = ByteReader(bytes)
+        let (idCounts, ids) = try decodeIDs(&r)
+        let ledger = try decodeLedger(&r, keeping: keeping)
+        let reports = try decodeReports(&r, idCounts: idCounts)
+        guard r.position == productsOffset else {
+            throw ByteReader.Malformed(
+                position: r.position, reason: "the sums end at \(r.position), not where product sales start (\(productsOffset))")
+        }
+        let (productSales, productTotals) = productSales ? try decodeProducts(&r, idCounts: idCounts) : ([], [])
+        guard reports.summary.events == point.events else {
+            throw ByteReader.Malformed(
+                position: 0, reason: "it counts \(reports.summary.events) events folded where its batches hold \(point.events)")
+        }
+        guard r.isAtEnd else { throw ByteReader.Malformed(position: r.position, reason: "bytes after the snapshot's end") }
+        return Snapshot(
+            point: point, idCounts: idCounts, ids: ids,
+            fold: FoldState(ledger: ledger, reports: reports, productSales: productSales, productTotals: productTotals))
+    }
+
+    /// The content's first section: how many ids of each role, and the spellings of the reported roles'.
+    static func decodeIDs(_ r: inout ByteReader) throws(ByteReader.Malformed) -> (idCounts: [Int], ids: Identifiers) {
         var idCounts: [Int] = []
         for role in Role.allCases { idCounts.append(try r.readCount(atMost: Int(UInt32.max), "the count of \(role.field) ids")) }
         var ids = Identifiers()
@@ -118,28 +148,27 @@ extension Snapshot {
                 }
             }
         }
-        let ledger = try decodeLedger(&r)
-        let reports = try decodeReports(&r, idCounts: idCounts)
-        let (productSales, productTotals) = try decodeProducts(&r, idCounts: idCounts)
-        guard reports.summary.events == point.events else {
-            throw ByteReader.Malformed(
-                position: 8, reason: "it counts \(reports.summary.events) events folded where its batches hold \(point.events)")
-        }
-        guard r.isAtEnd else { throw ByteReader.Malformed(position: r.position, reason: "bytes after the snapshot's end") }
-        return Snapshot(
-            point: point, idCounts: idCounts, ids: ids,
-            fold: FoldState(ledger: ledger, reports: reports, productSales: productSales, productTotals: productTotals))
+        return (idCounts, ids)
     }
 
-    private static func decodeLedger(_ r: inout ByteReader) throws(ByteReader.Malformed) -> LedgerState {
+    private static func decodeLedger(_ r: inout ByteReader, keeping: TouchedIDs?) throws(ByteReader.Malformed) -> LedgerState {
         var ledger = LedgerState()
+        ledger.partial = keeping != nil
         ledger.cartCount = try r.readCount(atMost: Int(UInt32.max), "the count of carts")
         ledger.closedCarts = try decodeWords(&r)
+        if let keeping {
+            for word in ledger.closedCarts.indices {
+                ledger.closedCarts[word] &= word < keeping.carts.words.count ? keeping.carts.words[word] : 0
+            }
+        }
         let open = try r.readCount(atMost: r.remaining, "the count of open carts")
-        ledger.openCarts.reserveCapacity(open)
-        ledger.lineEnds.reserveCapacity(open)
-        // At most this many lines: each takes three bytes or more.
-        ledger.lines.reserveCapacity(r.remaining / 3)
+        ledger.openCartCount = open
+        if keeping == nil {
+            ledger.openCarts.reserveCapacity(open)
+            ledger.lineEnds.reserveCapacity(open)
+            // At most this many lines: each takes three bytes or more.
+            ledger.lines.reserveCapacity(r.remaining / 3)
+        }
         var previous: Int64 = -1
         for _ in 0..<open {
             let cart = previous + 1 + Int64(try r.readCount(atMost: Int(UInt32.max), "a cart's number"))
@@ -147,20 +176,25 @@ extension Snapshot {
                 throw ByteReader.Malformed(position: r.position, reason: "a cart's number out of range")
             }
             previous = cart
-            ledger.openCarts.append(UInt32(cart))
+            let kept = keeping?.carts.contains(Int(cart)) ?? true
+            if kept { ledger.openCarts.append(UInt32(cart)) }
             let lines = try r.readCount(atMost: r.remaining, "a cart's count of lines")
             let currency = lines > 0 ? try decodeCurrency(&r) : nil
             for _ in 0..<lines {
                 let product = try r.readCount(atMost: Int(UInt32.max), "a product's number")
                 let qty = zigzag(try r.readVarint()), price = zigzag(try r.readVarint())
-                ledger.lines.append(CartLine(product: Symbol(rawValue: UInt32(product)), currency: currency!, qty: qty, price: price))
+                if kept {
+                    ledger.lines.append(CartLine(product: Symbol(rawValue: UInt32(product)), currency: currency!, qty: qty, price: price))
+                }
             }
-            ledger.lineEnds.append(ledger.lines.count)
+            if kept { ledger.lineEnds.append(ledger.lines.count) }
         }
         ledger.usedOrders = try decodeWords(&r)
         let votes = try r.readCount(atMost: r.remaining, "the count of votes")
-        ledger.voteVoters.reserveCapacity(votes)
-        ledger.voteKeys.reserveCapacity(votes)
+        if keeping == nil {
+            ledger.voteVoters.reserveCapacity(votes)
+            ledger.voteKeys.reserveCapacity(votes)
+        }
         var voter: Int64 = 0
         for _ in 0..<votes {
             let start = r.position
@@ -170,6 +204,7 @@ extension Snapshot {
             guard voter >= 0 && voter <= Int64(UInt32.max) else {
                 throw ByteReader.Malformed(position: start, reason: "a voter's number out of range")
             }
+            guard keeping?.voters.contains(Int(voter)) ?? true else { continue }
             ledger.voteVoters.append(UInt32(voter))
             ledger.voteKeys.append(UInt64(poll) << 32 | UInt64(candidate))
         }

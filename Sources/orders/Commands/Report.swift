@@ -171,7 +171,7 @@ private func runProductReport(
     _ format: TabularFormat, _ grouping: ProductReport.Grouping
 ) throws {
     let products = try loadCatalog(catalog)
-    let (reports, ids) = try replay(input, snapshot, zone: try zone.rules())
+    let (reports, ids) = try replay(input, snapshot, zone: try zone.rules(), productSales: true)
     let report = ProductReport(
         reports.products, ids: ids, zone: zone.zone, catalog: products, grouping: grouping,
         from: dates.from?.date, to: dates.to?.date, top: top)

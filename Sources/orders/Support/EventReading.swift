@@ -50,14 +50,18 @@ func noteSkips(_ log: LogReader) {
 
 /// Folds every event of the input and gathers every report (``Engine``),
 /// with a progress line, and tells standard error what damage it passed over.
-/// A log's fold starts from the snapshot beside it, unless `snapshot` says not to.
-func replay(_ input: InputArgument<FoldThreads>, _ snapshot: SnapshotOption, zone: ZoneRules) throws -> (reports: Reports, ids: Identifiers)
-{
+/// A log's fold starts from the snapshot beside it, unless `snapshot` says
+/// not to; of its product sales only if `productSales`, which only the
+/// product reports read.
+func replay(
+    _ input: InputArgument<FoldThreads>, _ snapshot: SnapshotOption, zone: ZoneRules, productSales: Bool = false
+) throws -> (reports: Reports, ids: Identifiers) {
     let stream = try openStream(input.log, options: input.readOptions)
     let progress = Progress("replaying")
     defer { progress.finish() }
     let folded = try Engine.fold(
-        stream, threads: input.threads, zone: zone, fromSnapshot: !snapshot.noSnapshot, note: { Console.note("orders: note: \($0)") }
+        stream, threads: input.threads, zone: zone, fromSnapshot: !snapshot.noSnapshot, productSales: productSales,
+        note: { Console.note("orders: note: \($0)") }
     ) { progress.advance($0, position: $1) }
     if let log = stream as? LogReader { noteSkips(log) }
     return folded

@@ -1,0 +1,39 @@
+/// A set of small non-negative integers, a bit each, growing as needed.
+public struct BitSet: Equatable, Sendable {
+    public private(set) var words: [UInt64] = []
+
+    public init() {}
+
+    @inlinable
+    public func contains(_ member: Int) -> Bool {
+        member >> 6 < words.count && words[member >> 6] & (1 << UInt64(member & 63)) != 0
+    }
+
+    public mutating func insert(_ member: Int) {
+        let word = member >> 6
+        if word >= words.count { words.append(contentsOf: repeatElement(0, count: word + 1 - words.count)) }
+        words[word] |= 1 << UInt64(member & 63)
+    }
+}
+
+/// The carts and voters a run of events names: what a fold of them reads
+/// of the ledger, and all a fold from a snapshot need restore of it
+/// (``Ledger/restoring(_:idCounts:)`` with a ``LedgerState`` read for them alone).
+public struct TouchedIDs: EventSink, Sendable {
+    public private(set) var carts = BitSet()
+    public private(set) var voters = BitSet()
+
+    public init() {}
+
+    public mutating func itemAdded(at: Timestamp, cart: Symbol, product: Symbol, qty: Int64, price: Int64, currency: Currency) {
+        carts.insert(cart.index)
+    }
+
+    public mutating func quantityChanged(at: Timestamp, cart: Symbol, product: Symbol, qty: Int64) { carts.insert(cart.index) }
+
+    public mutating func itemRemoved(at: Timestamp, cart: Symbol, product: Symbol) { carts.insert(cart.index) }
+
+    public mutating func checkedOut(at: Timestamp, cart: Symbol, order: Symbol) { carts.insert(cart.index) }
+
+    public mutating func voteCast(at: Timestamp, poll: Symbol, voter: Symbol, candidate: Symbol) { voters.insert(voter.index) }
+}
