@@ -31,7 +31,7 @@ struct ReliabilityTests {
         var killed = 0, completed = 0, partial = 0, lost = 0, tailsReported = 0, midWrite = 0
         // How long an import runs here, from one left alone: the kills fall within half as long again, so that some complete.
         let started = Date()
-        #expect(try CLI.run(["import", log, input, "--batch-events", "2000", "--again"]).status == 0)
+        #expect(try CLI.run(["import", log, input, "--batch-events", "2000", "--again", "--snapshot-after", "1"]).status == 0)
         let span = max(0.05, 1.5 * Date().timeIntervalSince(started))
         acknowledged = try committed(log).count
         // A cart of the input, audited through the index after every kill: a kill while the index
@@ -95,7 +95,10 @@ struct ReliabilityTests {
             }
             // A kill while the snapshot is written leaves the one before it, whole: the fold from it is the whole log's.
             let resumed = try CLI.run(["replay", log, "--json"]), folded = try CLI.run(["replay", log, "--json", "--no-snapshot"])
-            #expect(resumed.status == 0 && resumed.stdout == folded.stdout && resumed.stderr.isEmpty, "trial \(trial): \(resumed.stderr)")
+            // (A torn tail left by the kill is said by both.)
+            #expect(
+                resumed.status == 0 && resumed.stdout == folded.stdout && resumed.stderr == folded.stderr,
+                "trial \(trial): \(resumed.stderr)")
             if FileManager.default.fileExists(atPath: log + ".snapshot") { snapshotChecks += 1 }
         }
         #expect(partial == 0)
