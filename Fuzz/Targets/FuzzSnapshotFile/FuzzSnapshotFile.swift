@@ -6,8 +6,10 @@ import OrdersLog
 /// Any bytes as the snapshot beside a log (`LOG.snapshot`). With the first
 /// byte even, the bytes are the whole file: its header and checksums must
 /// pass it over, or it must be one that answers as the whole log does.
-/// With it odd, four bytes say where its product sales start, and the rest
-/// is the content, wrapped in a sound header for the
+/// With it odd, the rest is the snapshot's head (ids, bitsets, sums, and
+/// where its other frames are), wrapped in a sound header, and followed by
+/// the frames of the log's own snapshot (open carts, votes, product sales),
+/// for the
 /// log (as a writer with a bug, or a forger, would make it): the decoder
 /// and the ledger's checks must refuse it or fold from it, never crash or
 /// hang, whatever it holds. With the first byte's second bit, the fold
@@ -25,9 +27,7 @@ public func fuzzSnapshotFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
     if data[0] & 1 == 0 {
         file = input
     } else {
-        guard input.count >= 4 else { return 0 }
-        let offset = input[..<4].reversed().reduce(0) { $0 << 8 | Int($1) }
-        file = fixture.wrapped(content: Array(input[4...]), productsOffset: min(offset, input.count - 4))
+        file = fixture.wrapped(head: input)
     }
     let fd = open(fixture.snapshot, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     guard fd >= 0 else { return 0 }
@@ -53,22 +53,23 @@ private final class Fixture: Sendable {
     let log = "/dev/shm/orders-fuzz-snapshot-\(getpid()).log"
     var snapshot: String { log + ".snapshot" }
     let summary: Summary
-    /// The first 40 bytes of the log's own snapshot: magic, version and the point.
+    /// The first 40 bytes of the log's own snapshot (magic, version and the point), and its frames after its head.
     let header: [UInt8]
+    let body: [UInt8]
 
-    /// `content` as a snapshot file of the log, with sizes and checksums that hold.
-    func wrapped(content: [UInt8], productsOffset: Int) -> [UInt8] {
+    /// `head` as a snapshot's head, in a file of the log with sizes and checksums that hold, and the log's own frames after it.
+    func wrapped(head: [UInt8]) -> [UInt8] {
         var frame: [UInt8] = []
         var compressor = try! ZstdCompressor(level: 1, checksum: false)
-        try! content.withUnsafeBytes { _ = try compressor.compressFrame($0, appendingTo: &frame) }
+        try! head.withUnsafeBytes { _ = try compressor.compressFrame($0, appendingTo: &frame) }
         var file = header
         func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { file += $0 } }
-        append(UInt64(content.count))
-        append(UInt64(productsOffset))
         append(UInt64(frame.count))
+        append(UInt64(head.count))
+        append(UInt64(72 + frame.count + body.count))
         append(CRC32C.checksum(frame))
         append(CRC32C.checksum(file))
-        return file + frame
+        return file + frame + body
     }
 
     private init() {
@@ -109,9 +110,11 @@ private final class Fixture: Sendable {
             }
             let own = try Self.readWhole(log + ".snapshot")
             header = Array(own[..<40])
+            let headFrameSize = Self.u64(own, at: 40)
+            body = Array(own[(72 + headFrameSize)...])
             summary = try Engine.fold(LogReader(path: log, options: ReadOptions(threads: 1)), threads: 1, zone: .utc).reports.summary
             if let seeds = getenv("ORDERS_FUZZ_SEED_SNAPSHOT").map({ String(cString: $0) }) {
-                for (name, bytes) in [("0-file", [0] + own), ("1-content", [1] + own[48..<52] + Self.content(of: own))] {
+                for (name, bytes) in [("0-file", [0] + own), ("1-head", [1] + Self.head(of: own))] {
                     let out = open(seeds + "/" + name, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
                     _ = write(out, bytes, bytes.count)
                     close(out)
@@ -127,14 +130,19 @@ private final class Fixture: Sendable {
         }
     }
 
-    /// The content of a snapshot file: its frame, decompressed.
-    private static func content(of file: [UInt8]) -> [UInt8] {
-        let size = file[40..<48].reversed().reduce(0) { $0 << 8 | Int($1) }
-        var content = [UInt8](repeating: 0, count: size)
+    /// The little-endian u64 at `offset` in `bytes`.
+    private static func u64(_ bytes: [UInt8], at offset: Int) -> Int {
+        bytes[offset..<offset + 8].reversed().reduce(0) { $0 << 8 | Int($1) }
+    }
+
+    /// The head of a snapshot file, decompressed.
+    private static func head(of file: [UInt8]) -> [UInt8] {
+        var head = [UInt8](repeating: 0, count: u64(file, at: 48))
         var decompressor = try! ZstdDecompressor()
-        try! file[72...].withUnsafeBytes { frame in try content.withUnsafeMutableBytes { try decompressor.decompressFrame(frame, into: $0) }
+        try! file[72..<(72 + u64(file, at: 40))].withUnsafeBytes { frame in
+            try head.withUnsafeMutableBytes { try decompressor.decompressFrame(frame, into: $0) }
         }
-        return content
+        return head
     }
 
     private static func readWhole(_ path: String) throws -> [UInt8] {

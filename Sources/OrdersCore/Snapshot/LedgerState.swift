@@ -26,7 +26,8 @@ public struct LedgerState: Equatable, Sendable {
     public var lines: [CartLine] = []
     /// A bit per order number: whether an applied checkout took it.
     public var usedOrders: [UInt64] = []
-    /// Every vote counted: its voter, and its poll (high 32 bits) and candidate (low).
+    /// Every vote counted, voter by voter, ascending: its voter, and its
+    /// poll (high 32 bits) and candidate (low).
     public var voteVoters: [UInt32] = []
     public var voteKeys: [UInt64] = []
 
@@ -58,10 +59,12 @@ extension Ledger {
         var orderWords = usedOrders.count
         while orderWords > 0 && usedOrders[orderWords - 1] == 0 { orderWords -= 1 }
         state.usedOrders = (0..<orderWords).map { usedOrders[$0] }
-        votes.forEachVote { voter, key in
-            state.voteVoters.append(voter)
-            state.voteKeys.append(key)
-        }
+        var votes: [(voter: UInt32, key: UInt64)] = []
+        self.votes.forEachVote { votes.append(($0, $1)) }
+        // Voter by voter: those past their block's sixteen votes come last from the table, out of order.
+        votes.sort { $0.voter < $1.voter }
+        state.voteVoters = votes.map(\.voter)
+        state.voteKeys = votes.map(\.key)
         return state
     }
 

@@ -4,6 +4,8 @@ import OrdersCore
 /// content is decoded, so that a fold decodes only what it needs of it.
 public struct OpenedSnapshot: Sendable {
     let file: SnapshotFile.Opened
+    /// Whether its product sales are read.
+    let productSales: Bool
 
     /// The seq after the last event it covers.
     public var endSeq: Seq { file.point.endSeq }
@@ -14,7 +16,7 @@ public struct OpenedSnapshot: Sendable {
     /// `keeping` alone, if given (``LedgerState/partial``).
     /// - Throws: an error that says why it is not one, if its content does not decode.
     public func snapshot(keeping: TouchedIDs? = nil) throws -> Snapshot {
-        try file.snapshot(keeping: keeping)
+        try file.snapshot(keeping: keeping, productSales: productSales)
     }
 }
 
@@ -22,7 +24,7 @@ public struct OpenedSnapshot: Sendable {
 extension LogReader {
     /// The snapshot beside this log, if there is one and it is this log's
     /// (the batches it covers are this log's first ones, as they are now),
-    /// its header and checksums checked and its content decompressed, not decoded.
+    /// its header and head checked and read, the rest read when it is decoded.
     /// - Parameter productSales: whether its product sales are read (the
     ///   last and largest part of it); without them, a fold's reports of
     ///   product sales hold only the events after it.
@@ -30,11 +32,11 @@ extension LogReader {
     ///   there but was passed over, why.
     public func openSnapshot(productSales: Bool = true) -> (snapshot: OpenedSnapshot?, passedOver: String?) {
         do {
-            guard let opened = try SnapshotFile.open(besideLog: name, productSales: productSales) else { return (nil, nil) }
+            guard let opened = try SnapshotFile.open(besideLog: name) else { return (nil, nil) }
             guard opened.point.isPoint(of: batches) else {
                 return (nil, "its batches are not this log's first ones (a snapshot of another log, or of this one before a repair)")
             }
-            return (OpenedSnapshot(file: opened), nil)
+            return (OpenedSnapshot(file: opened, productSales: productSales), nil)
         } catch {
             return (nil, error.description)
         }
@@ -54,9 +56,8 @@ extension LogReader {
     /// The carts and voters the events after `snapshot` name, read from
     /// their columns by this reader, which is used up.
     public func touched(after snapshot: OpenedSnapshot) throws -> TouchedIDs {
-        let (idCounts, spelled) = try snapshot.file.ids()
-        var ids = spelled
-        skip(to: snapshot.file.point, idCounts: idCounts)
+        var ids = snapshot.file.head.ids
+        skip(to: snapshot.file.point, idCounts: snapshot.file.head.idCounts)
         var touched = TouchedIDs()
         try handOver(to: &touched, ids: &ids)
         return touched

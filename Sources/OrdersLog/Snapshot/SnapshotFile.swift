@@ -8,17 +8,19 @@ import Darwin
 #endif
 
 /// How a snapshot sits in its file: a header that says which batches it
-/// covers and checks what follows, then one zstd frame of the snapshot's
-/// content (FORMAT.md, "Beside the log: the snapshot").
+/// covers and checks the head, then zstd frames, each with its own
+/// CRC-32C: the head, the chunks of open carts, the chunks of votes, the
+/// product sales (FORMAT.md, "Beside the log: the snapshot"). A fold reads
+/// the head, and of the rest only the frames it needs.
 enum SnapshotFile {
     static let magic = Array("ORDERSNP".utf8)
     static let version: UInt32 = 1
     /// magic 8, version u32, the point (batch count u64, end seq u64,
-    /// events u64, chain u32), content size u64, where the content's
-    /// product sales start u64, frame size u64, CRC-32C u32 of the frame,
-    /// CRC-32C u32 of the 68 bytes before it.
+    /// events u64, chain u32), the head's frame size u64 and content size
+    /// u64, the file's size u64, CRC-32C u32 of the head's frame, CRC-32C
+    /// u32 of the 68 bytes before it.
     static let headerSize = 72
-    /// The largest content a snapshot may declare: far past any log's, short of what a damaged size could ask for.
+    /// The largest frame or content a snapshot may declare: far past any log's, short of what a damaged size could ask for.
     static let largestContent: UInt64 = 1 << 40
 
     /// Why a snapshot file was passed over.
@@ -28,137 +30,203 @@ enum SnapshotFile {
 
     /// The file's bytes for `snapshot`.
     static func bytes(of snapshot: Snapshot) throws -> [UInt8] {
-        let (content, productsOffset) = snapshot.encoded()
-        var frame: [UInt8] = []
         var compressor = try ZstdCompressor(level: 3, checksum: false)
-        try content.withUnsafeBytes { _ = try compressor.compressFrame($0, appendingTo: &frame) }
-        var w = ByteWriter(capacity: headerSize + frame.count)
+        var body: [UInt8] = []
+        var directory = SnapshotDirectory()
+        func frame(_ section: Snapshot.Section) throws -> SnapshotDirectory.Frame {
+            let start = body.count
+            try section.bytes.withUnsafeBytes { _ = try compressor.compressFrame($0, appendingTo: &body) }
+            let crc = body.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+            return SnapshotDirectory.Frame(
+                first: section.first, last: section.last, count: section.count, frameSize: body.count - start,
+                contentSize: section.bytes.count, crc: crc)
+        }
+        let sections = snapshot.encodedSections()
+        directory.carts = try sections.carts.map(frame)
+        directory.votes = try sections.votes.map(frame)
+        directory.products = try frame(sections.products)
+        let head = snapshot.encodedHead(directory: directory)
+        var headFrame: [UInt8] = []
+        try head.withUnsafeBytes { _ = try compressor.compressFrame($0, appendingTo: &headFrame) }
+        var w = ByteWriter(capacity: headerSize + headFrame.count + body.count)
         w.write(contentsOf: magic)
         w.write(littleEndian: version)
         w.write(littleEndian: UInt64(snapshot.point.batchCount))
         w.write(seq: snapshot.point.endSeq)
         w.write(littleEndian: UInt64(snapshot.point.events))
         w.write(littleEndian: snapshot.point.chain)
-        w.write(littleEndian: UInt64(content.count))
-        w.write(littleEndian: UInt64(productsOffset))
-        w.write(littleEndian: UInt64(frame.count))
-        w.write(littleEndian: CRC32C.checksum(frame))
+        w.write(littleEndian: UInt64(headFrame.count))
+        w.write(littleEndian: UInt64(head.count))
+        w.write(littleEndian: UInt64(headerSize + headFrame.count + body.count))
+        w.write(littleEndian: CRC32C.checksum(headFrame))
         w.write(littleEndian: CRC32C.checksum(w.bytes))
-        w.write(contentsOf: frame)
+        w.write(contentsOf: headFrame)
+        w.write(contentsOf: body)
         return w.bytes
     }
 
-    /// A snapshot file whose header and checksums hold, its content
-    /// decompressed (up to its product sales, unless they are asked for),
-    /// to be decoded a section at a time.
-    struct Opened: Sendable {
-        let point: SnapshotPoint
-        let content: [UInt8]
-        let productsOffset: Int
-        /// Whether `content` holds the product sales.
-        let productSales: Bool
-
-        /// The ids of the batches it covers: how many of each role, and the reported roles' spellings.
-        func ids() throws(Unusable) -> (idCounts: [Int], ids: Identifiers) {
-            try decoding { bytes throws(ByteReader.Malformed) in
-                var r = ByteReader(bytes)
-                return try Snapshot.decodeIDs(&r)
-            }
-        }
-
-        /// The whole snapshot, its ledger read for the carts and voters of `keeping` alone, if given.
-        func snapshot(keeping: TouchedIDs? = nil) throws(Unusable) -> Snapshot {
-            try decoding { bytes throws(ByteReader.Malformed) in
-                try Snapshot.decode(bytes, at: point, productsOffset: productsOffset, keeping: keeping, productSales: productSales)
-            }
-        }
-
-        private func decoding<T>(_ body: (UnsafeRawBufferPointer) throws(ByteReader.Malformed) -> T) throws(Unusable) -> T {
-            do {
-                return try content.withUnsafeBytes { bytes throws(ByteReader.Malformed) in try body(bytes) }
-            } catch let malformed as ByteReader.Malformed {
-                throw Unusable(
-                    description: "its content is malformed at byte \(malformed.position) of \(content.count): \(malformed.reason)")
-            } catch {
-                throw Unusable(description: "\(error)")
-            }
-        }
+    /// The fields of a sound header.
+    struct Header {
+        var point: SnapshotPoint
+        var headFrameSize: Int
+        var headSize: Int
+        var fileSize: Int
+        var headCRC: UInt32
     }
 
-    /// The snapshot file `bytes`, opened: its header and checksum checked, its content decompressed.
-    /// - Parameter productSales: whether to decompress the product sales, the content's last section.
-    /// - Throws: ``Unusable``, saying why, for any file that is not one whole.
-    static func open(_ bytes: [UInt8], productSales: Bool = true) throws(Unusable) -> Opened {
-        do {
-            return try bytes.withUnsafeBytes { try open(file: $0, productSales: productSales) }
-        } catch let unusable as Unusable {
-            throw unusable
-        } catch {
-            throw Unusable(description: "\(error)")
-        }
-    }
-
-    private static func open(file: UnsafeRawBufferPointer, productSales: Bool) throws(Unusable) -> Opened {
-        let (point, contentSize, productsOffset, frameCRC) = try header(file)
-        let frame = UnsafeRawBufferPointer(rebasing: file[headerSize...])
-        guard CRC32C.checksum(frame) == frameCRC else { throw Unusable(description: "its content's checksum does not match") }
-        let size = Int(productSales ? contentSize : productsOffset)
-        do {
-            var decompressor = try ZstdDecompressor()
-            // Not zeroed first: the frame fills every byte, or fails.
-            let content = try [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-                if productSales {
-                    try decompressor.decompressFrame(frame, into: UnsafeMutableRawBufferPointer(buffer))
-                } else {
-                    try decompressor.decompressPrefix(frame, into: UnsafeMutableRawBufferPointer(buffer))
-                }
-                count = buffer.count
-            }
-            return Opened(point: point, content: content, productsOffset: Int(productsOffset), productSales: productSales)
-        } catch {
-            throw Unusable(description: "its content does not decompress: \(error)")
-        }
-    }
-
-    /// The snapshot the file `bytes` holds, whole.
-    /// - Throws: ``Unusable``, saying why, for any file that is not one whole.
-    static func snapshot(in bytes: [UInt8]) throws(Unusable) -> Snapshot {
-        try open(bytes).snapshot()
-    }
-
-    /// The point, content size, product sales' offset and frame checksum
-    /// of a sound header at the start of `file`, whose size it matches.
-    static func header(
-        _ file: UnsafeRawBufferPointer, fileSize: Int? = nil
-    ) throws(Unusable) -> (point: SnapshotPoint, contentSize: UInt64, productsOffset: UInt64, frameCRC: UInt32) {
-        let fileSize = fileSize ?? file.count
-        guard file.count >= headerSize, magic.elementsEqual(file[0..<8]) else { throw Unusable(description: "it is not a snapshot") }
-        let u64 = { (offset: Int) in file.loadUnaligned(fromByteOffset: offset, as: UInt64.self).littleEndian }
-        let u32 = { (offset: Int) in file.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian }
-        guard u32(68) == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: file[0..<68])) else {
+    /// The header at the start of `bytes`, of a file of `fileSize` bytes.
+    static func header(_ bytes: UnsafeRawBufferPointer, fileSize: Int) throws(Unusable) -> Header {
+        guard bytes.count >= headerSize, magic.elementsEqual(bytes[0..<8]) else { throw Unusable(description: "it is not a snapshot") }
+        let u64 = { (offset: Int) in bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self).littleEndian }
+        let u32 = { (offset: Int) in bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian }
+        guard u32(68) == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<68])) else {
             throw Unusable(description: "its header's checksum does not match")
         }
         guard u32(8) == version else { throw Unusable(description: "it is of version \(u32(8)), not \(version)") }
         let (batchCount, endSeq, events) = (u64(12), Seq(truncatingIfNeeded: u64(20)), u64(28))
-        let (contentSize, productsOffset, frameSize) = (u64(40), u64(48), u64(56))
-        guard frameSize == UInt64(fileSize - headerSize), contentSize <= largestContent, productsOffset <= contentSize,
+        let (headFrameSize, headSize, size) = (u64(40), u64(48), u64(56))
+        guard size == UInt64(fileSize), headFrameSize <= size - UInt64(headerSize), headSize <= largestContent,
             batchCount <= UInt64(Int32.max), endSeq >= 1, events <= UInt64(Int64.max)
         else { throw Unusable(description: "its header's sizes or counts are out of range (the file is \(fileSize) bytes)") }
         let point = SnapshotPoint(batchCount: Int(batchCount), endSeq: endSeq, events: Int64(events), chain: u32(36))
-        return (point, contentSize, productsOffset, u32(64))
+        return Header(point: point, headFrameSize: Int(headFrameSize), headSize: Int(headSize), fileSize: Int(size), headCRC: u32(64))
+    }
+
+    /// A snapshot file whose header and head hold, open, its other frames
+    /// read as they are asked for. The file stays open, so that a snapshot
+    /// renamed over it meanwhile changes nothing read.
+    final class Opened: @unchecked Sendable {  // Read by one thread at a time; nothing changes after init.
+        let point: SnapshotPoint
+        let head: SnapshotHead
+        private let file: FileDescriptor
+        private let path: String
+        /// Where each frame of the directory starts, in its order.
+        private let offsets: [Int]
+
+        init(file: FileDescriptor, path: String) throws(Unusable) {
+            self.file = file
+            self.path = path
+            let header: Header
+            do {
+                let size = Int(try file.size(path: path))
+                guard size >= SnapshotFile.headerSize else { throw Unusable(description: "it is \(size) bytes, shorter than a header") }
+                var bytes = [UInt8](repeating: 0, count: SnapshotFile.headerSize)
+                try bytes.withUnsafeMutableBytes { try file.readAll(at: 0, into: $0, path: path) }
+                header = try bytes.withUnsafeBytes { try SnapshotFile.header($0, fileSize: size) }
+            } catch let unusable as Unusable {
+                throw unusable
+            } catch {
+                throw Unusable(description: "it could not be read: \(error)")
+            }
+            point = header.point
+            let frame = SnapshotDirectory.Frame(frameSize: header.headFrameSize, contentSize: header.headSize, crc: header.headCRC)
+            head = try Self.read(frame, at: SnapshotFile.headerSize, of: file, path: path, what: "its head") {
+                bytes throws(ByteReader.Malformed) in
+                try SnapshotHead.decode(bytes, at: header.point)
+            }
+            var offsets: [Int] = []
+            var offset = SnapshotFile.headerSize + header.headFrameSize
+            for frame in head.directory.frames {
+                offsets.append(offset)
+                offset += frame.frameSize
+            }
+            guard offset == header.fileSize else {
+                throw Unusable(description: "its frames end at byte \(offset), and the file at \(header.fileSize)")
+            }
+            self.offsets = offsets
+        }
+
+        deinit { try? file.close() }
+
+        /// The snapshot: its ledger read for the carts and voters of
+        /// `keeping` alone, if given (only the chunks that hold them are
+        /// read); its product sales only if `productSales`.
+        func snapshot(keeping: TouchedIDs? = nil, productSales: Bool = true) throws(Unusable) -> Snapshot {
+            var ledger = head.ledger
+            ledger.partial = keeping != nil
+            if let keeping {
+                for word in ledger.closedCarts.indices {
+                    ledger.closedCarts[word] &= word < keeping.carts.words.count ? keeping.carts.words[word] : 0
+                }
+            }
+            let directory = head.directory
+            for (i, frame) in directory.carts.enumerated() where keeping.map({ Self.any(of: $0.carts, in: frame) }) ?? true {
+                try Self.read(frame, at: offsets[i], of: file, path: path, what: "a chunk of open carts") {
+                    bytes throws(ByteReader.Malformed) in
+                    try SnapshotHead.decodeCarts(bytes, of: frame, into: &ledger, keeping: keeping)
+                }
+            }
+            for (i, frame) in directory.votes.enumerated() where keeping.map({ Self.any(of: $0.voters, in: frame) }) ?? true {
+                let offset = offsets[directory.carts.count + i]
+                try Self.read(frame, at: offset, of: file, path: path, what: "a chunk of votes") { bytes throws(ByteReader.Malformed) in
+                    try SnapshotHead.decodeVotes(bytes, of: frame, into: &ledger, keeping: keeping)
+                }
+            }
+            var sales: ([ProductSales.Key], [ProductSales.Totals]) = ([], [])
+            if productSales {
+                let frame = directory.products, idCounts = head.idCounts
+                sales = try Self.read(frame, at: offsets.last!, of: file, path: path, what: "its product sales") {
+                    bytes throws(ByteReader.Malformed) in
+                    try SnapshotHead.decodeProducts(bytes, count: frame.count, idCounts: idCounts)
+                }
+            }
+            let fold = FoldState(ledger: ledger, reports: head.reports, productSales: sales.0, productTotals: sales.1)
+            return Snapshot(point: point, idCounts: head.idCounts, ids: head.ids, fold: fold)
+        }
+
+        /// Whether `set` has a member from `frame.first` to `frame.last`.
+        private static func any(of set: BitSet, in frame: SnapshotDirectory.Frame) -> Bool {
+            let words = set.words
+            guard frame.first >> 6 < words.count else { return false }
+            for word in (frame.first >> 6)...min(frame.last >> 6, words.count - 1) {
+                var bits = words[word]
+                if word == frame.first >> 6 { bits &= ~0 << UInt64(frame.first & 63) }
+                if word == frame.last >> 6 && frame.last & 63 != 63 { bits &= (1 << UInt64(frame.last & 63 + 1)) - 1 }
+                if bits != 0 { return true }
+            }
+            return false
+        }
+
+        /// Reads `frame` at `offset`, checks its CRC, decompresses it, and decodes it with `decode`.
+        private static func read<T>(
+            _ frame: SnapshotDirectory.Frame, at offset: Int, of file: FileDescriptor, path: String, what: String,
+            _ decode: (UnsafeRawBufferPointer) throws(ByteReader.Malformed) -> T
+        ) throws(Unusable) -> T {
+            guard frame.contentSize <= Int(SnapshotFile.largestContent) else { throw Unusable(description: "\(what) is too large") }
+            do {
+                let compressed = try [UInt8](unsafeUninitializedCapacity: frame.frameSize) { buffer, count in
+                    try file.readAll(at: Int64(offset), into: UnsafeMutableRawBufferPointer(buffer), path: path)
+                    count = buffer.count
+                }
+                guard CRC32C.checksum(compressed) == frame.crc else { throw Unusable(description: "\(what): its checksum does not match") }
+                var decompressor = try ZstdDecompressor()
+                // Not zeroed first: the frame fills every byte, or fails.
+                let content = try [UInt8](unsafeUninitializedCapacity: frame.contentSize) { buffer, count in
+                    try compressed.withUnsafeBytes { try decompressor.decompressFrame($0, into: UnsafeMutableRawBufferPointer(buffer)) }
+                    count = buffer.count
+                }
+                return try content.withUnsafeBytes { bytes throws(ByteReader.Malformed) in try decode(bytes) }
+            } catch let unusable as Unusable {
+                throw unusable
+            } catch let malformed as ByteReader.Malformed {
+                throw Unusable(description: "\(what) is malformed at byte \(malformed.position): \(malformed.reason)")
+            } catch {
+                throw Unusable(description: "\(what) could not be read: \(error)")
+            }
+        }
     }
 
     /// The snapshot file beside `log`, opened: nil if there is none; ``Unusable`` if the file is there but is not one.
-    static func open(besideLog log: String, productSales: Bool = true) throws(Unusable) -> Opened? {
+    static func open(besideLog log: String) throws(Unusable) -> Opened? {
         let path = Snapshot.path(of: log)
         guard access(path, F_OK) == 0 else { return nil }
-        let bytes: [UInt8]
+        let file: FileDescriptor
         do {
-            bytes = try FileDescriptor.readWhole(path)
+            file = try FileDescriptor.openInput(path)
         } catch {
-            throw Unusable(description: "it could not be read: \(error)")
+            throw Unusable(description: "it could not be opened: \(error)")
         }
-        return try open(bytes, productSales: productSales)
+        return try Opened(file: file, path: path)
     }
 
     /// The snapshot beside `log`, whole: nil if there is none; ``Unusable`` if the file is there but is not one.
@@ -168,7 +236,7 @@ enum SnapshotFile {
 
     /// The point of the snapshot beside `log`, read from its header alone;
     /// nil if there is none or its header is not sound. Whether it is the
-    /// log's, and its content sound, is known only when it is read whole.
+    /// log's, and its content sound, is known only when it is read.
     static func point(besideLog log: String) -> SnapshotPoint? {
         guard let file = try? FileDescriptor.openInput(Snapshot.path(of: log)) else { return nil }
         defer { try? file.close() }
