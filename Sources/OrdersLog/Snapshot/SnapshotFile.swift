@@ -103,6 +103,7 @@ enum SnapshotFile {
         /// Where each frame of the directory starts, in its order.
         private let offsets: [Int]
 
+        /// Takes `file`; the caller closes it if this throws (every throw comes before `offsets` is set).
         init(file: FileDescriptor, path: String) throws(Unusable) {
             self.file = file
             self.path = path
@@ -226,7 +227,13 @@ enum SnapshotFile {
         } catch {
             throw Unusable(description: "it could not be opened: \(error)")
         }
-        return try Opened(file: file, path: path)
+        do {
+            return try Opened(file: file, path: path)
+        } catch {
+            // An init that throws has not set every property: no deinit closes the file.
+            try? file.close()
+            throw error
+        }
     }
 
     /// The snapshot beside `log`, whole: nil if there is none; ``Unusable`` if the file is there but is not one.
