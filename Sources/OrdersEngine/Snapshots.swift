@@ -46,14 +46,12 @@ extension Engine {
     }
 
     /// Whether the log at `path`, whose events end before `endSeq`, is due
-    /// a new snapshot: `after` events or more are past the one beside it
-    /// (or there is none), and they are a tenth of the log or more. So a
-    /// snapshot, whose cost grows with the log's state, is taken once for
-    /// each tenth the log grows by, and a fold from it reads a tenth of the
-    /// log at most. `after` 0 is never.
+    /// a new snapshot: `after` events or more are past the one beside it (or
+    /// there is none). A snapshot taken from the one before costs about the
+    /// events since (``takeSnapshot(of:threads:note:)``), so it can follow
+    /// every import of that many. `after` 0 is never.
     public static func snapshotDue(_ path: String, endSeq: Seq, after: Int64) -> Bool {
-        let past = endSeq - (Snapshot.endSeq(besideLog: path) ?? 1)
-        return after > 0 && past >= after && past * 10 >= endSeq - 1
+        after > 0 && endSeq - (Snapshot.endSeq(besideLog: path) ?? 1) >= after
     }
 
     /// What ``takeSnapshot(of:threads:note:)`` did.
@@ -67,16 +65,49 @@ extension Engine {
     }
 
     /// Takes a snapshot of the fold of every committed event of the log at
-    /// `path` and writes it beside the log, in place of the one there: the
-    /// fold starts from that one if it is the log's, and reads only the batches after it.
+    /// `path` and writes it beside the log, in place of the one there. When
+    /// that one is the log's and the events after it are few (a quarter of
+    /// those it covers or fewer), the new one is taken from it: of its
+    /// chunks, only those that hold a cart or voter the events since name
+    /// are read and written anew, and the rest copied. Otherwise the fold
+    /// starts from the one there if it is the log's (or from nothing) and
+    /// every part is written.
     public static func takeSnapshot(of path: String, threads: Int, note: (String) -> Void) throws -> SnapshotTaken {
         let log = try LogReader(path: path, options: ReadOptions(threads: min(threads, 2)))
+        let (opened, passedOver) = log.openSnapshot(productSales: false)
+        if let passedOver { note("\(Snapshot.path(of: path)): passed over: \(passedOver); folding the whole log") }
+        if let opened {
+            if opened.endSeq == log.committedEndSeq && opened.endSeq > 1 {
+                return SnapshotTaken(endSeq: opened.endSeq, folded: 0, bytes: nil)
+            }
+            if (log.committedEndSeq - opened.endSeq) * 4 <= opened.events {
+                do {
+                    return try takeSnapshot(from: opened, of: log)
+                } catch {
+                    note("\(Snapshot.path(of: path)): could not be taken from the one before (\(error)); folding the whole log")
+                    return try takeWholeSnapshot(of: LogReader(path: path, options: ReadOptions(threads: min(threads, 2))), note: note)
+                }
+            }
+        }
+        return try takeWholeSnapshot(of: log, note: note)
+    }
+
+    /// The snapshot of `log`, taken from `opened`, its last.
+    private static func takeSnapshot(from opened: OpenedSnapshot, of log: LogReader) throws -> SnapshotTaken {
+        let touched = try LogReader(path: log.name, options: ReadOptions(threads: 1)).touched(after: opened)
+        let snapshot = try opened.snapshot(keeping: opened.widened(touched))
+        var projector = try Projector(resuming: snapshot.fold, idCounts: snapshot.idCounts, zone: .quarterHours)
+        var ids = log.skip(past: snapshot)
+        try log.fold(into: &projector, ids: &ids, wholeLedger: true)
+        let size = try log.write(pieces: opened.bytes(updatedBy: projector, ids: ids, log: log, touched: touched))
+        return SnapshotTaken(endSeq: log.committedEndSeq, folded: projector.eventsFolded - opened.events, bytes: size)
+    }
+
+    /// The snapshot of `log`, from the one beside it if it is the log's, restored whole, or from nothing.
+    private static func takeWholeSnapshot(of log: LogReader, note: (String) -> Void) throws -> SnapshotTaken {
         var resumed =
             resume(log, zone: .quarterHours, note: note)
             ?? Resumed(projector: Projector(zone: .quarterHours), ids: Identifiers(), endSeq: 1)
-        if resumed.endSeq == log.committedEndSeq && resumed.endSeq > 1 {
-            return SnapshotTaken(endSeq: resumed.endSeq, folded: 0, bytes: nil)
-        }
         let before = resumed.projector.eventsFolded
         try log.fold(into: &resumed.projector, ids: &resumed.ids, wholeLedger: true)
         let snapshot = log.snapshot(of: resumed.projector.state, ids: resumed.ids)

@@ -5,9 +5,10 @@ public struct FoldState: Equatable, Sendable {
     public var ledger: LedgerState
     /// Every report's aggregates but product sales, in ``ZoneRules/quarterHours``.
     public var reports: Reports
-    /// Product sales by quarter-hour, sorted by product, currency and
-    /// quarter-hour: a list rather than a map, the largest part of the
-    /// reports, made into a zone's days in one pass (``reports(in:)``).
+    /// Product sales by quarter-hour, sorted by quarter-hour, product and
+    /// currency: a list rather than a map, the largest part of the
+    /// reports, which a snapshot keeps in chunks by time, so that the
+    /// sales of new events touch its last chunks alone.
     public var productSales: [ProductSales.Key]
     public var productTotals: [ProductSales.Totals]
 
@@ -30,9 +31,9 @@ public struct FoldState: Equatable, Sendable {
         self.productTotals = productTotals
     }
 
-    /// The order of `productSales`: by product, currency, then quarter-hour.
+    /// The order of `productSales`: by quarter-hour, product, then currency.
     public static func sortsBefore(_ a: ProductSales.Key, _ b: ProductSales.Key) -> Bool {
-        (a.product.rawValue, a.currency.rawValue, a.day) < (b.product.rawValue, b.currency.rawValue, b.day)
+        (a.day, a.product.rawValue, a.currency.rawValue) < (b.day, b.product.rawValue, b.currency.rawValue)
     }
 
     /// Every report's aggregates with dates counted in `zone`: nil if a
@@ -49,28 +50,12 @@ public struct FoldState: Equatable, Sendable {
         var days: [Int64: Int64] = [:]
         var quarters = QuarterHourDays(zone: zone)
         for key in reports.daily.totals.keys { days[key.day] = quarters.day(of: key.day) }
-        // Runs of a product's quarter-hours in one local day, each summed: distinct keys, unless
-        // the zone's clock went back past midnight, when a day comes again after the next.
-        var keys: [ProductSales.Key] = []
-        var totals: [ProductSales.Totals] = []
-        var distinct = true
         for (key, sold) in zip(productSales, productTotals) {
             guard let day = days[key.day] else { return nil }
-            let local = ProductSales.Key(day: day, product: key.product, currency: key.currency)
-            if let last = keys.last, last.product == local.product && last.currency == local.currency && last.day >= day {
-                if last.day == day {
-                    totals[totals.count - 1].merge(sold)
-                    continue
-                }
-                distinct = false
-            }
-            keys.append(local)
-            totals.append(sold)
-        }
-        if distinct {
-            counted.products = ProductSales(totals: DenseMap(distinctKeys: keys, values: totals))
-        } else {
-            for (key, sold) in zip(keys, totals) { counted.products.totals[key, default: ProductSales.Totals()].merge(sold) }
+            counted.products.totals[
+                ProductSales.Key(day: day, product: key.product, currency: key.currency), default: ProductSales.Totals()
+            ]
+            .merge(sold)
         }
         return counted
     }

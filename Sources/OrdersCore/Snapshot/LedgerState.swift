@@ -68,6 +68,55 @@ extension Ledger {
         return state
     }
 
+    /// The part of this ledger's state that a snapshot taken from an
+    /// older one writes anew: the open carts whose numbers are in `carts`,
+    /// the votes of the voters in `voters`, and all of what it knows of the
+    /// rest (the closed carts, the order ids taken, how many carts are
+    /// open). For a ledger restored for whole chunks of a snapshot
+    /// (``LedgerState/partial``), and folded on: of the chunks it was
+    /// restored for, and the numbers past them, it knows all.
+    /// - Parameters: the ranges ascend and do not overlap.
+    public func fragment(openCartsIn cartRanges: [ClosedRange<Int>], votesIn voterRanges: [ClosedRange<Int>]) -> LedgerState {
+        var state = LedgerState()
+        state.partial = true
+        var cartCount = carts.count
+        while cartCount > 0 && carts[cartCount - 1].state == .none { cartCount -= 1 }
+        state.cartCount = cartCount
+        state.closedCarts = [UInt64](repeating: 0, count: (cartCount + 63) / 64)
+        for index in 0..<cartCount where carts[index].state == .closed { state.closedCarts[index >> 6] |= 1 << UInt64(index & 63) }
+        for range in cartRanges where cartCount > 0 && range.lowerBound < cartCount {
+            for index in range.clamped(to: 0...(cartCount - 1)) {
+                let record = carts[index]
+                guard record.state == .open else { continue }
+                state.openCarts.append(UInt32(index))
+                for i in Int(record.start)..<Int(record.start) + record.count { state.lines.append(pool.lines[i]) }
+                state.lineEnds.append(state.lines.count)
+            }
+        }
+        state.openCartCount = Int(openCount)
+        var orderWords = usedOrders.count
+        while orderWords > 0 && usedOrders[orderWords - 1] == 0 { orderWords -= 1 }
+        state.usedOrders = (0..<orderWords).map { usedOrders[$0] }
+        var votes: [(voter: UInt32, key: UInt64)] = []
+        self.votes.forEachVote { voter, key in
+            if Self.any(voterRanges, contains: Int(voter)) { votes.append((voter, key)) }
+        }
+        votes.sort { $0.voter < $1.voter }
+        state.voteVoters = votes.map(\.voter)
+        state.voteKeys = votes.map(\.key)
+        return state
+    }
+
+    /// Whether one of `ranges`, ascending, holds `number`.
+    private static func any(_ ranges: [ClosedRange<Int>], contains number: Int) -> Bool {
+        var low = 0, high = ranges.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ranges[middle].upperBound < number { low = middle + 1 } else { high = middle }
+        }
+        return low < ranges.count && ranges[low].contains(number)
+    }
+
     /// The ledger whose ``state`` is `state`, or nil if `state` is not one a
     /// ledger could be in with `idCounts` ids of each role (in
     /// ``Role/allCases`` order): a number out of range, a cart both open and

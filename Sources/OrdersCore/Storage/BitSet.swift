@@ -14,6 +14,23 @@ public struct BitSet: Equatable, Sendable {
         if word >= words.count { words.append(contentsOf: repeatElement(0, count: word + 1 - words.count)) }
         words[word] |= 1 << UInt64(member & 63)
     }
+
+    /// Adds every member of `range`.
+    public mutating func insert(_ range: ClosedRange<Int>) {
+        for member in range { insert(member) }
+    }
+
+    /// Whether a member lies in `range`.
+    public func containsAny(of range: ClosedRange<Int>) -> Bool {
+        guard range.lowerBound >> 6 < words.count else { return false }
+        for word in (range.lowerBound >> 6)...min(range.upperBound >> 6, words.count - 1) {
+            var bits = words[word]
+            if word == range.lowerBound >> 6 { bits &= ~0 << UInt64(range.lowerBound & 63) }
+            if word == range.upperBound >> 6 && range.upperBound & 63 != 63 { bits &= (1 << UInt64(range.upperBound & 63 + 1)) - 1 }
+            if bits != 0 { return true }
+        }
+        return false
+    }
 }
 
 /// The carts and voters a run of events names: what a fold of them reads
@@ -24,6 +41,12 @@ public struct TouchedIDs: EventSink, Sendable {
     public private(set) var voters = BitSet()
 
     public init() {}
+
+    /// Adds every cart of `carts` and voter of `voters`: whole chunks of a snapshot, say.
+    public mutating func insert(carts: ClosedRange<Int>? = nil, voters: ClosedRange<Int>? = nil) {
+        if let carts { self.carts.insert(carts) }
+        if let voters { self.voters.insert(voters) }
+    }
 
     public mutating func itemAdded(at: Timestamp, cart: Symbol, product: Symbol, qty: Int64, price: Int64, currency: Currency) {
         carts.insert(cart.index)

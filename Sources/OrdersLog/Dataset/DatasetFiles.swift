@@ -38,13 +38,18 @@ package enum DatasetFiles {
     /// then the directory synced.
     /// - Parameter temporary: its name; one of its own for each writer, when two may replace the file at once.
     package static func replace(_ path: String, with bytes: [UInt8], temporary: String? = nil) throws {
+        try replace(path, withPieces: [bytes], temporary: temporary)
+    }
+
+    /// ``replace(_:with:temporary:)`` with the bytes in pieces, written one after the other.
+    package static func replace(_ path: String, withPieces pieces: [[UInt8]], temporary: String? = nil) throws {
         let temporary = temporary ?? path + ".tmp"
         do {
             let file = try FileDescriptor.open(
                 FilePath(temporary), .writeOnly, options: [.create, .truncate],
                 permissions: [.ownerReadWrite, .groupRead, .otherRead])
             try file.closeAfter {
-                _ = try bytes.withUnsafeBytes { try file.writeAll($0) }
+                for bytes in pieces { _ = try bytes.withUnsafeBytes { try file.writeAll($0) } }
                 guard fsync(file.rawValue) == 0 else { throw Errno(rawValue: errno) }
             }
         } catch {

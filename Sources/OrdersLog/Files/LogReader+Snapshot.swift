@@ -93,6 +93,12 @@ extension LogReader {
         return Snapshot(point: SnapshotPoint(after: batches[...]), idCounts: idCounts, ids: reported, fold: fold)
     }
 
+    /// Writes the snapshot file whose bytes are `pieces`, one after the other, beside this log, in place of any there.
+    /// - Returns: its size in bytes.
+    public func write(pieces: [[UInt8]]) throws -> Int {
+        try SnapshotFile.write(pieces, besideLog: name)
+    }
+
     /// Writes `snapshot` beside this log, in place of any there.
     /// - Returns: its size in bytes.
     @discardableResult

@@ -28,27 +28,52 @@ enum SnapshotFile {
         var description: String
     }
 
-    /// The file's bytes for `snapshot`.
-    static func bytes(of snapshot: Snapshot) throws -> [UInt8] {
-        var compressor = try ZstdCompressor(level: 3, checksum: false)
-        var body: [UInt8] = []
-        var directory = SnapshotDirectory()
-        func frame(_ section: Snapshot.Section) throws -> SnapshotDirectory.Frame {
-            let start = body.count
-            try section.bytes.withUnsafeBytes { _ = try compressor.compressFrame($0, appendingTo: &body) }
-            let crc = body.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[start...])) }
-            return SnapshotDirectory.Frame(
-                first: section.first, last: section.last, count: section.count, frameSize: body.count - start,
-                contentSize: section.bytes.count, crc: crc)
-        }
+    /// A frame of the file being made: a section to compress, or a frame of the snapshot before it, copied.
+    enum Part {
+        case section(Snapshot.Section)
+        case copied(SnapshotDirectory.Frame, [UInt8])
+    }
+
+    /// The file's bytes for `snapshot`, in pieces, one after the other (``write(_:besideLog:)``).
+    static func bytes(of snapshot: Snapshot) throws -> [[UInt8]] {
         let sections = snapshot.encodedSections()
-        directory.carts = try sections.carts.map(frame)
-        directory.votes = try sections.votes.map(frame)
-        directory.products = try frame(sections.products)
-        let head = snapshot.encodedHead(directory: directory)
+        return try bytes(
+            of: snapshot, carts: sections.carts.map(Part.section), votes: sections.votes.map(Part.section),
+            products: sections.products.map(Part.section))
+    }
+
+    /// The file's bytes for `snapshot`'s point, ids and sums, with these
+    /// frames after its head, in pieces; `votes` counted in all, if its ledger holds only some.
+    static func bytes(of snapshot: Snapshot, carts: [Part], votes: [Part], products: [Part], voteCount: Int? = nil) throws -> [[UInt8]] {
+        var compressor = try ZstdCompressor(level: 3, checksum: false)
+        // Each frame a piece of its own: a snapshot taken from the one before copies most of its frames, and
+        // joining them all in one array copied every byte once more, the larger part of its time.
+        var body: [[UInt8]] = []
+        var bodySize = 0
+        func frame(_ part: Part) throws -> SnapshotDirectory.Frame {
+            switch part {
+            case .copied(let frame, let bytes):
+                body.append(bytes)
+                bodySize += bytes.count
+                return frame
+            case .section(let section):
+                var compressed: [UInt8] = []
+                try section.bytes.withUnsafeBytes { _ = try compressor.compressFrame($0, appendingTo: &compressed) }
+                body.append(compressed)
+                bodySize += compressed.count
+                return SnapshotDirectory.Frame(
+                    first: section.first, last: section.last, count: section.count, frameSize: compressed.count,
+                    contentSize: section.bytes.count, crc: CRC32C.checksum(compressed))
+            }
+        }
+        var directory = SnapshotDirectory()
+        directory.carts = try carts.map(frame)
+        directory.votes = try votes.map(frame)
+        directory.products = try products.map(frame)
+        let head = snapshot.encodedHead(directory: directory, votes: voteCount)
         var headFrame: [UInt8] = []
         try head.withUnsafeBytes { _ = try compressor.compressFrame($0, appendingTo: &headFrame) }
-        var w = ByteWriter(capacity: headerSize + headFrame.count + body.count)
+        var w = ByteWriter(capacity: headerSize + headFrame.count)
         w.write(contentsOf: magic)
         w.write(littleEndian: version)
         w.write(littleEndian: UInt64(snapshot.point.batchCount))
@@ -57,12 +82,11 @@ enum SnapshotFile {
         w.write(littleEndian: snapshot.point.chain)
         w.write(littleEndian: UInt64(headFrame.count))
         w.write(littleEndian: UInt64(head.count))
-        w.write(littleEndian: UInt64(headerSize + headFrame.count + body.count))
+        w.write(littleEndian: UInt64(headerSize + headFrame.count + bodySize))
         w.write(littleEndian: CRC32C.checksum(headFrame))
         w.write(littleEndian: CRC32C.checksum(w.bytes))
         w.write(contentsOf: headFrame)
-        w.write(contentsOf: body)
-        return w.bytes
+        return [w.bytes] + body
     }
 
     /// The fields of a sound header.
@@ -163,29 +187,43 @@ enum SnapshotFile {
                     try SnapshotHead.decodeVotes(bytes, of: frame, into: &ledger, keeping: keeping)
                 }
             }
-            var sales: ([ProductSales.Key], [ProductSales.Totals]) = ([], [])
+            var keys: [ProductSales.Key] = [], totals: [ProductSales.Totals] = []
             if productSales {
-                let frame = directory.products, idCounts = head.idCounts
-                sales = try Self.read(frame, at: offsets.last!, of: file, path: path, what: "its product sales") {
-                    bytes throws(ByteReader.Malformed) in
-                    try SnapshotHead.decodeProducts(bytes, count: frame.count, idCounts: idCounts)
-                }
+                for i in directory.products.indices { try readProducts(i, into: &keys, &totals) }
             }
-            let fold = FoldState(ledger: ledger, reports: head.reports, productSales: sales.0, productTotals: sales.1)
+            let fold = FoldState(ledger: ledger, reports: head.reports, productSales: keys, productTotals: totals)
             return Snapshot(point: point, idCounts: head.idCounts, ids: head.ids, fold: fold)
         }
 
         /// Whether `set` has a member from `frame.first` to `frame.last`.
-        private static func any(of set: BitSet, in frame: SnapshotDirectory.Frame) -> Bool {
-            let words = set.words
-            guard frame.first >> 6 < words.count else { return false }
-            for word in (frame.first >> 6)...min(frame.last >> 6, words.count - 1) {
-                var bits = words[word]
-                if word == frame.first >> 6 { bits &= ~0 << UInt64(frame.first & 63) }
-                if word == frame.last >> 6 && frame.last & 63 != 63 { bits &= (1 << UInt64(frame.last & 63 + 1)) - 1 }
-                if bits != 0 { return true }
+        static func any(of set: BitSet, in frame: SnapshotDirectory.Frame) -> Bool {
+            frame.last >= frame.first && set.containsAny(of: frame.first...frame.last)
+        }
+
+        /// Adds the product sales of chunk `index` to `keys` and `totals`.
+        func readProducts(_ index: Int, into keys: inout [ProductSales.Key], _ totals: inout [ProductSales.Totals]) throws(Unusable) {
+            let frame = head.directory.products[index], idCounts = head.idCounts
+            let offset = offsets[head.directory.carts.count + head.directory.votes.count + index]
+            try Self.read(frame, at: offset, of: file, path: path, what: "a chunk of product sales") { bytes throws(ByteReader.Malformed) in
+                try SnapshotHead.decodeProducts(bytes, of: frame, idCounts: idCounts, into: &keys, &totals)
             }
-            return false
+        }
+
+        /// The bytes of frame `index` of the directory (in file order), as they are, with its entry.
+        func copied(_ index: Int) throws(Unusable) -> Part {
+            let frame = head.directory.frames[index]
+            do {
+                let bytes = try [UInt8](unsafeUninitializedCapacity: frame.frameSize) { buffer, count in
+                    try file.readAll(at: Int64(offsets[index]), into: UnsafeMutableRawBufferPointer(buffer), path: path)
+                    count = buffer.count
+                }
+                guard CRC32C.checksum(bytes) == frame.crc else { throw Unusable(description: "a chunk's checksum does not match") }
+                return .copied(frame, bytes)
+            } catch let unusable as Unusable {
+                throw unusable
+            } catch {
+                throw Unusable(description: "a chunk could not be read: \(error)")
+            }
         }
 
         /// Reads `frame` at `offset`, checks its CRC, decompresses it, and decodes it with `decode`.
@@ -258,9 +296,15 @@ enum SnapshotFile {
     /// the new one whole, never a mix (``DatasetFiles/replace(_:with:temporary:)``, through `LOG.snapshot.tmp`).
     /// - Returns: the file's size.
     static func write(_ snapshot: Snapshot, besideLog log: String) throws -> Int {
-        let bytes = try bytes(of: snapshot)
+        try write(bytes(of: snapshot), besideLog: log)
+    }
+
+    /// Writes the file whose bytes are `pieces`, one after the other, beside `log`, as ``write(_:besideLog:)`` does.
+    /// - Returns: the file's size.
+    @discardableResult
+    static func write(_ pieces: [[UInt8]], besideLog log: String) throws -> Int {
         // One temporary name, so that a writer killed mid-write leaves nothing the next does not replace.
-        try DatasetFiles.replace(Snapshot.path(of: log), with: bytes)
-        return bytes.count
+        try DatasetFiles.replace(Snapshot.path(of: log), withPieces: pieces)
+        return pieces.reduce(0) { $0 + $1.count }
     }
 }

@@ -80,9 +80,9 @@ extension Orders {
 
         @Option(
             help: ArgumentHelp(
-                "Take a snapshot of LOG's fold after the import (LOG.snapshot, see orders snapshot --help) once this many events, and a tenth of the log, are past the last one; 0 for never.",
+                "Take a snapshot of LOG's fold after the import (LOG.snapshot, see orders snapshot --help) once this many events are past the last one; 0 for never.",
                 valueName: "n"))
-        var snapshotAfter: Int64 = 1_000_000
+        var snapshotAfter: Int64 = 100_000
 
         @Option(help: ArgumentHelp("Events per compressed batch.", visibility: .hidden))
         var batchEvents = LogWriter.defaultBatchEvents

@@ -19,7 +19,8 @@ extension Orders {
                 or is not of the log's batches as they are now, is passed over with a note on
                 standard error, and the whole log is folded. Delete it and nothing changes but
                 speed. import takes one by itself when enough events are past the last
-                (orders import --help).
+                (orders import --help). When the events since the last are few, the new one is
+                taken from it: the parts that hold no cart or voter they name are copied.
 
                 Examples:
                   orders snapshot store.log
