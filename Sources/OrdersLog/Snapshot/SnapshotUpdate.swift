@@ -43,38 +43,16 @@ extension OpenedSnapshot {
         let sold = reports.products.totals.entries.sorted { FoldState.sortsBefore($0.0, $1.0) }
         reports.products = ProductSales()
 
-        var carts: [SnapshotFile.Part] = [], votes: [SnapshotFile.Part] = [], products: [SnapshotFile.Part] = []
+        let carts = try parts(
+            directory.carts, rewritten: rewrittenCarts, fileIndex: 0, entries: ledger.openCarts.count,
+            number: { Int(ledger.openCarts[$0]) },
+            encode: { Snapshot.encodeCarts(ledger, $0, from: $1) }, past: { Snapshot.cartSections(ledger, $0, from: newCarts) })
+        let votes = try parts(
+            directory.votes, rewritten: rewrittenVotes, fileIndex: directory.carts.count, entries: ledger.voteVoters.count,
+            number: { Int(ledger.voteVoters[$0]) }, encode: { Snapshot.encodeVotes(ledger, $0, from: $1) },
+            past: { Snapshot.voteSections(ledger, $0, from: newVoters) })
+        var products: [SnapshotFile.Part] = []
         var next = 0
-        for (i, frame) in directory.carts.enumerated() {
-            guard rewrittenCarts[i] else {
-                carts.append(try file.copied(i))
-                continue
-            }
-            let start = next
-            while next < ledger.openCarts.count && Int(ledger.openCarts[next]) <= frame.last { next += 1 }
-            carts.append(
-                .section(
-                    Snapshot.Section(
-                        first: frame.first, last: frame.last, count: next - start,
-                        bytes: Snapshot.encodeCarts(ledger, start..<next, from: frame.first))))
-        }
-        carts += Snapshot.cartSections(ledger, next..<ledger.openCarts.count, from: newCarts).map(SnapshotFile.Part.section)
-        next = 0
-        for (i, frame) in directory.votes.enumerated() {
-            guard rewrittenVotes[i] else {
-                votes.append(try file.copied(directory.carts.count + i))
-                continue
-            }
-            let start = next
-            while next < ledger.voteVoters.count && Int(ledger.voteVoters[next]) <= frame.last { next += 1 }
-            votes.append(
-                .section(
-                    Snapshot.Section(
-                        first: frame.first, last: frame.last, count: next - start,
-                        bytes: Snapshot.encodeVotes(ledger, start..<next, from: frame.first))))
-        }
-        votes += Snapshot.voteSections(ledger, next..<ledger.voteVoters.count, from: newVoters).map(SnapshotFile.Part.section)
-        next = 0
         for (i, frame) in directory.products.enumerated() {
             let start = next
             while next < sold.count && Int(sold[next].0.day) <= frame.last { next += 1 }
@@ -100,6 +78,31 @@ extension OpenedSnapshot {
 
         let head = log.snapshot(of: FoldState(ledger: ledger, reports: reports, productSales: [], productTotals: []), ids: ids)
         return try SnapshotFile.bytes(of: head, carts: carts, votes: votes, products: products, voteCount: Int(reports.summary.votes))
+    }
+
+    /// The frames of a snapshot taken from this one for one kind of chunk,
+    /// whose `frames` start at `fileIndex` in the file: each chunk that
+    /// `rewritten` says, made by `encode` of the `entries` whose `number`
+    /// (ascending) it covers; each other chunk copied; then the sections
+    /// `past` makes of the entries past them all.
+    private func parts(
+        _ frames: [SnapshotDirectory.Frame], rewritten: [Bool], fileIndex: Int, entries: Int, number: (Int) -> Int,
+        encode: (Range<Int>, Int) -> [UInt8], past: (Range<Int>) -> [Snapshot.Section]
+    ) throws -> [SnapshotFile.Part] {
+        var parts: [SnapshotFile.Part] = []
+        var next = 0
+        for (i, frame) in frames.enumerated() {
+            guard rewritten[i] else {
+                parts.append(try file.copied(fileIndex + i))
+                continue
+            }
+            let start = next
+            while next < entries && number(next) <= frame.last { next += 1 }
+            parts.append(
+                .section(
+                    Snapshot.Section(first: frame.first, last: frame.last, count: next - start, bytes: encode(start..<next, frame.first))))
+        }
+        return parts + past(next..<entries).map(SnapshotFile.Part.section)
     }
 
     /// Two sorted lists of product sales as one, the totals of a key in both added.
