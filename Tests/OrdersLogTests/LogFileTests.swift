@@ -14,6 +14,28 @@ struct LogFileTests {
         #expect(try exported(dir + "/a.log") == lines(events, ids: ids))
     }
 
+    /// Events built as values with a field the spec does not allow are
+    /// refused before anything is added: written, every reader would
+    /// refuse their batch as corrupt (the snapshot fuzz target's first
+    /// fixture wrote a log so).
+    @Test(arguments: [
+        Event.Kind.quantityChanged(cart: Symbol(rawValue: 0), product: Symbol(rawValue: 0), qty: 0),
+        .itemAdded(cart: Symbol(rawValue: 0), product: Symbol(rawValue: 0), qty: -1, price: 10, currency: Currency("USD")!),
+        .itemAdded(cart: Symbol(rawValue: 0), product: Symbol(rawValue: 0), qty: 1, price: -10, currency: Currency("USD")!),
+    ])
+    func eventsOutsideTheSpecAreRefusedAndNothingIsAdded(kind: Event.Kind) throws {
+        let dir = temporaryDirectory(), path = dir + "/a.log"
+        var ids = Identifiers()
+        let events = sampleEvents(100, ids: &ids)
+        try writeLog(path, events, ids: ids)
+        let writer = try LogWriter(path: path)
+        let bad = Event(at: Timestamp(milliseconds: 1_758_000_000_000), kind)
+        #expect(throws: InputError.self) { try writer.append(Array(events.prefix(3)) + [bad], records: EventRecords(), ids: ids) }
+        #expect(throws: InputError.self) { try writer.append(bad, ids: ids) }
+        try writer.commit(ids: ids)
+        #expect(try exported(path) == lines(events, ids: ids))
+    }
+
     /// An append to a log with batches looks up only the streams' ids in it
     /// (reading every id of a large log cost more than most appends: 6 s
     /// and 1.1 GB at 100M events), for all the streams of a transaction in

@@ -26,6 +26,19 @@ public struct Event: Hashable, Sendable {
         case ignored
     }
 
+    /// The field of this event that the spec does not allow, if one: a
+    /// quantity below 1, a price below 0, or a time the NDJSON form cannot
+    /// write. Parsers never make such an event; a caller that builds one
+    /// and appends it is refused, since no reader would take its batch.
+    public var fieldOutOfSpec: String? {
+        if at < Timestamp.earliest || at > Timestamp.latest { return "at" }
+        switch kind {
+        case .itemAdded(_, _, let qty, let price, _): return qty < 1 ? "qty" : price < 0 ? "price" : nil
+        case .quantityChanged(_, _, let qty): return qty < 1 ? "qty" : nil
+        case .itemRemoved, .checkedOut, .voteCast, .ignored: return nil
+        }
+    }
+
     /// The event's id of `role`, if it names one: an event names at most one id of each role.
     @inlinable
     public func id(_ role: Role) -> Symbol? {

@@ -316,6 +316,7 @@ public final class LogWriter {
     /// Adds an event to the transaction. Its identifiers must be in `ids`.
     /// The first event appended this way reads every id of the log.
     public func append(_ event: Event, record: EventRecord? = nil, ids: Identifiers) throws {
+        try checkSpec(CollectionOfOne(event))
         try knowAll()
         try writeHeld()
         if let record, !record.isEmpty { records.append((nextSeq, record)) }
@@ -327,6 +328,7 @@ public final class LogWriter {
     /// many at once, with one look at the writer's state rather than one
     /// an event.
     public func append(_ events: [Event], records: EventRecords, ids: Identifiers) throws {
+        try checkSpec(events)
         try knowAll()
         try writeHeld()
         keep(records, first: nextSeq)
@@ -344,6 +346,7 @@ public final class LogWriter {
     public func append(checking events: [Event], records: EventRecords, ids: Identifiers, from name: String) throws -> (
         events: [Event], records: EventRecords
     ) {
+        try checkSpec(events)
         try knowAll()
         try writeHeld()
         let run = try arrivingIDs.take(records, firstSeq: nextSeq, name: name)
@@ -402,6 +405,20 @@ public final class LogWriter {
     }
 
     /// `append` once the log's ids that `ids` holds are known.
+    /// Refuses events built as values (not parsed) with a field the spec does
+    /// not allow (``Event/fieldOutOfSpec``), before any is added: written,
+    /// every reader would refuse their batch as corrupt.
+    private func checkSpec(_ events: some Collection<Event>) throws {
+        for (i, event) in events.enumerated() {
+            guard let field = event.fieldOutOfSpec else { continue }
+            throw InputError(
+                file: path, field: field,
+                message:
+                    "event \(i + 1) of an append has a \(field) the spec does not allow (a quantity is 1 or more, a price 0 or more, a time from year 0 to 9999); nothing of the append was added"
+            )
+        }
+    }
+
     private func take(_ event: Event, ids: Identifiers) throws {
         pending.append(event)
         nextSeq += 1
