@@ -33,7 +33,7 @@ public enum Engine {
                 } catch {
                     // A snapshot whose checksums hold but whose content is not the log's (a forgery, or a bug) can
                     // make the batches after it fail: the whole log answers, and fails only if the log does.
-                    note("\(Snapshot.path(of: log.name)): the fold after it failed (\(error)); folding the whole log")
+                    note(passedOverNote(log.name, "the fold after it failed (\(error))"))
                     let whole = try LogReader(path: log.name, options: ReadOptions(threads: threads))
                     let reports = try fold(whole, threads: threads, zone: zone, ids: &ids) { advanced($0, whole.progress) }
                     return (reports, ids)

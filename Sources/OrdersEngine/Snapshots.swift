@@ -24,12 +24,11 @@ extension Engine {
     public static func resume(
         _ log: LogReader, zone: ZoneRules, productSales: Bool = true, partial: Bool = false, note: (String) -> Void
     ) -> Resumed? {
-        let path = Snapshot.path(of: log.name)
         let (opened, passedOver) = log.openSnapshot(productSales: productSales)
-        if let passedOver { note("\(path): passed over: \(passedOver); folding the whole log") }
+        if let passedOver { note(passedOverNote(log.name, "passed over: \(passedOver)")) }
         guard let opened else { return nil }
         var touched: TouchedIDs?
-        if partial && (log.committedEndSeq - opened.endSeq) * 4 <= opened.events {
+        if partial && log.hasFewEvents(past: opened) {
             // A failure here (a damaged batch) is the fold's to find and say: it restores the whole state.
             touched = try? LogReader(path: log.name, options: ReadOptions(threads: 1)).touched(after: opened)
         }
@@ -39,10 +38,15 @@ extension Engine {
             snapshot = try opened.snapshot(keeping: touched)
             projector = try Projector(resuming: snapshot.fold, idCounts: snapshot.idCounts, zone: zone)
         } catch {
-            note("\(path): passed over: \(error); folding the whole log")
+            note(passedOverNote(log.name, "passed over: \(error)"))
             return nil
         }
         return Resumed(projector: projector, ids: log.skip(past: snapshot), endSeq: snapshot.endSeq)
+    }
+
+    /// What standard error is told of the snapshot beside `log` when `reason` passed it over.
+    static func passedOverNote(_ log: String, _ reason: String) -> String {
+        "\(Snapshot.path(of: log)): \(reason); folding the whole log"
     }
 
     /// Whether the log at `path`, whose events end before `endSeq`, is due
@@ -75,16 +79,16 @@ extension Engine {
     public static func takeSnapshot(of path: String, threads: Int, note: (String) -> Void) throws -> SnapshotTaken {
         let log = try LogReader(path: path, options: ReadOptions(threads: min(threads, 2)))
         let (opened, passedOver) = log.openSnapshot(productSales: false)
-        if let passedOver { note("\(Snapshot.path(of: path)): passed over: \(passedOver); folding the whole log") }
+        if let passedOver { note(passedOverNote(path, "passed over: \(passedOver)")) }
         if let opened {
             if opened.endSeq == log.committedEndSeq && opened.endSeq > 1 {
                 return SnapshotTaken(endSeq: opened.endSeq, folded: 0, bytes: nil)
             }
-            if (log.committedEndSeq - opened.endSeq) * 4 <= opened.events {
+            if log.hasFewEvents(past: opened) {
                 do {
                     return try takeSnapshot(from: opened, of: log)
                 } catch {
-                    note("\(Snapshot.path(of: path)): could not be taken from the one before (\(error)); folding the whole log")
+                    note(passedOverNote(path, "could not be taken from the one before (\(error))"))
                     return try takeWholeSnapshot(of: LogReader(path: path, options: ReadOptions(threads: min(threads, 2))), note: note)
                 }
             }

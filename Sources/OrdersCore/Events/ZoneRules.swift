@@ -32,7 +32,7 @@ public struct ZoneRules: Hashable, Sendable {
     /// Not a zone: UTC, with "days" a quarter of an hour long. Reports that
     /// count dates in it are what a snapshot keeps, and become the reports
     /// of any zone whose local days are made of whole quarter-hours of UTC
-    /// (``Reports/inDays(of:)``): every zone today, since every offset is a
+    /// (``FoldState/reports(in:)``): every zone today, since every offset is a
     /// multiple of 15 minutes.
     public static let quarterHours = ZoneRules(name: "UTC quarter-hours", initialOffsetSeconds: 0, transitions: [], dayLength: 900_000)
 

@@ -36,22 +36,29 @@ public struct FoldState: Equatable, Sendable {
         (a.day, a.product.rawValue, a.currency.rawValue) < (b.day, b.product.rawValue, b.currency.rawValue)
     }
 
-    /// Every report's aggregates with dates counted in `zone`: nil if a
-    /// quarter-hour they hold does not lie within one local day of it
-    /// (``Reports/inDays(of:)``).
+    /// Every report's aggregates with dates counted in `zone`: what a
+    /// snapshot's reports are in the zone a command asks for. Nil if one of
+    /// their quarter-hours does not lie within one local day of `zone`: an
+    /// offset then that was no multiple of 15 minutes (local mean time,
+    /// before a country took a standard zone), or a change of offset inside
+    /// a quarter-hour.
     public func reports(in zone: ZoneRules) -> Reports? {
         if zone == .quarterHours {
             var whole = reports
             whole.products = ProductSales(totals: DenseMap(distinctKeys: productSales, values: productTotals))
             return whole
         }
-        guard var counted = reports.inDays(of: zone) else { return nil }
-        // Every product sale is an order's, so its quarter-hour is one of the daily sales'.
-        var days: [Int64: Int64] = [:]
-        var quarters = QuarterHourDays(zone: zone)
-        for key in reports.daily.totals.keys { days[key.day] = quarters.day(of: key.day) }
+        var days = QuarterHourDays(zone: zone)
+        var counted = Reports(zone: zone)
+        counted.summary = reports.summary
+        counted.tally = reports.tally
+        for (key, totals) in reports.daily.totals.entries {
+            guard let day = days.day(of: key.day) else { return nil }
+            counted.daily.totals[DailySales.Key(day: day, currency: key.currency), default: SalesTotals()].merge(totals)
+        }
+        // In quarter-hour order, so that each is looked up once.
         for (key, sold) in zip(productSales, productTotals) {
-            guard let day = days[key.day] else { return nil }
+            guard let day = days.day(of: key.day) else { return nil }
             counted.products.totals[
                 ProductSales.Key(day: day, product: key.product, currency: key.currency), default: ProductSales.Totals()
             ]
@@ -71,7 +78,7 @@ extension Projector {
     public enum ResumeFailure: Error, CustomStringConvertible {
         /// It is not a ledger's with the ids it was given: a damaged snapshot's.
         case notALedger
-        /// Its quarter-hours do not make whole days of the zone (``Reports/inDays(of:)``).
+        /// Its quarter-hours do not make whole days of the zone (``FoldState/reports(in:)``).
         case notWholeDays(zone: String)
 
         public var description: String {

@@ -35,36 +35,11 @@ public struct LedgerState: Equatable, Sendable {
 }
 
 extension Ledger {
-    /// The state of this ledger, as a snapshot keeps it.
+    /// The state of this ledger, as a snapshot keeps it: all of it.
     public var state: LedgerState {
         precondition(!partial, "the state of a ledger restored from part of a state")
-        var state = LedgerState()
-        // Tables grow a page at a time, past the last number seen.
-        var cartCount = carts.count
-        while cartCount > 0 && carts[cartCount - 1].state == .none { cartCount -= 1 }
-        state.cartCount = cartCount
-        state.closedCarts = [UInt64](repeating: 0, count: (cartCount + 63) / 64)
-        for index in 0..<cartCount {
-            let record = carts[index]
-            switch record.state {
-            case .none: break
-            case .closed: state.closedCarts[index >> 6] |= 1 << UInt64(index & 63)
-            case .open:
-                state.openCarts.append(UInt32(index))
-                for i in Int(record.start)..<Int(record.start) + record.count { state.lines.append(pool.lines[i]) }
-                state.lineEnds.append(state.lines.count)
-            }
-        }
-        state.openCartCount = state.openCarts.count
-        var orderWords = usedOrders.count
-        while orderWords > 0 && usedOrders[orderWords - 1] == 0 { orderWords -= 1 }
-        state.usedOrders = (0..<orderWords).map { usedOrders[$0] }
-        var votes: [(voter: UInt32, key: UInt64)] = []
-        self.votes.forEachVote { votes.append(($0, $1)) }
-        // Voter by voter: those past their block's sixteen votes come last from the table, out of order.
-        votes.sort { $0.voter < $1.voter }
-        state.voteVoters = votes.map(\.voter)
-        state.voteKeys = votes.map(\.key)
+        var state = fragment(openCartsIn: [0...Int(UInt32.max)], votesIn: [0...Int(UInt32.max)])
+        state.partial = false
         return state
     }
 
@@ -79,6 +54,7 @@ extension Ledger {
     public func fragment(openCartsIn cartRanges: [ClosedRange<Int>], votesIn voterRanges: [ClosedRange<Int>]) -> LedgerState {
         var state = LedgerState()
         state.partial = true
+        // Tables grow a page at a time, past the last number seen.
         var cartCount = carts.count
         while cartCount > 0 && carts[cartCount - 1].state == .none { cartCount -= 1 }
         state.cartCount = cartCount
@@ -101,6 +77,7 @@ extension Ledger {
         self.votes.forEachVote { voter, key in
             if Self.any(voterRanges, contains: Int(voter)) { votes.append((voter, key)) }
         }
+        // Voter by voter: those past their block's sixteen votes come last from the table, out of order.
         votes.sort { $0.voter < $1.voter }
         state.voteVoters = votes.map(\.voter)
         state.voteKeys = votes.map(\.key)

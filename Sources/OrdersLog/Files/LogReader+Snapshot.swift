@@ -42,17 +42,6 @@ extension LogReader {
         }
     }
 
-    /// The whole snapshot beside this log, if there is one and it is this log's (``openSnapshot(productSales:)``).
-    public func matchingSnapshot() -> (snapshot: Snapshot?, passedOver: String?) {
-        let (opened, passedOver) = openSnapshot()
-        guard let opened else { return (nil, passedOver) }
-        do {
-            return (try opened.snapshot(), nil)
-        } catch {
-            return (nil, "\(error)")
-        }
-    }
-
     /// The carts and voters the events after `snapshot` name, read from
     /// their columns by this reader, which is used up.
     public func touched(after snapshot: OpenedSnapshot) throws -> TouchedIDs {
@@ -64,7 +53,7 @@ extension LogReader {
     }
 
     /// Moves the reader past the batches `snapshot` covers (one of
-    /// ``matchingSnapshot()``'s or ``openSnapshot(productSales:)``'s), so
+    /// ``openSnapshot(productSales:)``'s), so
     /// that a fold goes on after them. Call before the first read.
     /// - Returns: the snapshot's ids, which the fold's go on from.
     public func skip(past snapshot: Snapshot) -> Identifiers {
@@ -82,6 +71,13 @@ extension LogReader {
 
     /// The seq after the last committed event: where a snapshot of the whole log ends.
     public var committedEndSeq: Seq { endSeq }
+
+    /// Whether the events past `snapshot` are few, a quarter of those it
+    /// covers or fewer: then a fold reads only the chunks of the carts and
+    /// voters they name, and a new snapshot is taken from it.
+    public func hasFewEvents(past snapshot: OpenedSnapshot) -> Bool {
+        (endSeq - snapshot.endSeq) * 4 <= snapshot.events
+    }
 
     /// A snapshot of `fold`, the state after every batch of this log, whose
     /// ids are `ids` (a fold's, which spell the reported roles'), for a reader
