@@ -8,31 +8,34 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [.package(name: "orders", path: "../")],
     targets: [
+        // What every target shares: libFuzzer's driver, and the numbers fixtures are made from.
+        .target(
+            name: "FuzzSupport", dependencies: [.product(name: "OrdersCore", package: "orders")], path: "Targets/FuzzSupport"),
         .executableTarget(
             name: "FuzzNDJSONLine",
-            dependencies: [.product(name: "OrdersLog", package: "orders"), .product(name: "OrdersCore", package: "orders")],
+            dependencies: ["FuzzSupport", .product(name: "OrdersLog", package: "orders"), .product(name: "OrdersCore", package: "orders")],
             path: "Targets/FuzzNDJSONLine", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
         .executableTarget(
             name: "FuzzLogFile",
-            dependencies: [.product(name: "OrdersLog", package: "orders"), .product(name: "OrdersCore", package: "orders")],
+            dependencies: ["FuzzSupport", .product(name: "OrdersLog", package: "orders"), .product(name: "OrdersCore", package: "orders")],
             path: "Targets/FuzzLogFile", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
         .executableTarget(
             name: "FuzzIndexFile",
             dependencies: [
-                .product(name: "OrdersLog", package: "orders"), .product(name: "OrdersCore", package: "orders"),
+                "FuzzSupport", .product(name: "OrdersLog", package: "orders"), .product(name: "OrdersCore", package: "orders"),
                 .product(name: "OrdersEngine", package: "orders"),
             ],
             path: "Targets/FuzzIndexFile", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
         .executableTarget(
             name: "FuzzSnapshotFile",
             dependencies: [
-                .product(name: "OrdersLog", package: "orders"), .product(name: "OrdersCore", package: "orders"),
+                "FuzzSupport", .product(name: "OrdersLog", package: "orders"), .product(name: "OrdersCore", package: "orders"),
                 .product(name: "OrdersEngine", package: "orders"),
             ],
             path: "Targets/FuzzSnapshotFile", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
         .executableTarget(
             name: "FuzzBatchPayload",
-            dependencies: [.product(name: "OrdersLog", package: "orders"), .product(name: "OrdersCore", package: "orders")],
+            dependencies: ["FuzzSupport", .product(name: "OrdersLog", package: "orders"), .product(name: "OrdersCore", package: "orders")],
             path: "Targets/FuzzBatchPayload", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
     ]
 )

@@ -1,3 +1,4 @@
+import FuzzSupport
 import Glibc
 import OrdersCore
 import OrdersEngine
@@ -52,12 +53,9 @@ private final class Fixture: Sendable {
         for file in [log, log + ".chk", log + ".index"] { unlink(file) }
         var ids = Identifiers()
         var events: [Event] = []
-        var state: UInt64 = 1
-        func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((state >> 33) % UInt64(bound))
-        }
-        func id(_ role: Role, _ n: Int) -> Symbol { ids[role].intern(Array("\(role)-\(n)".utf8)) }
+        var random = FixtureRandom(seed: 1)
+        func next(_ bound: Int) -> Int { random.next(bound) }
+        func id(_ role: Role, _ n: Int) -> Symbol { FixtureRandom.id(role, n, in: &ids) }
         for i in 0..<600 {
             let at = Timestamp(milliseconds: 1_758_000_000_000 + Int64(i) * 60_000)
             let cart = id(.cart, next(12))
