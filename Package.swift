@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "OrdersEngine", targets: ["OrdersEngine"]),
         .library(name: "OrdersWorkload", targets: ["OrdersWorkload"]),
         .library(name: "OrdersServer", targets: ["OrdersServer"]),
+        .library(name: "OrdersClient", targets: ["OrdersClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -64,11 +65,18 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
+        // A shop app's side: a durable outbox on the device, delivered to `orders serve` exactly once.
+        // URLSession (FoundationNetworking on Linux) for HTTP: what apps already use, and no dependency more.
+        .target(
+            name: "OrdersClient",
+            dependencies: ["OrdersCore", "OrdersLog", .product(name: "SystemPackage", package: "swift-system")],
+            exclude: ["OUTBOX.md"]
+        ),
         // The command line: a thin adapter over the modules above.
         .executableTarget(
             name: "orders",
             dependencies: [
-                "OrdersCore", "OrdersLog", "OrdersReports", "OrdersEngine", "OrdersWorkload", "OrdersServer",
+                "OrdersCore", "OrdersLog", "OrdersReports", "OrdersEngine", "OrdersWorkload", "OrdersServer", "OrdersClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -82,9 +90,10 @@ let package = Package(
             name: "OrdersServerTests",
             dependencies: ["OrdersServer", "OrdersCore", .product(name: "HummingbirdTesting", package: "hummingbird")]
         ),
+        .testTarget(name: "OrdersClientTests", dependencies: ["OrdersClient", "OrdersLog", "OrdersCore"]),
         .testTarget(
             name: "OrdersCLITests",
-            dependencies: ["OrdersLog", "OrdersCore", "OrdersWorkload"]
+            dependencies: ["OrdersLog", "OrdersCore", "OrdersWorkload", "OrdersClient"]
         ),
     ],
     swiftLanguageModes: [.v6]

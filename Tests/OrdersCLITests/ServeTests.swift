@@ -19,10 +19,10 @@ struct ServeTests {
         let base: String
         private let output = Pipe()
 
-        init(log: String? = nil, arguments: [String] = []) throws {
+        init(log: String? = nil, listen: String = "127.0.0.1:0", arguments: [String] = []) throws {
             self.log = log ?? CLI.temporaryDirectory() + "/served.log"
             process.executableURL = CLI.binary
-            process.arguments = ["serve", self.log, "--listen", "127.0.0.1:0"] + arguments
+            process.arguments = ["serve", self.log, "--listen", listen] + arguments
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
             try process.run()

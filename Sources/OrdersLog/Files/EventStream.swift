@@ -135,20 +135,7 @@ public func openEvents(_ path: String, options: ReadOptions = ReadOptions()) thr
     } else {
         file = try FileDescriptor.openInput(path)
     }
-    var prefix = [UInt8](repeating: 0, count: 1 << 16)
-    var count = 0
-    // Read until four bytes are in hand or the input ends, so a slow pipe is still recognised.
-    while count < 4 {
-        let n: Int
-        do {
-            n = try prefix.withUnsafeMutableBytes { try file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[count...])) }
-        } catch {
-            throw FileError(path: name, operation: "reading", reason: "\(error)")
-        }
-        if n == 0 { break }
-        count += n
-    }
-    prefix.removeLast(prefix.count - count)
+    let prefix = try readPrefix(of: file, name: name)
     switch prefix.withUnsafeBytes(InputFormat.detect) {
     case .log:
         guard path != "-" else {
@@ -172,4 +159,23 @@ public func openEvents(_ path: String, options: ReadOptions = ReadOptions()) thr
             message: "compressed with \(tool); orders reads NDJSON, plain or compressed with zstd,"
                 + " and its own logs: decompress it first, e.g. \(example)")
     }
+}
+
+/// The first bytes of an input, enough to tell its format: read until four
+/// are in hand or the input ends, so that a slow pipe is still recognised.
+func readPrefix(of file: FileDescriptor, name: String) throws -> [UInt8] {
+    var prefix = [UInt8](repeating: 0, count: 1 << 16)
+    var count = 0
+    while count < 4 {
+        let n: Int
+        do {
+            n = try prefix.withUnsafeMutableBytes { try file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[count...])) }
+        } catch {
+            throw FileError(path: name, operation: "reading", reason: "\(error)")
+        }
+        if n == 0 { break }
+        count += n
+    }
+    prefix.removeLast(prefix.count - count)
+    return prefix
 }

@@ -23,7 +23,7 @@ public struct FileError: OrdersError, Hashable, Sendable, CustomStringConvertibl
         self.code = code
     }
 
-    init(path: String, operation: String, errno: Errno, code: ErrorCode = .io) {
+    package init(path: String, operation: String, errno: Errno, code: ErrorCode = .io) {
         self.init(path: path, operation: operation, reason: errno.description, code: code)
     }
 
@@ -142,7 +142,7 @@ public func readWholeInput(_ path: String) throws(FileError) -> [UInt8] {
 
 /// Syncs the directory that holds `path`, so that a new name in it (a
 /// log just created, a file renamed into place) survives a crash.
-func syncDirectory(of path: String) throws(FileError) {
+package func syncDirectory(of path: String) throws(FileError) {
     var directory = FilePath(path)
     directory.removeLastComponent()
     if directory.isEmpty { directory = "." }

@@ -1,0 +1,157 @@
+import Foundation
+
+/// The loop that takes the outbox's events in order, a batch at a time, to
+/// `POST /events`, and marks them delivered once the server answers 200.
+/// One batch is in flight at a time, so the log holds them in the outbox's
+/// order; a retry of a batch whose answer was lost is passed over by the
+/// server as duplicates, since every event carries an id.
+actor Delivery {
+    private let outbox: Outbox
+    private let transport: Transport
+    private let configuration: OrdersClient.Configuration
+    private let report: @Sendable (DeliveryEvent) -> Void
+    private var random = SystemRandomNumberGenerator()
+    /// Set by `flush`: send what is there without waiting for a batch to fill.
+    private var urgent = 0
+    private var waitingForDelivery: [(through: UInt64, reply: CheckedContinuation<Void, Never>)] = []
+
+    init(
+        outbox: Outbox, transport: Transport, configuration: OrdersClient.Configuration, report: @escaping @Sendable (DeliveryEvent) -> Void
+    ) {
+        self.outbox = outbox
+        self.transport = transport
+        self.configuration = configuration
+        self.report = report
+    }
+
+    /// Returns once every event recorded before the call is delivered or set aside.
+    func flush() async {
+        let target = await outbox.next
+        guard await outbox.delivered < target else { return }
+        urgent += 1
+        defer { urgent -= 1 }
+        await withCheckedContinuation { waitingForDelivery.append((target, $0)) }
+    }
+
+    /// Delivers until cancelled.
+    func run() async {
+        var limit = configuration.batchSize
+        var attempt = 0
+        while !Task.isCancelled {
+            await outbox.waitForEvents()
+            await gather()
+            if Task.isCancelled { break }
+            let batch: Outbox.Batch
+            do {
+                guard let next = try await outbox.batch(limit: limit, maxBytes: configuration.maxBatchBytes) else { continue }
+                batch = next
+            } catch {
+                // A damaged frame: nothing of it is sent; the app hears why, and delivery stops.
+                report(.retrying(after: .seconds(3600), reason: "\(error)"))
+                return
+            }
+            let answer: Transport.Answer
+            do {
+                answer = try await transport.send(
+                    "POST", "/events", body: batch.text, headers: ["Content-Type": "application/x-ndjson"])
+            } catch {
+                await wait(attempt: &attempt, retryAfter: nil, reason: "\(error.localizedDescription)")
+                continue
+            }
+            let error = ErrorObject(answer.body)
+            switch answer.status {
+            case 200..<300:
+                await acknowledge(through: batch.end)
+                report(
+                    .delivered(appended: error.appended ?? batch.count, duplicates: error.duplicates ?? 0, pending: await outbox.pending))
+                attempt = 0
+                limit = configuration.batchSize
+            case 413 where batch.count > 1:
+                limit = max(1, batch.count / 2)
+            case 413:
+                await setAside(batch, status: 413, error.message ?? "larger than the server takes in one request", field: nil, seq: nil)
+            case 400, 409, 422:
+                if let line = error.line, line >= 2, line <= batch.count {
+                    limit = line - 1  // deliver the events before it, then meet it first in a batch
+                } else if error.line == 1 || batch.count == 1 {
+                    await setAside(batch.prefix(1), status: answer.status, error.message ?? "refused", field: error.field, seq: error.seq)
+                    limit = configuration.batchSize
+                } else {
+                    await setAside(batch, status: answer.status, error.message ?? "refused", field: error.field, seq: error.seq)
+                }
+            case 401, 403:
+                report(.tokenRefused(status: answer.status, message: error.message ?? "the server refused the token"))
+                attempt = max(attempt, 30)
+                await wait(attempt: &attempt, retryAfter: nil, reason: "the token was refused (\(answer.status))")
+            default:
+                let retryAfter = answer.headers["retry-after"].flatMap { Backoff.retryAfter($0) }
+                await wait(attempt: &attempt, retryAfter: retryAfter, reason: "the server answered \(answer.status)")
+            }
+        }
+    }
+
+    /// Waits for a batch to fill, for the batch delay, or for a flush, whichever comes first.
+    private func gather() async {
+        let start = ContinuousClock.now
+        while urgent == 0, await outbox.pending < configuration.batchSize, ContinuousClock.now - start < configuration.batchDelay {
+            try? await Task.sleep(for: .milliseconds(10))
+            if Task.isCancelled { return }
+        }
+    }
+
+    private func wait(attempt: inout Int, retryAfter: Duration?, reason: String) async {
+        let delay = retryAfter ?? configuration.backoff.delay(attempt: attempt, using: &random)
+        attempt += 1
+        report(.retrying(after: delay, reason: reason))
+        try? await Task.sleep(for: delay)
+    }
+
+    private func acknowledge(through end: UInt64) async {
+        await outbox.acknowledge(through: end)
+        waitingForDelivery.removeAll { waiting in
+            guard waiting.through <= end else { return false }
+            waiting.reply.resume()
+            return true
+        }
+    }
+
+    /// Moves `batch`'s events to `rejected.ndjson` (synced), tells the delegate, and passes over them.
+    private func setAside(_ batch: Outbox.Batch, status: Int, _ message: String, field: String?, seq: Int64?) async {
+        do {
+            try RejectedFile.append(batch.text, in: outbox.directory)
+        } catch {
+            // Not set aside: the events stay in the outbox, and the app hears why.
+            report(.retrying(after: .seconds(60), reason: "could not set aside refused events: \(error)"))
+            try? await Task.sleep(for: .seconds(60))
+            return
+        }
+        for k in 0..<batch.count {
+            report(
+                .setAside(
+                    Rejection(
+                        number: batch.first + UInt64(k), line: String(decoding: batch.line(k), as: UTF8.self), status: status,
+                        message: message, field: field, seq: seq)))
+        }
+        await acknowledge(through: batch.end)
+    }
+}
+
+/// The parts of an answer's JSON object delivery reads.
+private struct ErrorObject {
+    var message: String?
+    var line: Int?
+    var field: String?
+    var seq: Int64?
+    var appended: Int?
+    var duplicates: Int?
+
+    init(_ body: Data) {
+        guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else { return }
+        message = object["error"] as? String
+        line = (object["line"] as? NSNumber)?.intValue
+        field = object["field"] as? String
+        seq = (object["seq"] as? NSNumber)?.int64Value
+        appended = (object["appended"] as? NSNumber)?.intValue
+        duplicates = (object["duplicates"] as? NSNumber)?.intValue
+    }
+}

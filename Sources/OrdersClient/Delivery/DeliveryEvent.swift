@@ -1,0 +1,31 @@
+/// What delivery tells the app's delegate.
+public enum DeliveryEvent: Sendable {
+    /// A batch was acknowledged: `appended` new events, `duplicates` the server had already.
+    case delivered(appended: Int, duplicates: Int, pending: Int)
+    /// The server refused an event (400 or 409), or it is larger than the server takes (413):
+    /// it is set aside in `rejected.ndjson`, never retried, and delivery goes on with the next.
+    case setAside(Rejection)
+    /// Delivery waits `delay`, then tries again.
+    case retrying(after: Duration, reason: String)
+    /// The server refused the token (401 or 403): delivery waits and tries again; set another with `setToken`.
+    case tokenRefused(status: Int, message: String)
+}
+
+/// An event the server refused, as the error object named it.
+public struct Rejection: Sendable, Hashable {
+    /// Its number in the outbox.
+    public var number: UInt64
+    /// Its NDJSON line, as it is in `rejected.ndjson`.
+    public var line: String
+    public var status: Int
+    public var message: String
+    /// The field at fault, where the server named one.
+    public var field: String?
+    /// For an id conflict: the seq of the event that holds the id.
+    public var seq: Int64?
+}
+
+/// Told what delivery does; every method is called on delivery's own task.
+public protocol OrdersClientDelegate: AnyObject, Sendable {
+    func ordersClient(_ client: OrdersClient, _ event: DeliveryEvent)
+}

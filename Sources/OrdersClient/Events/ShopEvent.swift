@@ -1,0 +1,77 @@
+import Foundation
+import OrdersCore
+import OrdersLog
+
+/// One event as an app builds it (EVENTS.md, section 1), written as its
+/// NDJSON line. `id` is the app's own (a UUID of its order line, say);
+/// left out, the outbox gives the event a UUIDv7.
+public struct ShopEvent: Sendable, Hashable {
+    /// The event's JSON object, without a newline.
+    public let json: [UInt8]
+
+    /// An event from its JSON object, as a line of NDJSON; checked when recorded.
+    public init(json: String) { self.json = Array(json.utf8) }
+
+    private init(_ type: String, at: Date, id: String?, _ members: [(String, Member)]) {
+        var text = Array("{".utf8)
+        func name(_ name: String) {
+            if text.count > 1 { text.append(UInt8(ascii: ",")) }
+            JSONText.appendString(name, to: &text)
+            text.append(UInt8(ascii: ":"))
+        }
+        if let id {
+            name("id")
+            JSONText.appendString(id, to: &text)
+        }
+        name("type")
+        JSONText.appendString(type, to: &text)
+        name("at")
+        JSONText.appendString(RFC3339.format(Timestamp(milliseconds: Int64((at.timeIntervalSince1970 * 1000).rounded(.down)))), to: &text)
+        for (key, value) in members {
+            name(key)
+            switch value {
+            case .string(let string): JSONText.appendString(string, to: &text)
+            case .integer(let integer): JSONText.appendInteger(integer, to: &text)
+            }
+        }
+        text.append(UInt8(ascii: "}"))
+        json = text
+    }
+
+    private enum Member {
+        case string(String)
+        case integer(Int64)
+    }
+
+    /// `item_added`: `qty` of `product` at `price` minor units of `currency` each.
+    public static func itemAdded(
+        cart: String, product: String, qty: Int64, price: Int64, currency: String, at: Date = Date(), id: String? = nil
+    ) -> ShopEvent {
+        ShopEvent(
+            "item_added", at: at, id: id,
+            [
+                ("cart", .string(cart)), ("product", .string(product)), ("qty", .integer(qty)), ("price", .integer(price)),
+                ("currency", .string(currency)),
+            ])
+    }
+
+    /// `quantity_changed`: the line of `product` now holds `qty`.
+    public static func quantityChanged(cart: String, product: String, qty: Int64, at: Date = Date(), id: String? = nil) -> ShopEvent {
+        ShopEvent("quantity_changed", at: at, id: id, [("cart", .string(cart)), ("product", .string(product)), ("qty", .integer(qty))])
+    }
+
+    /// `item_removed`: the line of `product` leaves the cart.
+    public static func itemRemoved(cart: String, product: String, at: Date = Date(), id: String? = nil) -> ShopEvent {
+        ShopEvent("item_removed", at: at, id: id, [("cart", .string(cart)), ("product", .string(product))])
+    }
+
+    /// `checked_out`: the cart becomes order `order`.
+    public static func checkedOut(cart: String, order: String, at: Date = Date(), id: String? = nil) -> ShopEvent {
+        ShopEvent("checked_out", at: at, id: id, [("cart", .string(cart)), ("order", .string(order))])
+    }
+
+    /// `vote_cast`: `voter` votes for `candidate` in `poll`.
+    public static func voteCast(poll: String, voter: String, candidate: String, at: Date = Date(), id: String? = nil) -> ShopEvent {
+        ShopEvent("vote_cast", at: at, id: id, [("poll", .string(poll)), ("voter", .string(voter)), ("candidate", .string(candidate))])
+    }
+}

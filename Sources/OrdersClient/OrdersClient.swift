@@ -1,0 +1,120 @@
+import Foundation
+import OrdersLog
+import Synchronization
+
+/// A shop app's way to `orders serve`: events recorded to a durable outbox
+/// on the device, and delivered from it in order, each exactly once.
+///
+/// ```swift
+/// let client = try OrdersClient(server: URL(string: "https://orders.example")!, outbox: outboxFolder)
+/// client.start()
+/// try await client.record(.itemAdded(cart: "kiosk-7", product: "iphone-16", qty: 1, price: 1_250_000, currency: "KRW"))
+/// ```
+///
+/// `record` returns once the event is synced to the device's disk: the app
+/// may be killed the next instant and the event is still delivered. An
+/// event without an `id` gets a UUIDv7 then, so that a retry after a lost
+/// answer is a duplicate the server passes over, never a second event.
+public final class OrdersClient: Sendable {
+    public struct Configuration: Sendable {
+        /// The most events in one `POST /events`.
+        public var batchSize = 1000
+        /// How long a batch may wait to fill before it goes.
+        public var batchDelay: Duration = .seconds(1)
+        /// The most bytes of NDJSON in one request (below the server's `--max-body`, 16 MiB unless told).
+        public var maxBatchBytes = 4 << 20
+        /// The most bytes of NDJSON the outbox keeps waiting for delivery; past it, `record` throws ``OutboxError/full(capacity:pending:)``.
+        public var capacity = 64 << 20
+        /// How long one request may take before it is given up and retried.
+        public var timeout: Duration = .seconds(30)
+        public var backoff = Backoff()
+
+        public init() {}
+    }
+
+    public let outbox: Outbox
+    public let configuration: Configuration
+    let transport: Transport
+    private let delivery: Delivery
+    private let running = Mutex<Task<Void, Never>?>(nil)
+
+    /// Opens the outbox in `outbox` (a folder; created if missing) for the server at `server`.
+    /// - Parameters:
+    ///   - token: the bearer token the server asks of writes (`serve --token-file`), if any.
+    ///   - delegate: told of deliveries, retries, refused events and a refused token.
+    /// - Throws: ``OutboxError`` if the outbox is in use, damaged or unreadable.
+    public init(
+        server: URL, outbox directory: String, token: String? = nil, configuration: Configuration = Configuration(),
+        delegate: (any OrdersClientDelegate)? = nil
+    ) throws {
+        outbox = try Outbox(directory: directory, capacity: configuration.capacity)
+        self.configuration = configuration
+        transport = Transport(server: server, token: token, timeout: configuration.timeout)
+        let reporter = Reporter()
+        delivery = Delivery(outbox: outbox, transport: transport, configuration: configuration) { event in
+            reporter.tell(event)
+        }
+        reporter.set(delegate, client: self)
+    }
+
+    deinit { running.withLock { $0?.cancel() } }
+
+    /// Starts delivering in the background, until `stop`.
+    public func start() {
+        running.withLock { task in
+            guard task == nil else { return }
+            let delivery = self.delivery
+            task = Task { await delivery.run() }
+        }
+    }
+
+    /// Stops delivering; what is not delivered stays in the outbox for the next `start`, in this run or the next.
+    public func stop() {
+        running.withLock { task in
+            task?.cancel()
+            task = nil
+        }
+    }
+
+    /// Records `event`: returns once it is on the device's disk, synced.
+    /// - Returns: its number in the outbox.
+    /// - Throws: ``InputError`` for an event the spec does not allow (naming the field), ``OutboxError`` if the outbox is full.
+    @discardableResult
+    public func record(_ event: ShopEvent) async throws -> UInt64 {
+        var line: [UInt8] = []
+        let count = try OutboxLines.prepare(event.json, name: "event", milliseconds: Self.now(), into: &line)
+        guard count == 1 else { throw InputError(file: "event", message: "an event is one JSON object, on one line") }
+        return try await outbox.append(line, count: 1).lowerBound
+    }
+
+    /// Sends what the outbox holds now, without waiting for a batch to
+    /// fill, and returns once every event recorded before the call is
+    /// delivered (or set aside): for the app's background task. Delivery
+    /// must be started.
+    public func flush() async { await delivery.flush() }
+
+    /// Sets the bearer token for the requests that follow.
+    public func setToken(_ token: String?) { transport.setToken(token) }
+
+    static func now() -> UInt64 { UInt64(max(0, Date().timeIntervalSince1970 * 1000)) }
+}
+
+/// Hands delivery's events to the delegate, which is set once the client exists.
+/// Both held weakly: the app owns its delegate, and the client owns delivery, which owns this.
+private final class Reporter: Sendable {
+    private struct Target {
+        weak var delegate: (any OrdersClientDelegate)?
+        weak var client: OrdersClient?
+    }
+
+    private let target = Mutex(Target())
+
+    func set(_ delegate: (any OrdersClientDelegate)?, client: OrdersClient) {
+        target.withLock { $0 = Target(delegate: delegate, client: client) }
+    }
+
+    func tell(_ event: DeliveryEvent) {
+        let (delegate, client) = target.withLock { ($0.delegate, $0.client) }
+        if let delegate, let client { delegate.ordersClient(client, event) }
+    }
+}

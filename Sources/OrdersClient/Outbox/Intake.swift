@@ -1,0 +1,84 @@
+import OrdersLog
+
+/// Takes a source of NDJSON into the outbox, a chunk of lines at a time,
+/// each chunk written with a mark of how far the source got, all or
+/// nothing. Taking the same source again skips what its mark covers when
+/// the source still begins with those bytes, so that a rerun after a kill
+/// takes each line once, and gives no event a second id.
+package struct Intake {
+    package let outbox: Outbox
+    /// The source's name in its marks: an absolute path, or `-`.
+    package let source: String
+
+    package init(outbox: Outbox, source: String) {
+        self.outbox = outbox
+        self.source = source
+    }
+
+    /// What a take did.
+    package struct Taken: Sendable {
+        /// Lines skipped because an earlier take covered them.
+        package var skipped: UInt64 = 0
+        /// Events taken now.
+        package var events = 0
+    }
+
+    /// Takes `input`, calling `progress` with the events taken after each chunk.
+    /// - Throws: ``InputError`` for a malformed line (the chunks before it stay taken), ``OutboxError``, ``FileError``.
+    package func take(_ input: TextInput, progress: (Int) -> Void = { _ in }) async throws -> Taken {
+        let mark = await outbox.mark(for: source)
+        var taken = Taken()
+        var seen = IntakeMark(source: source, lines: 0, bytes: 0, crc: 0)
+        /// Chunks read while checking that the source begins as the mark says; taken if it does not.
+        var held: [ArraySlice<UInt8>] = []
+        var checking = mark != nil && mark!.bytes > 0
+        while let chunk = try input.next() {
+            var rest = chunk
+            if checking, let mark {
+                let part = rest.prefix(Int(min(UInt64(rest.count), mark.bytes - seen.bytes)))
+                seen.add(part)
+                held.append(rest)
+                rest = rest[part.endIndex...]
+                guard seen.bytes == mark.bytes else { continue }
+                checking = false
+                if seen == mark {
+                    taken.skipped = mark.lines
+                    held = []
+                } else {
+                    // Other content under the same name: all of it is new.
+                    seen = IntakeMark(source: source, lines: 0, bytes: 0, crc: 0)
+                    for chunk in held.dropLast() { try await take(chunk, seen: &seen, taken: &taken, progress: progress) }
+                    rest = held.last!
+                    held = []
+                }
+            }
+            if !rest.isEmpty { try await take(rest, seen: &seen, taken: &taken, progress: progress) }
+        }
+        if checking {  // shorter than what was taken: other content
+            seen = IntakeMark(source: source, lines: 0, bytes: 0, crc: 0)
+            for chunk in held { try await take(chunk, seen: &seen, taken: &taken, progress: progress) }
+        }
+        return taken
+    }
+
+    private func take(_ text: ArraySlice<UInt8>, seen: inout IntakeMark, taken: inout Taken, progress: (Int) -> Void) async throws {
+        var lines: [UInt8] = []
+        let count = try OutboxLines.prepare(
+            Array(text), name: source == "-" ? "standard input" : source, firstLine: Int(seen.lines) + 1,
+            milliseconds: OrdersClient.now(), into: &lines)
+        seen.add(text)
+        // Only blank lines: nothing to write; the next mark covers them.
+        if count > 0 { _ = try await outbox.append(lines, count: count, mark: seen, waitingForRoom: true) }
+        taken.events += count
+        progress(taken.events)
+    }
+}
+
+extension IntakeMark {
+    /// Moves the mark past `text`.
+    mutating func add(_ text: ArraySlice<UInt8>) {
+        bytes += UInt64(text.count)
+        lines += UInt64(text.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) })
+        crc = text.withUnsafeBytes { CRC32C.checksum($0, continuing: crc) }
+    }
+}

@@ -1,0 +1,227 @@
+import ArgumentParser
+import Foundation
+import OrdersClient
+import OrdersLog
+import Synchronization
+
+extension Orders {
+    struct Send: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "send",
+            abstract: "Deliver NDJSON to a running `orders serve`, each event exactly once.",
+            discussion: """
+                Takes each FILE (plain or zstd NDJSON; - is standard input) into a durable
+                outbox, gives every event without an id a UUIDv7, and delivers the outbox to
+                URL in order, in batches, until the server has acknowledged every event;
+                then exits 0. Killed at any moment and run again with the same files and
+                outbox, it delivers every line exactly once: a file's lines already taken
+                are skipped, and an event sent twice is a duplicate the server passes over.
+
+                The outbox is a folder: --outbox, or else
+                $XDG_STATE_HOME/orders/outbox/HOST_PORT (~/.local/state/... without
+                XDG_STATE_HOME), one for each server. Events the server refuses (400, 409,
+                or one larger than it takes) are set aside in its rejected.ndjson, named on
+                standard error, and the exit status is 65; the others are delivered.
+                Connection failures, 5xx and 503 are retried with backoff (Retry-After is
+                honoured), until --give-up-after, if given (exit 75). A refused token exits 77.
+
+                Examples:
+                  orders send http://127.0.0.1:8080 Fixtures/kiosk-day.ndjson
+                  zstdcat day.ndjson.zst | orders send http://shop:8080 - --token-file token.txt
+                """)
+
+        @Argument(help: ArgumentHelp("The server, e.g. http://127.0.0.1:8080.", valueName: "url"))
+        var url: String
+
+        @Argument(help: ArgumentHelp("NDJSON files, plain or zstd; - for standard input.", valueName: "file"))
+        var files: [String]
+
+        @Option(help: ArgumentHelp("The outbox's folder (created if missing).", valueName: "dir"))
+        var outbox: String?
+
+        @Option(help: ArgumentHelp("A file holding the bearer token the server asks of writes.", valueName: "file"))
+        var tokenFile: String?
+
+        @Option(help: ArgumentHelp("The most events in one request.", valueName: "n"))
+        var batch = 1000
+
+        @Option(help: ArgumentHelp("Give up once this many seconds pass with nothing delivered (exit 75).", valueName: "seconds"))
+        var giveUpAfter: Double?
+
+        func validate() throws {
+            guard let server = URL(string: url), ["http", "https"].contains(server.scheme ?? ""), server.host != nil else {
+                throw ValidationError("the URL must be http:// or https:// with a host, e.g. http://127.0.0.1:8080")
+            }
+            guard !files.isEmpty else { throw ValidationError("name at least one file, or - for standard input") }
+            guard batch >= 1 else { throw ValidationError("--batch must be at least 1") }
+            if let giveUpAfter, giveUpAfter <= 0 { throw ValidationError("--give-up-after must be more than 0") }
+        }
+
+        /// The outbox for `server` when none is named: under the user's state folder, one for each server.
+        static func defaultOutbox(for server: URL) -> String {
+            let environment = ProcessInfo.processInfo.environment
+            let state = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (environment["HOME"] ?? ".") + "/.local/state"
+            let name = "\(server.host ?? "server")_\(server.port ?? (server.scheme == "https" ? 443 : 80))"
+            return state + "/orders/outbox/" + name
+        }
+
+        func run() async throws {
+            try await reportingFailures {
+                let server = URL(string: url)!
+                let directory = outbox ?? Self.defaultOutbox(for: server)
+                var configuration = OrdersClient.Configuration()
+                configuration.batchSize = batch
+                configuration.batchDelay = .zero
+                configuration.capacity = 256 << 20
+                let watcher = SendWatcher()
+                let client = try OrdersClient(
+                    server: server, outbox: directory, token: try tokenFile.map(ServerToken.read), configuration: configuration,
+                    delegate: watcher)
+                if let repaired = await client.outbox.repaired { Console.note("orders: note: \(directory): \(repaired)") }
+                let waiting = await client.outbox.pending
+                if waiting > 0 { Console.note("orders: note: \(waiting) events from an earlier run wait in \(directory); they go first") }
+                client.start()
+                let progress = SendProgress(watcher: watcher)
+                var skipped: UInt64 = 0
+                do {
+                    for file in files {
+                        let source = file == "-" ? "-" : URL(fileURLWithPath: file).standardizedFileURL.path
+                        let taken = try await Intake(outbox: client.outbox, source: source).take(TextInput(path: file)) { events in
+                            progress.taken(events)
+                        }
+                        skipped += taken.skipped
+                        progress.finishSource()
+                    }
+                } catch {
+                    // What was taken before the failure is delivered; then the failure is said.
+                    progress.draw(force: true)
+                    try? await finish(client, watcher: watcher, progress: progress)
+                    throw error
+                }
+                try await finish(client, watcher: watcher, progress: progress)
+                let delivered = watcher.state.withLock { $0 }
+                Console.note(
+                    "orders send: delivered \(delivered.appended + delivered.duplicates) events to \(url)"
+                        + (delivered.duplicates > 0 ? " (\(delivered.duplicates) already recorded)" : "")
+                        + (skipped > 0 ? "; \(skipped) lines taken by an earlier run were not taken again" : ""))
+                if delivered.setAside > 0 {
+                    Console.note("orders: \(delivered.setAside) events were refused and set aside in \(directory)/rejected.ndjson")
+                    throw ExitCode(65)
+                }
+            }
+        }
+
+        /// Waits until the outbox is empty, the token is refused, or nothing is delivered for `giveUpAfter` seconds.
+        private func finish(_ client: OrdersClient, watcher: SendWatcher, progress: SendProgress) async throws {
+            defer {
+                client.stop()
+                progress.clear()
+            }
+            var lastDelivered = 0, lastProgress = ContinuousClock.now
+            while await client.outbox.pending > 0 {
+                let state = watcher.state.withLock { $0 }
+                if let refused = state.tokenRefused {
+                    Console.note("orders: error: \(url) refused the token: \(refused)")
+                    throw ExitCode(77)
+                }
+                if state.delivered != lastDelivered {
+                    lastDelivered = state.delivered
+                    lastProgress = .now
+                }
+                if let giveUpAfter, ContinuousClock.now - lastProgress > .milliseconds(Int64(giveUpAfter * 1000)) {
+                    Console.note(
+                        "orders: error: nothing delivered to \(url) for \(giveUpAfter) s (\(state.lastProblem ?? "no answer")); \(await client.outbox.pending) events wait in the outbox for the next run"
+                    )
+                    throw ExitCode(75)
+                }
+                progress.draw()
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            await client.outbox.close()
+        }
+    }
+}
+
+/// What delivery told `orders send`, kept for its progress line, its notes and its exit status.
+final class SendWatcher: OrdersClientDelegate {
+    struct State {
+        var appended = 0
+        var duplicates = 0
+        var setAside = 0
+        var delivered: Int { appended + duplicates }
+        var tokenRefused: String?
+        var lastProblem: String?
+        /// Lines for standard error, said by the command's own task (``sayNotes()``), not delivery's.
+        var notes: [String] = []
+    }
+
+    let state = Mutex(State())
+
+    /// Says the notes delivery left, on standard error.
+    func sayNotes() {
+        let notes = state.withLock { state in
+            defer { state.notes = [] }
+            return state.notes
+        }
+        for note in notes { Console.note(note) }
+    }
+
+    func ordersClient(_ client: OrdersClient, _ event: DeliveryEvent) {
+        switch event {
+        case .delivered(let appended, let duplicates, _):
+            state.withLock {
+                $0.appended += appended
+                $0.duplicates += duplicates
+            }
+        case .setAside(let rejection):
+            let field = rejection.field.map { ", field \($0)" } ?? ""
+            state.withLock {
+                $0.setAside += 1
+                $0.notes.append("orders: refused (\(rejection.status)\(field)): \(rejection.message): \(rejection.line)")
+            }
+        case .retrying(let delay, let reason):
+            let tenths = Int((Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18) * 10)
+            state.withLock {
+                $0.lastProblem = reason
+                $0.notes.append("orders: note: \(reason); retrying in \(tenths / 10).\(tenths % 10) s")
+            }
+        case .tokenRefused(let status, let message):
+            state.withLock { $0.tokenRefused = "\(status): \(message)" }
+        }
+    }
+}
+
+/// The line `orders send` draws on a terminal: events taken, delivered, and the rate.
+final class SendProgress: Sendable {
+    private let watcher: SendWatcher
+    private let counts = Mutex((taken: 0, sources: 0, lastDraw: ContinuousClock.now, start: ContinuousClock.now))
+
+    init(watcher: SendWatcher) { self.watcher = watcher }
+
+    func taken(_ events: Int) {
+        counts.withLock { $0.taken = $0.sources + events }
+        draw()
+    }
+
+    func finishSource() { counts.withLock { $0.sources = $0.taken } }
+
+    func draw(force: Bool = false) {
+        watcher.sayNotes()
+        guard Console.stderrIsTerminal else { return }
+        let now = ContinuousClock.now
+        let (taken, start, due) = counts.withLock { counts in
+            let due = force || now - counts.lastDraw >= .milliseconds(100)
+            if due { counts.lastDraw = now }
+            return (counts.taken, counts.start, due)
+        }
+        guard due else { return }
+        let delivered = watcher.state.withLock { $0.delivered }
+        let seconds = max(0.001, Double((now - start).components.attoseconds) / 1e18 + Double((now - start).components.seconds))
+        Console.drawStatus("sending: \(taken) taken, \(delivered) delivered, \(Int(Double(delivered) / seconds))/s")
+    }
+
+    func clear() {
+        if Console.stderrIsTerminal { Console.clearStatus() }
+        watcher.sayNotes()
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+
+/// `orders send`, run as a user runs it, against a real `orders serve` on
+/// loopback: both killed with SIGKILL again and again, and every line
+/// still in the log exactly once.
+@Suite("orders send, over loopback", .serialized)
+struct SendTests {
+    /// Line `n` of a test's input: no id, and an extra `n` that names it in the log.
+    static func line(_ n: Int) -> String {
+        #"{"type": "item_added", "at": "2025-09-16T09:00:00Z", "cart": "c-\#(n % 997)", "product": "p-\#(n % 13)", "qty": 1, "price": 5, "currency": "USD", "n": \#(n)}"#
+    }
+
+    /// The `n` of every event in the log, in log order.
+    static func numbers(in log: String) throws -> [Int] {
+        try CLI.run(["export", log]).text.split(separator: "\n").compactMap { line in
+            guard let range = line.range(of: #""n":"#) else { return nil }
+            return Int(line[range.upperBound...].drop { $0 == " " }.prefix { $0.isNumber })
+        }
+    }
+
+    /// A running `orders send`.
+    static func startSend(_ arguments: [String]) throws -> Process {
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = ["send"] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    @Test func killingTheServerAndTheSenderDeliversEveryLineExactlyOnce() async throws {
+        let count = Int(ProcessInfo.processInfo.environment["ORDERS_SEND_EVENTS"] ?? "") ?? 20_000
+        let directory = CLI.temporaryDirectory()
+        let input = directory + "/events.ndjson", log = directory + "/sent.log", outbox = directory + "/outbox"
+        try (0..<count).map { Self.line($0) + "\n" }.joined().write(toFile: input, atomically: false, encoding: .utf8)
+        var server = try ServeTests.Running(log: log)
+        let listen = String(server.base.dropFirst("http://".count))
+        let arguments = [server.base, input, "--outbox", outbox, "--batch", "500"]
+        var random = UInt64(7)
+        func pause(_ most: UInt64) async throws {
+            random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            try await Task.sleep(nanoseconds: 20_000_000 + (random >> 33) % most)
+        }
+        var serverKills = 0, senderKills = 0
+        var sender = try Self.startSend(arguments)
+        // Kill the server five times and the sender three, at random moments, restarting each.
+        for round in 0..<8 {
+            try await pause(300_000_000)
+            if round % 3 == 1 {
+                guard sender.isRunning else { break }
+                kill(sender.processIdentifier, SIGKILL)
+                sender.waitUntilExit()
+                senderKills += 1
+                sender = try Self.startSend(arguments)
+            } else {
+                kill(server.process.processIdentifier, SIGKILL)
+                server.process.waitUntilExit()
+                serverKills += 1
+                try await pause(200_000_000)
+                server = try ServeTests.Running(log: log, listen: listen)
+            }
+        }
+        let deadline = Date().addingTimeInterval(120)
+        while sender.isRunning, Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
+        #expect(!sender.isRunning, "orders send did not finish")
+        if sender.isRunning { kill(sender.processIdentifier, SIGKILL) }
+        sender.waitUntilExit()
+        #expect(sender.terminationStatus == 0)
+        // Run again with the same arguments: nothing is taken or delivered twice.
+        let again = try CLI.run(["send"] + arguments)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(server.stop() == 0)
+        let numbers = try Self.numbers(in: log)
+        #expect(numbers.count == count, "\(numbers.count) events in the log for \(count) lines")
+        let missing = Set(0..<count).subtracting(numbers)
+        #expect(
+            missing.isEmpty && Set(numbers).count == numbers.count,
+            "\(missing.count) lines missing, \(numbers.count - Set(numbers).count) recorded twice")
+        let ordered = numbers == numbers.sorted()
+        #expect(ordered, "delivered out of order")
+        print(
+            "send kill harness: \(count) lines without ids; \(serverKills) server and \(senderKills) sender SIGKILLs; every line in the log once, in order"
+        )
+    }
+
+    @Test func aRerunTakesNothingTwiceAndANewFileUnderTheSameNameIsTakenWhole() async throws {
+        let server = try ServeTests.Running()
+        defer { server.stop() }
+        let directory = CLI.temporaryDirectory()
+        let input = directory + "/day.ndjson", outbox = directory + "/outbox"
+        try (0..<10).map { Self.line($0) + "\n" }.joined().write(toFile: input, atomically: false, encoding: .utf8)
+        #expect(try CLI.run(["send", server.base, input, "--outbox", outbox]).status == 0)
+        #expect(try CLI.run(["send", server.base, input, "--outbox", outbox]).status == 0)
+        // The file grew: only its new lines go.
+        try (0..<15).map { Self.line($0) + "\n" }.joined().write(toFile: input, atomically: false, encoding: .utf8)
+        let grown = try CLI.run(["send", server.base, input, "--outbox", outbox])
+        #expect(grown.status == 0 && grown.stderr.contains("10 lines taken by an earlier run"), "\(grown.stderr)")
+        // Other content under the same name: all of it goes.
+        try (100..<103).map { Self.line($0) + "\n" }.joined().write(toFile: input, atomically: false, encoding: .utf8)
+        #expect(try CLI.run(["send", server.base, input, "--outbox", outbox]).status == 0)
+        // Standard input, twice: the same content is taken once.
+        let piped = Array((200..<204).map { Self.line($0) + "\n" }.joined().utf8)
+        #expect(try CLI.run(["send", server.base, "-", "--outbox", outbox], input: piped).status == 0)
+        #expect(try CLI.run(["send", server.base, "-", "--outbox", outbox], input: piped).status == 0)
+        server.stop()
+        #expect(try Self.numbers(in: server.log) == Array(0..<15) + Array(100..<103) + Array(200..<204))
+    }
+
+    @Test func aMalformedLineIsNamedAndTheLinesBeforeItAreDelivered() async throws {
+        let server = try ServeTests.Running()
+        defer { server.stop() }
+        let directory = CLI.temporaryDirectory()
+        let input = directory + "/bad.ndjson", outbox = directory + "/outbox"
+        let text = (0..<3).map { Self.line($0) + "\n" }.joined() + Self.line(3).replacingOccurrences(of: #""qty": 1"#, with: #""qty": 0"#)
+        try text.write(toFile: input, atomically: false, encoding: .utf8)
+        let result = try CLI.run(["send", server.base, input, "--outbox", outbox])
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("\(input):4:") && result.stderr.contains("qty"), "\(result.stderr)")
+        server.stop()
+        #expect(try Self.numbers(in: server.log) == [0, 1, 2])
+    }
+
+    @Test func aRefusedTokenExits77AndKeepsTheEvents() async throws {
+        let directory = CLI.temporaryDirectory()
+        try "right\n".write(toFile: directory + "/token", atomically: false, encoding: .utf8)
+        try "wrong\n".write(toFile: directory + "/bad", atomically: false, encoding: .utf8)
+        chmod(directory + "/token", 0o600)
+        chmod(directory + "/bad", 0o600)
+        let server = try ServeTests.Running(arguments: ["--token-file", directory + "/token"])
+        defer { server.stop() }
+        try Self.line(1).write(toFile: directory + "/one.ndjson", atomically: false, encoding: .utf8)
+        let refused = try CLI.run([
+            "send", server.base, directory + "/one.ndjson", "--outbox", directory + "/o", "--token-file", directory + "/bad",
+        ])
+        #expect(refused.status == 77, "\(refused.stderr)")
+        let right = try CLI.run([
+            "send", server.base, directory + "/one.ndjson", "--outbox", directory + "/o", "--token-file", directory + "/token",
+        ])
+        #expect(right.status == 0, "\(right.stderr)")
+        server.stop()
+        #expect(try Self.numbers(in: server.log) == [1])
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import OrdersLog
+import Testing
+
+@testable import OrdersClient
+
+@Suite("the outbox: durable, bounded, and never wrong")
+struct OutboxTests {
+    /// Every event waiting in the outbox at `directory`, in order, as one text.
+    func waiting(in outbox: Outbox) async throws -> (text: [UInt8], first: UInt64) {
+        guard let batch = try await outbox.batch(limit: .max, maxBytes: .max) else { return ([], await outbox.next) }
+        return (batch.text, batch.first)
+    }
+
+    @Test func recordsSurviveReopeningAndLeaveOnlyOnceAcknowledged() async throws {
+        let directory = temporaryDirectory()
+        do {
+            let outbox = try Outbox(directory: directory)
+            #expect(try await outbox.append(lines(0..<3), count: 3) == 0..<3)
+            #expect(try await outbox.append(lines(3..<5), count: 2) == 3..<5)
+            let batch = try #require(try await outbox.batch(limit: 4))
+            #expect(batch.first == 0 && batch.count == 4 && batch.text == lines(0..<4))
+            #expect(String(decoding: batch.line(3), as: UTF8.self) == eventLine(3))
+            await outbox.acknowledge(through: 2)
+            #expect(await outbox.pending == 3)
+            await outbox.close()
+        }
+        let (text, first) = try await waiting(in: try Outbox(directory: directory))
+        #expect(first == 2 && text == lines(2..<5))
+    }
+
+    @Test func aSecondProcessIsRefused() async throws {
+        let directory = temporaryDirectory()
+        let outbox = try Outbox(directory: directory)
+        #expect(throws: OutboxError.inUse(directory)) { try Outbox(directory: directory) }
+        _ = outbox
+    }
+
+    @Test func aFullOutboxRefusesWithItsErrorAndKeepsWhatItHas() async throws {
+        let directory = temporaryDirectory()
+        let outbox = try Outbox(directory: directory, capacity: 900)
+        _ = try await outbox.append(lines(0..<4), count: 4)
+        await #expect(throws: OutboxError.self) { try await outbox.append(lines(4..<8), count: 4) }
+        do {
+            _ = try await outbox.append(lines(4..<8), count: 4)
+        } catch let error as OutboxError {
+            guard case .full(let capacity, _) = error else { throw error }
+            #expect(capacity == 900)
+        }
+        await outbox.acknowledge(through: 4)
+        #expect(try await outbox.append(lines(4..<8), count: 4) == 4..<8)
+    }
+
+    @Test func concurrentRecordsShareSyncsAndAllGetNumbers() async throws {
+        let outbox = try Outbox(directory: temporaryDirectory())
+        let numbers = try await withThrowingTaskGroup(of: UInt64.self) { group in
+            for n in 0..<64 { group.addTask { try await outbox.append(lines(n..<n + 1), count: 1).lowerBound } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(Set(numbers) == Set(0..<64))
+        let batch = try #require(try await outbox.batch(limit: .max))
+        #expect(batch.count == 64)
+    }
+
+    /// A crash at any write: the last entry cut at every offset of it leaves
+    /// the entries before it whole and the cut one gone, never half there.
+    @Test func aTruncationAtEveryOffsetOfTheLastRecordIsRecovered() async throws {
+        let directory = temporaryDirectory()
+        var before: Int64 = 0
+        do {
+            let outbox = try Outbox(directory: directory)
+            _ = try await outbox.append(lines(0..<3), count: 3)
+            _ = try await outbox.append(lines(3..<4), count: 1)
+            before = Int64(try FileManager.default.attributesOfItem(atPath: directory + "/outbox.zst")[.size] as! Int)
+            _ = try await outbox.append(lines(4..<9), count: 5, mark: IntakeMark(source: "/a.ndjson", lines: 9, bytes: 999, crc: 7))
+            await outbox.close()
+        }
+        let whole = try Data(contentsOf: URL(fileURLWithPath: directory + "/outbox.zst"))
+        for cut in Int(before)...whole.count {
+            let copy = temporaryDirectory()
+            try whole.prefix(cut).write(to: URL(fileURLWithPath: copy + "/outbox.zst"))
+            let outbox = try Outbox(directory: copy)
+            let (text, _) = try await waiting(in: outbox)
+            if cut == whole.count {
+                #expect(text == lines(0..<9))
+            } else {
+                #expect(text == lines(0..<4), "cut at \(cut)")
+                #expect(await outbox.mark(for: "/a.ndjson") == nil)
+            }
+            // What was cut is gone for good: a record after it takes its numbers.
+            await outbox.close()
+            let reopened = try Outbox(directory: copy)
+            #expect(try await reopened.append(lines(9..<10), count: 1).lowerBound == (cut == whole.count ? 9 : 4))
+        }
+    }
+
+    /// A flipped byte anywhere is detected: the outbox refuses to open, or
+    /// (in its last entry, which a crash may have torn) cuts that entry off
+    /// and says so. No event is ever read back other than it was recorded.
+    @Test func aFlippedByteIsDetectedNeverDeliveredAsAnotherEvent() async throws {
+        let directory = temporaryDirectory()
+        do {
+            let outbox = try Outbox(directory: directory)
+            for n in 0..<4 { _ = try await outbox.append(lines(n * 3..<n * 3 + 3), count: 3) }
+            await outbox.acknowledge(through: 2)
+            _ = try await outbox.append(lines(12..<14), count: 2)
+            await outbox.close()
+        }
+        let whole = try Data(contentsOf: URL(fileURLWithPath: directory + "/outbox.zst"))
+        let original = lines(2..<14)
+        var refused = 0, cut = 0
+        for offset in 0..<whole.count {
+            var damaged = whole
+            damaged[offset] ^= 0x20
+            let copy = temporaryDirectory()
+            try damaged.write(to: URL(fileURLWithPath: copy + "/outbox.zst"))
+            do {
+                let outbox = try Outbox(directory: copy)
+                let batch = try await outbox.batch(limit: .max, maxBytes: .max)
+                let text = batch?.text ?? []
+                #expect(original.starts(with: text), "byte \(offset) flipped gave other events")
+                #expect(await outbox.repaired != nil, "byte \(offset) flipped and nothing said")
+                cut += 1
+            } catch is OutboxError {
+                refused += 1
+            }
+        }
+        #expect(refused > 0 && cut > 0)
+    }
+
+    @Test func intakeMarksAndNumbersSurviveCompaction() async throws {
+        let directory = temporaryDirectory()
+        let mark = IntakeMark(source: "/big.ndjson", lines: 20_000, bytes: 1, crc: 2)
+        do {
+            let outbox = try Outbox(directory: directory)
+            var number: UInt64 = 0
+            for chunk in 0..<20 {
+                number = try await outbox.append(lines(chunk * 1000..<chunk * 1000 + 1000), count: 1000, mark: chunk == 19 ? mark : nil)
+                    .upperBound
+            }
+            await outbox.acknowledge(through: number - 5)
+            _ = try await outbox.append(lines(20_000..<20_001), count: 1)  // a group after the acknowledgement compacts
+            await outbox.close()
+        }
+        let size = try FileManager.default.attributesOfItem(atPath: directory + "/outbox.zst")[.size] as! Int
+        #expect(size < 16_384, "not compacted: \(size) bytes")
+        let outbox = try Outbox(directory: directory)
+        #expect(await outbox.mark(for: "/big.ndjson") == mark)
+        let batch = try #require(try await outbox.batch(limit: .max))
+        #expect(batch.first == 19_995 && batch.text == lines(19_995..<20_001))
+        #expect(try await outbox.append(lines(0..<1), count: 1).lowerBound == 20_001)
+    }
+
+    @Test func linesGetIdsWhereTheyHaveNoneAndMalformedOnesAreNamed() throws {
+        let text = Array(
+            ("\u{FEFF}" + #"{"type":"vote_cast","at":"2025-09-16T10:00:00Z","poll":"p","voter":"v","candidate":"c"}"# + "\r\n\n  \n"
+                + eventLine(1) + "\n").utf8)
+        var output: [UInt8] = []
+        #expect(try OutboxLines.prepare(text, name: "f", milliseconds: 1_758_000_000_000, into: &output) == 2)
+        let written = String(decoding: output, as: UTF8.self).split(separator: "\n")
+        #expect(written.count == 2)
+        #expect(written[0].hasPrefix(#"{"id":"019950f7-2c00-7"#), "\(written[0])")
+        #expect(written[0].hasSuffix(#""type":"vote_cast","at":"2025-09-16T10:00:00Z","poll":"p","voter":"v","candidate":"c"}"#))
+        #expect(written[1] == eventLine(1)[...])
+        let bad = Array((eventLine(1) + "\n" + eventLine(2).replacingOccurrences(of: #""qty":1"#, with: #""qty":0"#) + "\n").utf8)
+        #expect {
+            try OutboxLines.prepare(bad, name: "f", firstLine: 11, milliseconds: 0, into: &output)
+        } throws: { error in
+            let error = error as! InputError
+            return error.file == "f" && error.line == 12 && error.field == "qty"
+        }
+    }
+}
