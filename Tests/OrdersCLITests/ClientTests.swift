@@ -1,0 +1,99 @@
+import Foundation
+import OrdersClient
+import Synchronization
+import Testing
+
+/// `OrdersClient` in this process against a real `orders serve`, through a
+/// proxy of our own that answers 503 with `Retry-After`, 413 and 400,
+/// answers too slowly, and cuts an answer in half after the server appended.
+@Suite("OrdersClient through a faulty proxy", .serialized)
+struct ClientTests {
+    final class Told: OrdersClientDelegate {
+        let events = Mutex<[DeliveryEvent]>([])
+        func ordersClient(_ client: OrdersClient, _ event: DeliveryEvent) { events.withLock { $0.append(event) } }
+    }
+
+    static func event(_ n: Int) -> ShopEvent {
+        ShopEvent(
+            json:
+                #"{"type": "item_added", "at": "2025-09-16T09:00:00Z", "cart": "c-\#(n % 7)", "product": "p", "qty": 1, "price": 5, "currency": "USD", "n": \#(n)}"#
+        )
+    }
+
+    @Test func faultsNeitherLoseARecordNorRecordOneTwice() async throws {
+        let server = try ServeTests.Running()
+        defer { server.stop() }
+        let proxy = try FaultyProxy(
+            upstream: server.base,
+            faults: [
+                .answer(503, body: #"{"error": "busy"}"#, headers: ["Retry-After": "1"]),
+                // Line 2 refused: the line before it goes alone, then the refused one first, refused again: set aside.
+                .answer(400, body: #"{"error": "field \"qty\": must be at least 1", "line": 2, "field": "qty"}"#),
+                .pass,
+                .answer(400, body: #"{"error": "field \"qty\": must be at least 1", "line": 1, "field": "qty"}"#),
+                .cutAnswer,
+                .answer(413, body: #"{"error": "the body is too large"}"#),
+                .slow(.seconds(2)),
+            ])
+        var configuration = OrdersClient.Configuration()
+        configuration.batchSize = 8
+        configuration.batchDelay = .zero
+        configuration.timeout = .seconds(1)
+        configuration.backoff = Backoff(initial: .milliseconds(20), maximum: .milliseconds(100))
+        let told = Told()
+        let directory = CLI.temporaryDirectory()
+        let client = try OrdersClient(server: URL(string: proxy.base)!, outbox: directory, configuration: configuration, delegate: told)
+        // Sixteen tasks record at once; each record is durable when it returns.
+        let numbered = try await withThrowingTaskGroup(of: [(n: Int, number: UInt64)].self) { group in
+            for task in 0..<16 {
+                group.addTask {
+                    var numbered: [(n: Int, number: UInt64)] = []
+                    for k in 0..<4 { numbered.append((task * 4 + k, try await client.record(Self.event(task * 4 + k)))) }
+                    return numbered
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        // The outbox's order: the order delivery keeps.
+        let recorded = numbered.sorted { $0.number < $1.number }.map(\.n)
+        #expect(Set(numbered.map(\.number)) == Set(0..<64))
+        client.start()
+        await client.flush()
+        client.stop()
+        server.stop()
+
+        let seen = proxy.seen
+        try #require(seen.count >= 8)
+        #expect(seen[1].at - seen[0].at >= .seconds(1), "Retry-After: 1 was not waited for")
+        #expect(seen[2].lines == 1, "the events before a refused line did not go alone: \(seen.map(\.lines))")
+        #expect(seen[6].lines == seen[5].lines / 2, "a 413 did not halve the batch: \(seen.map(\.lines))")
+        let setAside = told.events.withLock { events in
+            events.compactMap { event -> Rejection? in
+                if case .setAside(let rejection) = event { return rejection }
+                return nil
+            }
+        }
+        #expect(setAside.count == 1 && setAside.first?.field == "qty", "\(setAside)")
+        let rejected = try String(contentsOfFile: directory + "/rejected.ndjson", encoding: .utf8)
+        #expect(rejected == (setAside.first?.line ?? "") + "\n")
+        // Every record in the log once, in the outbox's order, but the one set aside.
+        let logged = try SendTests.numbers(in: server.log)
+        let aside = try #require(
+            setAside.first.flatMap { Int($0.line.split(separator: ":").last!.dropLast().trimmingCharacters(in: .whitespaces)) })
+        #expect(logged == recorded.filter { $0 != aside }, "\(logged) for \(recorded)")
+        #expect(Set(logged).count == 63 && !logged.contains(aside))
+    }
+
+    @Test func aFullOutboxRefusesARecordWithItsError() async throws {
+        var configuration = OrdersClient.Configuration()
+        configuration.capacity = 600
+        let client = try OrdersClient(
+            server: URL(string: "http://127.0.0.1:9")!, outbox: CLI.temporaryDirectory(), configuration: configuration)
+        try await client.record(Self.event(1))
+        try await client.record(Self.event(2))
+        await #expect(throws: OutboxError.self) {
+            for n in 3..<10 { try await client.record(Self.event(n)) }
+        }
+        await #expect(throws: (any Error).self) { try await client.record(ShopEvent(json: #"{"type": "item_added"}"#)) }
+    }
+}
