@@ -3,10 +3,11 @@ import OrdersClient
 import Synchronization
 import Testing
 
-/// `OrdersClient` in this process against a real `orders serve`, through a
+/// `OrdersClient` in this process against a real `orders serve`: through a
 /// proxy of our own that answers 503 with `Retry-After`, 413 and 400,
-/// answers too slowly, and cuts an answer in half after the server appended.
-@Suite("OrdersClient through a faulty proxy", .serialized)
+/// answers too slowly, and cuts an answer in half after the server appended;
+/// a cart's optimistic concurrency; the live feed across a restart.
+@Suite("OrdersClient against orders serve", .serialized, .timeLimit(.minutes(2)))
 struct ClientTests {
     final class Told: OrdersClientDelegate {
         let events = Mutex<[DeliveryEvent]>([])
@@ -95,5 +96,51 @@ struct ClientTests {
             for n in 3..<10 { try await client.record(Self.event(n)) }
         }
         await #expect(throws: (any Error).self) { try await client.record(ShopEvent(json: #"{"type": "item_added"}"#)) }
+    }
+
+    @Test func aCartTakesAnAppendOnlyAtItsVersionAndA412SaysTheVersionNow() async throws {
+        let server = try ServeTests.Running()
+        defer { server.stop() }
+        let client = try OrdersClient(server: URL(string: server.base)!, outbox: CLI.temporaryDirectory())
+        #expect(try await client.cart("kiosk 7/a").status == .none)
+        let added = try await client.append(
+            to: "kiosk 7/a", events: [.itemAdded(cart: "kiosk 7/a", product: "airpods-4", qty: 1, price: 199_000, currency: "KRW")],
+            ifMatch: .exactly(0))
+        #expect(added.appended == 1 && added.firstSeq == 1)
+        let cart = try await client.cart("kiosk 7/a")
+        #expect(cart.status == .open && cart.version == 1 && cart.lines.map(\.qty) == [1] && cart.total == 199_000)
+        // Another screen moved the cart on: the stale version is refused, naming the one now.
+        try await client.append(to: "kiosk 7/a", events: [.quantityChanged(cart: "kiosk 7/a", product: "airpods-4", qty: 2)])
+        do {
+            try await client.append(
+                to: "kiosk 7/a", events: [.quantityChanged(cart: "kiosk 7/a", product: "airpods-4", qty: 3)],
+                ifMatch: .exactly(cart.version))
+            Issue.record("a stale version was taken")
+        } catch let refusal as ServerRefusal {
+            #expect(refusal.status == 412 && refusal.version == 2)
+        }
+        #expect(try await client.cart("kiosk 7/a").lines.map(\.qty) == [2])
+    }
+
+    @Test func theLiveFeedResumesAcrossARestartWithNoGapAndNoRepeat() async throws {
+        let log = CLI.temporaryDirectory() + "/live.log"
+        var server = try ServeTests.Running(log: log)
+        let listen = String(server.base.dropFirst("http://".count))
+        var configuration = OrdersClient.Configuration()
+        configuration.backoff = Backoff(initial: .milliseconds(50), maximum: .milliseconds(200))
+        let client = try OrdersClient(server: URL(string: server.base)!, outbox: CLI.temporaryDirectory(), configuration: configuration)
+        func vote(_ n: Int) -> ShopEvent { .voteCast(poll: "best-song", voter: "v\(n)", candidate: n % 2 == 0 ? "a" : "b") }
+        for n in 0..<3 { _ = try await server.request("POST", "/events", body: String(decoding: vote(n).json, as: UTF8.self)) }
+        var feed = client.events(after: 0).makeAsyncIterator()
+        var seqs: [Int64] = []
+        for _ in 0..<3 { seqs.append(try #require(try await feed.next()).seq) }
+        // The server dies and comes back on the same address; the feed reconnects by itself.
+        kill(server.process.processIdentifier, SIGKILL)
+        server.process.waitUntilExit()
+        server = try ServeTests.Running(log: log, listen: listen)
+        defer { server.stop() }
+        for n in 3..<6 { _ = try await server.request("POST", "/events", body: String(decoding: vote(n).json, as: UTF8.self)) }
+        for _ in 0..<3 { seqs.append(try #require(try await feed.next()).seq) }
+        #expect(seqs == [1, 2, 3, 4, 5, 6])
     }
 }

@@ -18,30 +18,36 @@ final class Transport: Sendable {
 
     let server: URL
     private let session: URLSession
-    private let token: Mutex<String?>
+    private let tokenBox: Mutex<String?>
     let timeout: Duration
 
     init(server: URL, token: String?, timeout: Duration) {
         self.server = server
-        self.token = Mutex(token)
+        tokenBox = Mutex(token)
         self.timeout = timeout
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpMaximumConnectionsPerHost = 4
         session = URLSession(configuration: configuration)
     }
 
-    func setToken(_ new: String?) { token.withLock { $0 = new } }
+    func setToken(_ new: String?) { tokenBox.withLock { $0 = new } }
+
+    var token: String? { tokenBox.withLock { $0 } }
+
+    /// `path` (with its query) under the server's URL.
+    func url(for path: String) -> URL {
+        let base = server.absoluteString.hasSuffix("/") ? String(server.absoluteString.dropLast()) : server.absoluteString
+        return URL(string: base + path) ?? server
+    }
 
     /// One request to `path` (with its query) under the server's URL.
     func send(_ method: String, _ path: String, body: [UInt8]? = nil, headers: [String: String] = [:]) async throws -> Answer {
-        let base = server.absoluteString.hasSuffix("/") ? String(server.absoluteString.dropLast()) : server.absoluteString
-        guard let url = URL(string: base + path) else { throw URLError(.badURL) }
-        var request = URLRequest(url: url)
+        var request = URLRequest(url: url(for: path))
         request.httpMethod = method
         request.timeoutInterval = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         if let body { request.httpBody = Data(body) }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        if let token = token.withLock({ $0 }) { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         let (data, response) = try await session.data(for: request)
         guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
         var fields: [String: String] = [:]

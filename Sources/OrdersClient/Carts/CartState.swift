@@ -1,0 +1,67 @@
+import Foundation
+
+/// A cart as `GET /carts/{cart}` gives it (EVENTS.md, section 5).
+public struct CartState: Sendable, Hashable, Decodable {
+    public enum Status: String, Sendable, Decodable { case none, open, closed }
+
+    public struct Line: Sendable, Hashable, Decodable {
+        public var product: String
+        public var qty: Int64
+        /// The unit price in the currency's minor units.
+        public var price: Int64
+    }
+
+    public var cart: String
+    public var status: Status
+    /// The seq of the cart's last event (0 for none): what `If-Match` names.
+    public var version: Int64
+    public var currency: String?
+    public var lines: [Line]
+    public var units: Int64
+    /// The total in minor units, as the server wrote it (it may be past 64 bits).
+    public var total: Decimal
+    public var order: String?
+}
+
+/// What `append(to:events:ifMatch:)` asks of the cart's version.
+public enum CartVersion: Sendable, Hashable {
+    /// That the cart be at this version, as ``CartState/version`` gave it.
+    case exactly(Int64)
+    /// That the cart have an event.
+    case exists
+
+    var header: String {
+        switch self {
+        case .exactly(let version): "\"\(version)\""
+        case .exists: "*"
+        }
+    }
+}
+
+/// An append the server took: how many events it appended, how many it had, and their seqs.
+public struct Appended: Sendable, Hashable, Decodable {
+    public var appended: Int
+    public var duplicates: Int
+    public var firstSeq: Int64?
+    public var lastSeq: Int64?
+
+    enum CodingKeys: String, CodingKey {
+        case appended, duplicates
+        case firstSeq = "first_seq"
+        case lastSeq = "last_seq"
+    }
+}
+
+/// Why the server did not take a request: its status and its error object.
+public struct ServerRefusal: Error, Sendable, Hashable, CustomStringConvertible {
+    public var status: Int
+    public var message: String
+    public var line: Int?
+    public var field: String?
+    /// For a 412: the cart's version now. Read the cart again, decide again, and append at this version.
+    public var version: Int64?
+
+    public var description: String {
+        "the server answered \(status): \(message)" + (line.map { " (line \($0)" + (field.map { ", field \($0))" } ?? ")") } ?? "")
+    }
+}
