@@ -22,6 +22,12 @@ let package = Package(
             ],
             path: "Benchmarks/OrdersBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        )
+        ),
+        // `record` from many tasks at once, durably: events/s and latency percentiles (docs/client.md).
+        .executableTarget(
+            name: "client-record",
+            dependencies: [.product(name: "OrdersClient", package: "orders")],
+            path: "Benchmarks/ClientRecord"
+        ),
     ]
 )

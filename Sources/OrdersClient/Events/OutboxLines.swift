@@ -25,7 +25,7 @@ public enum OutboxLines {
                 file: name, location: error.line.map { .line($0 + firstLine - 1) }, field: error.field, message: error.message,
                 code: error.code)
         }
-        var random = SystemRandomNumberGenerator()
+        var random = UUIDv7.Bits()
         var entries = records.entries[...]
         var index = 0
         var added: [UInt8] = []

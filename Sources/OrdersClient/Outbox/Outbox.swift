@@ -263,7 +263,7 @@ public actor Outbox {
         var bytes: [UInt8] = []
         var spans: [Span] = []
         var number = first
-        var compressor = try ZstdCompressor(level: 3, checksum: false)
+        var compressor = try ZstdCompressor(level: 1, checksum: false)
         for entry in entries {
             var frame: [UInt8] = []
             _ = try entry.text.withUnsafeBytes { try compressor.compressFrame($0, appendingTo: &frame) }
