@@ -78,6 +78,10 @@ let package = Package(
             dependencies: [
                 "OrdersCore", "OrdersLog", "OrdersReports", "OrdersEngine", "OrdersWorkload", "OrdersServer", "OrdersClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // `orders send`'s HTTP: already built for the server (NIOTransport says why).
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "OrdersCoreTests", dependencies: ["OrdersCore"]),

@@ -42,16 +42,18 @@ public final class OrdersClient: Sendable {
     /// - Parameters:
     ///   - token: the bearer token the server asks of writes (`serve --token-file`), if any.
     ///   - delegate: told of deliveries, retries, refused events and a refused token.
+    ///   - transport: how to speak HTTP; URLSession unless given.
     /// - Throws: ``OutboxError`` if the outbox is in use, damaged or unreadable.
     public init(
         server: URL, outbox directory: String, token: String? = nil, configuration: Configuration = Configuration(),
-        delegate: (any OrdersClientDelegate)? = nil
+        delegate: (any OrdersClientDelegate)? = nil, transport: (any HTTPTransport)? = nil
     ) throws {
         outbox = try Outbox(directory: directory, capacity: configuration.capacity)
         self.configuration = configuration
-        transport = Transport(server: server, token: token, timeout: configuration.timeout)
+        self.transport = Transport(
+            server: server, token: token, underlying: transport ?? URLSessionTransport(server: server, timeout: configuration.timeout))
         let reporter = Reporter()
-        delivery = Delivery(outbox: outbox, transport: transport, configuration: configuration) { event in
+        delivery = Delivery(outbox: outbox, transport: self.transport, configuration: configuration) { event in
             reporter.tell(event)
         }
         reporter.set(delegate, client: self)

@@ -142,4 +142,24 @@ struct SendTests {
         server.stop()
         #expect(try Self.numbers(in: server.log) == [1])
     }
+
+    /// `orders send` speaks HTTP on NIO (OrdersClient's default is URLSession): the same faults, the same outcome.
+    @Test func throughAFaultyProxyEveryLineLandsOnce() async throws {
+        let server = try ServeTests.Running()
+        defer { server.stop() }
+        let proxy = try FaultyProxy(
+            upstream: server.base,
+            faults: [
+                .answer(503, body: #"{"error": "busy"}"#, headers: ["Retry-After": "1"]), .cutAnswer,
+                .answer(413, body: #"{"error": "too large"}"#), .answer(500, body: #"{"error": "oops"}"#), .cutAnswer,
+            ])
+        let directory = CLI.temporaryDirectory()
+        try (0..<50).map { Self.line($0) + "\n" }.joined().write(toFile: directory + "/in.ndjson", atomically: false, encoding: .utf8)
+        let sent = try CLI.run(["send", proxy.base, directory + "/in.ndjson", "--outbox", directory + "/o", "--batch", "20"])
+        #expect(sent.status == 0, "\(sent.stderr)")
+        #expect(sent.stderr.contains("the server answered 503; retrying in 1.0 s"), "\(sent.stderr)")
+        server.stop()
+        #expect(try Self.numbers(in: server.log) == Array(0..<50))
+        #expect(proxy.seen.map(\.lines).prefix(4) == [20, 20, 20, 10])
+    }
 }

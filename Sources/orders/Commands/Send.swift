@@ -74,9 +74,13 @@ extension Orders {
                 configuration.batchDelay = .zero
                 configuration.capacity = 256 << 20
                 let watcher = SendWatcher()
+                // Plain http on NIO; https by URLSession, which speaks TLS.
+                let transport: (any HTTPTransport)? =
+                    server.scheme == "http"
+                    ? NIOTransport(server: server, timeout: configuration.timeout) : nil
                 let client = try OrdersClient(
                     server: server, outbox: directory, token: try tokenFile.map(ServerToken.read), configuration: configuration,
-                    delegate: watcher)
+                    delegate: watcher, transport: transport)
                 if let repaired = await client.outbox.repaired { Console.note("orders: note: \(directory): \(repaired)") }
                 let waiting = await client.outbox.pending
                 if waiting > 0 { Console.note("orders: note: \(waiting) events from an earlier run wait in \(directory); they go first") }
