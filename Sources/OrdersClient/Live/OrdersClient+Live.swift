@@ -16,7 +16,7 @@ extension OrdersClient {
     /// for try await event in client.events(after: 0) {
     ///     guard let vote = try? JSONDecoder().decode(Vote.self, from: Data(event.line.utf8)),
     ///           vote.type == "vote_cast", vote.poll == "best-song" else { continue }
-    ///     votes[vote.candidate, default: 0] += 1  // a repeated voter is the server's anomaly: use GET /tally for the rule
+    ///     votes[vote.candidate, default: 0] += 1  // GET /tally applies the duplicate_vote rule; see docs/client.md
     /// }
     /// ```
     public func events(after: Int64? = nil) -> AsyncThrowingStream<LiveEvent, any Error> {

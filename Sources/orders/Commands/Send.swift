@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import OrdersClient
 import OrdersLog
+import OrdersReports
 import Synchronization
 
 extension Orders {
@@ -83,7 +84,9 @@ extension Orders {
                     delegate: watcher, transport: transport)
                 if let repaired = await client.outbox.repaired { Console.note("orders: note: \(directory): \(repaired)") }
                 let waiting = await client.outbox.pending
-                if waiting > 0 { Console.note("orders: note: \(waiting) events from an earlier run wait in \(directory); they go first") }
+                if waiting > 0 {
+                    Console.note("orders: note: \(counted(waiting, "event")) from an earlier run wait in \(directory); they go first")
+                }
                 client.start()
                 let progress = SendProgress(watcher: watcher)
                 var skipped: UInt64 = 0
@@ -105,11 +108,11 @@ extension Orders {
                 try await finish(client, watcher: watcher, progress: progress)
                 let delivered = watcher.state.withLock { $0 }
                 Console.note(
-                    "orders send: delivered \(delivered.appended + delivered.duplicates) events to \(url)"
-                        + (delivered.duplicates > 0 ? " (\(delivered.duplicates) already recorded)" : "")
-                        + (skipped > 0 ? "; \(skipped) lines taken by an earlier run were not taken again" : ""))
+                    "orders send: delivered \(counted(delivered.appended + delivered.duplicates, "event")) to \(url)"
+                        + (delivered.duplicates > 0 ? " (\(Thousands.grouped(delivered.duplicates)) already recorded)" : "")
+                        + (skipped > 0 ? "; \(counted(skipped, "line")) taken by an earlier run were not taken again" : ""))
                 if delivered.setAside > 0 {
-                    Console.note("orders: \(delivered.setAside) events were refused and set aside in \(directory)/rejected.ndjson")
+                    Console.note("orders: \(counted(delivered.setAside, "event")) refused and set aside in \(directory)/rejected.ndjson")
                     throw ExitCode(65)
                 }
             }
