@@ -47,7 +47,7 @@ actor Delivery {
                 batch = next
             } catch {
                 // A damaged frame: nothing of it is sent; the app hears why, and delivery stops.
-                report(.retrying(after: .seconds(3600), reason: "\(error)"))
+                report(.stopped("\(error)"))
                 return
             }
             let answer: Transport.Answer

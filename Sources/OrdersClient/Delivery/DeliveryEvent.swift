@@ -9,6 +9,9 @@ public enum DeliveryEvent: Sendable {
     case retrying(after: Duration, reason: String)
     /// The server refused the token (401 or 403): delivery waits and tries again; set another with `setToken`.
     case tokenRefused(status: Int, message: String)
+    /// Delivery stopped: the outbox's file is damaged where the next batch lies (``OutboxError/damaged(path:offset:_:)``).
+    /// Nothing of it is sent; what the outbox holds stays on disk for a person to look at.
+    case stopped(String)
 }
 
 /// An event the server refused, as the error object named it.

@@ -127,6 +127,10 @@ extension Orders {
             var lastDelivered = 0, lastProgress = ContinuousClock.now
             while await client.outbox.pending > 0 {
                 let state = watcher.state.withLock { $0 }
+                if let stopped = state.stopped {
+                    Console.note("orders: error: delivery stopped: \(stopped)")
+                    throw ExitCode(65)
+                }
                 if let refused = state.tokenRefused {
                     Console.note("orders: error: \(url) refused the token: \(refused)")
                     throw ExitCode(77)
@@ -157,6 +161,7 @@ final class SendWatcher: OrdersClientDelegate {
         var setAside = 0
         var delivered: Int { appended + duplicates }
         var tokenRefused: String?
+        var stopped: String?
         var lastProblem: String?
         /// Lines for standard error, said by the command's own task (``sayNotes()``), not delivery's.
         var notes: [String] = []
@@ -194,6 +199,8 @@ final class SendWatcher: OrdersClientDelegate {
             }
         case .tokenRefused(let status, let message):
             state.withLock { $0.tokenRefused = "\(status): \(message)" }
+        case .stopped(let reason):
+            state.withLock { $0.stopped = reason }
         }
     }
 }
