@@ -3,7 +3,8 @@ import PackageDescription
 
 let package = Package(
     name: "orders",
-    platforms: [.macOS(.v15)],
+    // iOS for OrdersClient, which a shop app links; Synchronization's Mutex asks for 18.
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .executable(name: "orders", targets: ["orders"]),
         .library(name: "OrdersCore", targets: ["OrdersCore"]),

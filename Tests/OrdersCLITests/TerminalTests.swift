@@ -36,6 +36,18 @@ struct TerminalTests {
         #expect(lines.allSatisfy { $0.hasPrefix(#"{"seq": "#) && $0.hasSuffix("}") })
     }
 
+    @Test func sendDrawsItsProgressAndEndsWithItsSummaryAlone() throws {
+        let server = try ServeTests.Running()
+        defer { server.stop() }
+        let dir = CLI.temporaryDirectory()
+        #expect(try CLI.run(["generate", "--events", "30000", "--format", "ndjson", "-o", dir + "/g.ndjson"]).status == 0)
+        let run = try Terminal.run(["send", server.base, dir + "/g.ndjson", "--outbox", dir + "/o", "--batch", "500"], columns: 40)
+        #expect(run.status == 0)
+        #expect(run.drew("sending"), "no progress line was drawn, so the test shows nothing: send more events")
+        #expect(!run.statusLines.isEmpty && run.statusLines.allSatisfy { $0.count <= 39 })
+        #expect(run.screen.filter { !$0.isEmpty } == ["orders send: delivered 30,000 events to \(server.base)"])
+    }
+
     @Test func progressLinesFitTheTerminalsWidth() throws {
         let dir = CLI.temporaryDirectory()
         let (ndjson, log) = try twoBatches(in: dir)

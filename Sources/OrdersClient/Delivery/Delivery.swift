@@ -61,9 +61,10 @@ actor Delivery {
             let error = ErrorObject(answer.body)
             switch answer.status {
             case 200..<300:
+                // Told before the events leave the outbox, so that whoever waits for it to empty has heard of them.
+                let pending = await outbox.pending - batch.count
+                report(.delivered(appended: error.appended ?? batch.count, duplicates: error.duplicates ?? 0, pending: pending))
                 await acknowledge(through: batch.end)
-                report(
-                    .delivered(appended: error.appended ?? batch.count, duplicates: error.duplicates ?? 0, pending: await outbox.pending))
                 attempt = 0
                 limit = configuration.batchSize
             case 413 where batch.count > 1:

@@ -231,7 +231,9 @@ final class SendProgress: Sendable {
         guard due else { return }
         let delivered = watcher.state.withLock { $0.delivered }
         let seconds = max(0.001, Double((now - start).components.attoseconds) / 1e18 + Double((now - start).components.seconds))
-        Console.drawStatus("sending: \(taken) taken, \(delivered) delivered, \(Int(Double(delivered) / seconds))/s")
+        let line =
+            "sending \(Thousands.grouped(taken)) taken, \(Thousands.grouped(delivered)) delivered, \(Thousands.grouped(Int(Double(delivered) / seconds)))/s"
+        Console.drawStatus(String(line.prefix(max(0, Console.stderrColumns - 1))))
     }
 
     func clear() {
