@@ -123,45 +123,13 @@ actor LiveLog {
     let metrics = ServerMetrics()
     /// The writer's fsyncs that `metrics` has counted.
     private var fsyncsCounted = 0
-    /// The folds that count dates in zones other than UTC, by zone name:
-    /// each folded from the log at its first request, then kept up to date.
+    /// The reports in zones other than UTC, by zone name: each folded from
+    /// the log at its first request, then kept up to date by this fold's ledger.
     private var zoned: [String: ZonedFold] = [:]
     /// The zones whose folds are being read from the log, away from this
-    /// actor: each build's task, and the events folded here since it began,
-    /// which it folds in once its read is done.
-    private var zoneBuilds: [String: (task: Task<Void, any Error>, backlog: [Event])] = [:]
-
-    /// A fold in a zone of its own, its ids numbered as the log's reader
-    /// numbered them when it was built; a class, since a projector is noncopyable.
-    private final class ZonedFold {
-        var projector: Projector
-        var ids: Identifiers
-
-        init(_ projector: consuming Projector, ids: Identifiers) {
-            self.projector = projector
-            self.ids = ids
-        }
-
-        /// Folds `event`, whose ids are numbered in `server`, renumbered into this fold's.
-        func take(_ event: Event, numberedBy server: Identifiers) {
-            projector.fold(event.renumbered { role, symbol in server[role].withBytes(of: symbol) { ids[role].intern($0) } })
-        }
-
-        /// The log's events before seq `upTo`, folded in `zone`, in the
-        /// numbering of their reader: none of the server's tables is shared
-        /// with the task that reads, which would have the next append here copy them.
-        static func read(path: String, zone: ZoneRules, upTo: Seq) throws -> ZonedFold {
-            let reader = try LogReader(path: path)
-            var ids = Identifiers()
-            var events: [Event] = []
-            var projector = Projector(zone: zone)
-            while let chunk = try reader.next(ids: &ids, into: &events), chunk.firstSeq < upTo {
-                for event in events.prefix(Int(upTo - chunk.firstSeq)) { projector.fold(event) }
-            }
-            for role in Role.allCases { ids[role].indexAll() }
-            return ZonedFold(projector, ids: ids)
-        }
-    }
+    /// actor: each build's task, and the orders and votes folded here since
+    /// it began (with their events' seqs), which it takes once its read is done.
+    private var zoneBuilds: [String: (task: Task<Void, any Error>, backlog: [(seq: Seq, observed: Observed)])] = [:]
 
     /// Opens the log (creating it if missing) as its writer, and folds every event in it.
     init(path: String, logger: Logger) throws {
@@ -195,10 +163,11 @@ actor LiveLog {
     var reports: Reports { projector.reports }
 
     /// The reports of every event so far, dates counted in `zone`, and the
-    /// spellings of `roles` in the numbering the reports use. The first time
-    /// a zone is asked for, its fold is read from the log away from this
-    /// actor, so that appends go on meanwhile; the events they fold in the
-    /// meantime are folded into it once the read is done.
+    /// spellings of `roles`. The first time a zone is asked for, its fold is
+    /// read from the log away from this actor (from the snapshot beside it,
+    /// when there is a sound one, and the batches after it), so that appends
+    /// go on meanwhile; the orders and votes they bring meanwhile are added
+    /// once the read is done.
     func reports(in zone: ZoneRules, spelling roles: [Role] = []) async throws -> (reports: Reports, ids: Identifiers) {
         if zone.name == "UTC" { return (projector.reports, spellings(of: roles)) }
         while zoned[zone.name] == nil {
@@ -210,33 +179,36 @@ actor LiveLog {
             zoneBuilds[zone.name] = (task, [])
             try await task.value
         }
-        let fold = zoned[zone.name]!
-        return (fold.projector.reports, Self.spellings(of: roles, in: fold.ids))
+        return (zoned[zone.name]!.reports, spellings(of: roles))
     }
 
     /// The server's spellings of the ids of `roles` alone, for a route to
     /// render with. The tables are shared until one is changed: a request
     /// that held all of them would have the next append copy the largest
     /// (every cart and order), so it gets only those it names.
-    func spellings(of roles: [Role]) -> Identifiers { Self.spellings(of: roles, in: ids) }
-
-    private static func spellings(of roles: [Role], in ids: Identifiers) -> Identifiers {
+    func spellings(of roles: [Role]) -> Identifiers {
         var some = Identifiers()
         for role in roles { some[role] = ids[role] }
         return some
     }
 
-    /// Reads the fold of `zone` from the log, up to the events folded now,
-    /// on a task of its own; then folds in the events folded since, and keeps it.
+    /// Reads the fold of `zone` from the log by the engine, as `orders report`
+    /// does, on a task of its own; then adds the orders and votes of the
+    /// events folded here since that the read did not reach, and keeps it.
     private func buildZone(_ zone: ZoneRules) async throws {
         defer { zoneBuilds[zone.name] = nil }
-        // Only events folded already: a group committing now is folded into the backlog with the others.
-        let upTo = nextSeq, path = path
+        let path = path, logger = logger
         let read = try await Task.detached(priority: .utility) {
-            Handed(try ZonedFold.read(path: path, zone: zone, upTo: upTo))
+            let log = try LogReader(path: path, options: ReadOptions(threads: 2))
+            return Handed(try Engine.fold(log, threads: 2, zone: zone, fromSnapshot: true) { logger.notice("\($0)") })
         }.value
-        let fold = read.value
-        for event in zoneBuilds[zone.name]!.backlog { fold.take(event, numberedBy: ids) }
+        let (reports, readerIDs) = read.value
+        // The read may reach a group committed but not yet answered; should its sync fail, no read may show it.
+        if let broken, reports.summary.events >= nextSeq {
+            throw Refusal(status: 503, message: "the log could not be written (\(broken)); restart orders serve")
+        }
+        let fold = ZonedFold(base: reports.renamed(from: readerIDs, into: &ids), zone: zone)
+        for (seq, observed) in zoneBuilds[zone.name]!.backlog { fold.take(observed, seq: seq) }
         zoned[zone.name] = fold
     }
 
@@ -369,10 +341,15 @@ actor LiveLog {
         for request in group {
             let first = nextSeq
             for event in request.events {
-                let status = projector.fold(event)
+                let status: Status
+                if zoned.isEmpty && zoneBuilds.isEmpty {
+                    status = projector.fold(event)
+                } else {
+                    var zones = ZoneObserver(seq: nextSeq, zones: Array(zoned.values), recording: !zoneBuilds.isEmpty)
+                    status = projector.fold(event, alsoTelling: &zones)
+                    for zone in zoneBuilds.keys { zoneBuilds[zone]!.backlog += zones.recorded.map { (nextSeq, $0) } }
+                }
                 views.follow(event, seq: nextSeq, status: status, ledger: projector.ledger)
-                for fold in zoned.values { fold.take(event, numberedBy: ids) }
-                for zone in zoneBuilds.keys { zoneBuilds[zone]!.backlog.append(event) }
                 nextSeq += 1
             }
             metrics.appends.increment()

@@ -99,3 +99,46 @@ extension Projector: EventSink {
         counts.count(.ignored)
     }
 }
+
+extension Projector {
+    /// Folds the next event as ``fold(_:)`` does, and tells `also` too of
+    /// each order placed and vote counted: a fold that keeps only reports
+    /// (in another zone, say), decided by this projector's ledger.
+    @inlinable @discardableResult
+    public mutating func fold<Also: FoldObserver & ~Copyable>(_ event: Event, alsoTelling also: inout Also) -> Status {
+        let status = withUnsafeMutablePointer(to: &gatherer) { reports in
+            withUnsafeMutablePointer(to: &also) { also in
+                var both = BothObservers(first: reports, second: also)
+                return ledger.apply(event, observer: &both)
+            }
+        }
+        counts.count(status)
+        return status
+    }
+}
+
+/// Two observers told of the same orders and votes, through pointers that
+/// live for one event's fold (``Projector/fold(_:alsoTelling:)``).
+@usableFromInline
+struct BothObservers<Second: FoldObserver & ~Copyable>: FoldObserver {
+    @usableFromInline let first: UnsafeMutablePointer<ReportsGatherer>
+    @usableFromInline let second: UnsafeMutablePointer<Second>
+
+    @inlinable
+    init(first: UnsafeMutablePointer<ReportsGatherer>, second: UnsafeMutablePointer<Second>) {
+        self.first = first
+        self.second = second
+    }
+
+    @inlinable
+    mutating func placed(_ order: PlacedOrder) {
+        first.pointee.placed(order)
+        second.pointee.placed(order)
+    }
+
+    @inlinable
+    mutating func voted(poll: Symbol, candidate: Symbol) {
+        first.pointee.voted(poll: poll, candidate: candidate)
+        second.pointee.voted(poll: poll, candidate: candidate)
+    }
+}
