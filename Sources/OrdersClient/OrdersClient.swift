@@ -92,7 +92,8 @@ public final class OrdersClient: Sendable {
     /// Sends what the outbox holds now, without waiting for a batch to
     /// fill, and returns once every event recorded before the call is
     /// delivered (or set aside): for the app's background task. Delivery
-    /// must be started.
+    /// must be started. Cancelled, it returns at once, and what is not
+    /// delivered stays in the outbox.
     public func flush() async { await delivery.flush() }
 
     /// Sets the bearer token for the requests that follow.

@@ -13,7 +13,8 @@ actor Delivery {
     private var random = SystemRandomNumberGenerator()
     /// Set by `flush`: send what is there without waiting for a batch to fill.
     private var urgent = 0
-    private var waitingForDelivery: [(through: UInt64, reply: CheckedContinuation<Void, Never>)] = []
+    private var waitingForDelivery: [(through: UInt64, id: Int, reply: CheckedContinuation<Void, Never>)] = []
+    private var lastWaiter = 0
 
     init(
         outbox: Outbox, transport: Transport, configuration: OrdersClient.Configuration, report: @escaping @Sendable (DeliveryEvent) -> Void
@@ -24,13 +25,36 @@ actor Delivery {
         self.report = report
     }
 
+    /// Every event numbered below this is acknowledged, as far as this actor has seen.
+    private var acknowledged: UInt64 = 0
+
     /// Returns once every event recorded before the call is delivered or set aside.
     func flush() async {
-        let target = await outbox.next
-        guard await outbox.delivered < target else { return }
+        // One hop for both, then no suspension before the wait is listed: an acknowledgement
+        // made meanwhile is either in `delivered` or still to come, and then it resumes the wait.
+        let (target, delivered) = await outbox.progress
+        acknowledged = max(acknowledged, delivered)
+        guard acknowledged < target else { return }
         urgent += 1
         defer { urgent -= 1 }
-        await withCheckedContinuation { waitingForDelivery.append((target, $0)) }
+        lastWaiter += 1
+        let id = lastWaiter
+        // Cancelled (an app's background task that expires), it returns at once; what is not delivered stays in the outbox.
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { reply in
+                if Task.isCancelled { reply.resume() } else { waitingForDelivery.append((target, id, reply)) }
+            }
+        } onCancel: {
+            Task { await self.stopWaiting(id) }
+        }
+    }
+
+    private func stopWaiting(_ id: Int) {
+        waitingForDelivery.removeAll { waiting in
+            guard waiting.id == id else { return false }
+            waiting.reply.resume()
+            return true
+        }
     }
 
     /// Delivers until cancelled.
@@ -109,6 +133,7 @@ actor Delivery {
 
     private func acknowledge(through end: UInt64) async {
         await outbox.acknowledge(through: end)
+        acknowledged = max(acknowledged, end)
         waitingForDelivery.removeAll { waiting in
             guard waiting.through <= end else { return false }
             waiting.reply.resume()

@@ -108,6 +108,9 @@ public actor Outbox {
     /// How many events wait for delivery.
     public var pending: Int { Int(next - delivered) }
 
+    /// The number the next event takes, and how many are delivered, read together.
+    public var progress: (next: UInt64, delivered: UInt64) { (next, delivered) }
+
     /// Where the intake of `source` got, if it was ever taken.
     public func mark(for source: String) -> IntakeMark? { marks[source] }
 

@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+
+@testable import OrdersClient
+
+@Suite("delivery, with no server to deliver to")
+struct DeliveryTests {
+    @Test func aCancelledFlushReturnsAndTheEventsStay() async throws {
+        var configuration = OrdersClient.Configuration()
+        configuration.backoff = Backoff(initial: .milliseconds(10), maximum: .milliseconds(50))
+        let client = try OrdersClient(
+            server: URL(string: "http://127.0.0.1:9")!, outbox: temporaryDirectory(), configuration: configuration)
+        client.start()
+        defer { client.stop() }
+        try await client.record(.voteCast(poll: "best-song", voter: "v1", candidate: "a"))
+        let flush = Task { await client.flush() }
+        try await Task.sleep(for: .milliseconds(100))
+        flush.cancel()
+        await flush.value
+        #expect(await client.outbox.pending == 1)
+        // A flush with nothing to deliver returns at once.
+        let empty = try OrdersClient(server: URL(string: "http://127.0.0.1:9")!, outbox: temporaryDirectory())
+        await empty.flush()
+    }
+
+    @Test func backoffWaitsWithinItsCapAndRetryAfterIsRead() {
+        var random = SystemRandomNumberGenerator()
+        let backoff = Backoff(initial: .milliseconds(100), maximum: .seconds(1))
+        for attempt in 0..<12 {
+            let cap = min(Duration.seconds(1), .milliseconds(100) * (1 << attempt))
+            for _ in 0..<50 { #expect(backoff.delay(attempt: attempt, using: &random) <= cap) }
+        }
+        #expect(Backoff.retryAfter("3") == .seconds(3))
+        let now = Date(timeIntervalSince1970: 1_758_000_000)
+        #expect(Backoff.retryAfter("Tue, 16 Sep 2025 05:20:10 GMT", now: now) == .seconds(10))
+        #expect(Backoff.retryAfter("soon") == nil)
+    }
+}
