@@ -168,18 +168,27 @@ actor LiveLog {
     /// when there is a sound one, and the batches after it), so that appends
     /// go on meanwhile; the orders and votes they bring meanwhile are added
     /// once the read is done.
-    func reports(in zone: ZoneRules, spelling roles: [Role] = []) async throws -> (reports: Reports, ids: Identifiers) {
+    ///
+    /// A zone's daily sales and its product sales are read apart: a
+    /// snapshot holds product sales by the quarter-hour for every product,
+    /// which costs seconds at 100M events to read and rename, and the daily
+    /// report needs none of it.
+    /// - Parameter productSales: whether the reports must hold product sales.
+    func reports(in zone: ZoneRules, spelling roles: [Role] = [], productSales: Bool = false) async throws -> (
+        reports: Reports, ids: Identifiers
+    ) {
         if zone.name == "UTC" { return (projector.reports, spellings(of: roles)) }
-        while zoned[zone.name] == nil {
-            if let build = zoneBuilds[zone.name] {
+        let key = zone.name + (productSales ? " with products" : "")
+        while (zoned[zone.name + " with products"] ?? zoned[key]) == nil {
+            if let build = zoneBuilds[key] {
                 try await build.task.value
                 continue
             }
-            let task = Task { try await self.buildZone(zone) }
-            zoneBuilds[zone.name] = (task, [])
+            let task = Task { try await self.buildZone(zone, key: key, productSales: productSales) }
+            zoneBuilds[key] = (task, [])
             try await task.value
         }
-        return (zoned[zone.name]!.reports, spellings(of: roles))
+        return ((zoned[zone.name + " with products"] ?? zoned[key])!.reports, spellings(of: roles))
     }
 
     /// The server's spellings of the ids of `roles` alone, for a route to
@@ -195,12 +204,13 @@ actor LiveLog {
     /// Reads the fold of `zone` from the log by the engine, as `orders report`
     /// does, on a task of its own; then adds the orders and votes of the
     /// events folded here since that the read did not reach, and keeps it.
-    private func buildZone(_ zone: ZoneRules) async throws {
-        defer { zoneBuilds[zone.name] = nil }
+    private func buildZone(_ zone: ZoneRules, key: String, productSales: Bool) async throws {
+        defer { zoneBuilds[key] = nil }
         let path = path, logger = logger
         let read = try await Task.detached(priority: .utility) {
             let log = try LogReader(path: path, options: ReadOptions(threads: 2))
-            return Handed(try Engine.fold(log, threads: 2, zone: zone, fromSnapshot: true) { logger.notice("\($0)") })
+            return Handed(
+                try Engine.fold(log, threads: 2, zone: zone, fromSnapshot: true, productSales: productSales) { logger.notice("\($0)") })
         }.value
         let (reports, readerIDs) = read.value
         // The read may reach a group committed but not yet answered; should its sync fail, no read may show it.
@@ -208,8 +218,10 @@ actor LiveLog {
             throw Refusal(status: 503, message: "the log could not be written (\(broken)); restart orders serve")
         }
         let fold = ZonedFold(base: reports.renamed(from: readerIDs, into: &ids), zone: zone)
-        for (seq, observed) in zoneBuilds[zone.name]!.backlog { fold.take(observed, seq: seq) }
-        zoned[zone.name] = fold
+        for (seq, observed) in zoneBuilds[key]!.backlog { fold.take(observed, seq: seq) }
+        zoned[key] = fold
+        // A fold with product sales answers the daily report too: one fold a zone to keep up to date.
+        if productSales { zoned[zone.name] = nil }
     }
 
     /// What `GET /audit` reads: the cart (for `order`, the cart whose applied

@@ -42,7 +42,7 @@ struct ReportsController {
                 .badRequest, "this server was started without a catalog, which categories come from (orders serve --catalog FILE)")
         }
         let query = try ReportQuery(request)
-        let (reports, ids) = try await live.reports(in: query.zone, spelling: [.product])
+        let (reports, ids) = try await live.reports(in: query.zone, spelling: [.product], productSales: true)
         let report = ProductReport(
             reports.products, ids: ids, zone: query.zone.name, catalog: options.catalog ?? Catalog(),
             grouping: grouping, from: query.from, to: query.to)
