@@ -12,7 +12,7 @@ import Logging
 public func buildApplication(
     _ options: ServerOptions, logger: Logger, listening: @escaping @Sendable (String, Int) -> Void = { _, _ in }
 ) throws -> some ApplicationProtocol {
-    let live = try LiveLog(path: options.log, logger: logger)
+    let live = try LiveLog(path: options.log, logger: logger, snapshotAfter: options.snapshotAfter)
     return Application(
         router: buildRouter(live: live, options: options),
         configuration: .init(address: .hostname(options.host, port: options.port), serverName: "orders"),

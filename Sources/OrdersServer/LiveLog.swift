@@ -131,10 +131,18 @@ actor LiveLog {
     /// it began (with their events' seqs), which it takes once its read is done.
     private var zoneBuilds: [String: (task: Task<Void, any Error>, backlog: [(seq: Seq, observed: Observed)])] = [:]
 
+    /// Every this many events appended past the log's snapshot, a new one is taken in the background; 0 for never.
+    private let snapshotAfter: Int64
+    /// The seq up to which appends were last weighed against the snapshot, and the snapshot being taken, if one is.
+    private var snapshotWeighed: Seq = 0
+    private var snapshotting: Task<Void, Never>?
+
     /// Opens the log (creating it if missing) as its writer, and folds every event in it.
-    init(path: String, logger: Logger) throws {
+    /// - Parameter snapshotAfter: take a snapshot in the background once this many events are past the last one; 0 for never.
+    init(path: String, logger: Logger, snapshotAfter: Int64 = 0) throws {
         self.path = path
         self.logger = logger
+        self.snapshotAfter = snapshotAfter
         writer = try LogWriter(path: path)
         // Every id of the log, read now, so that appends never look one up; and its index, made now if it lacks any.
         try writer.flush(ids: Identifiers())
@@ -157,7 +165,37 @@ actor LiveLog {
         self.projector = projector
         self.views = views
         nextSeq = seq
+        snapshotWeighed = seq
     }
+
+    /// Once `snapshotAfter` events were appended since it last looked, and
+    /// that many are past the snapshot beside the log, takes a new one, on a
+    /// task of its own (from the last, as `import` does, when the events
+    /// since are few), so that a zone's first report, and the command line's
+    /// reports, fold only what follows it. The snapshot covers the log's
+    /// committed batches; a group committed whose sync then failed is cut
+    /// from the log at the next start, and a snapshot that covers it is then
+    /// passed over (its batches no longer match), never trusted.
+    private func snapshotIfDue() {
+        guard snapshotAfter > 0, snapshotting == nil, nextSeq - snapshotWeighed >= snapshotAfter else { return }
+        snapshotWeighed = nextSeq
+        let path = path, logger = logger, after = snapshotAfter, end = nextSeq
+        snapshotting = Task.detached(priority: .background) { [weak self] in
+            if Engine.snapshotDue(path, endSeq: end, after: after) {
+                do {
+                    let taken = try Engine.takeSnapshot(of: path, threads: 1) { logger.notice("\($0)") }
+                    logger.info(
+                        "took a snapshot",
+                        metadata: ["end_seq": "\(taken.endSeq)", "folded": "\(taken.folded)", "bytes": "\(taken.bytes ?? 0)"])
+                } catch {
+                    logger.warning("could not take a snapshot; the log is unaffected", metadata: ["error": "\(error)"])
+                }
+            }
+            await self?.snapshotTaken()
+        }
+    }
+
+    private func snapshotTaken() { snapshotting = nil }
 
     /// The reports of every event so far, dates counted in UTC.
     var reports: Reports { projector.reports }
@@ -370,6 +408,7 @@ actor LiveLog {
             metrics.appendDuration.record(ContinuousClock.now - request.arrived)
             request.reply.resume(returning: Outcome(appended: request.events.count, duplicates: request.duplicates, seqs: first..<nextSeq))
         }
+        snapshotIfDue()
     }
 
     /// After a write or a sync failed: every request in flight or queued is

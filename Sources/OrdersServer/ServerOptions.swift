@@ -17,11 +17,14 @@ public struct ServerOptions: Sendable {
     public var catalog: Catalog?
     /// Whether appends keep lines of types the fold does not know (`--keep-unknown`).
     public var keepsUnknownTypes: Bool
+    /// Take a snapshot of the log's fold in the background once this many events are past the last one; 0 for never.
+    public var snapshotAfter: Int64
 
     public init(
         log: String, host: String = "127.0.0.1", port: Int = 8080, token: String? = nil, isPrivate: Bool = false,
-        maxBody: Int = 16 << 20, catalog: Catalog? = nil, keepsUnknownTypes: Bool = false
+        maxBody: Int = 16 << 20, catalog: Catalog? = nil, keepsUnknownTypes: Bool = false, snapshotAfter: Int64 = 100_000
     ) {
+        self.snapshotAfter = snapshotAfter
         self.catalog = catalog
         self.keepsUnknownTypes = keepsUnknownTypes
         self.log = log

@@ -246,6 +246,24 @@ struct ServeTests {
         }
     }
 
+    /// `serve --snapshot-after N` keeps the snapshot beside the log current
+    /// in the background, and a fold from it prints what the whole log does.
+    @Test func theServerTakesSnapshotsAsItAppends() async throws {
+        let server = try Running(arguments: ["--snapshot-after", "10"])
+        defer { server.stop() }
+        _ = try await server.request("POST", "/events", body: Self.kioskDay)
+        let snapshot = server.log + ".snapshot"
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: snapshot), Date() < deadline { try await Task.sleep(nanoseconds: 50_000_000) }
+        #expect(FileManager.default.fileExists(atPath: snapshot), "no snapshot was taken")
+        _ = try await server.request("POST", "/events", body: String(decoding: CLI.fixture("Fixtures/zones.ndjson"), as: UTF8.self))
+        for command in [["replay", server.log, "--json"], ["report", "daily", server.log, "--tz", "Asia/Kathmandu", "--format", "csv"]] {
+            let fromSnapshot = try CLI.run(command), whole = try CLI.run(command + ["--no-snapshot"])
+            #expect(fromSnapshot.status == 0 && fromSnapshot.text == whole.text, "\(command)")
+            #expect(fromSnapshot.stderr.isEmpty, "\(fromSnapshot.stderr)")
+        }
+    }
+
     @Test func theEventStreamResumesWithNoGapAndNoRepeat() async throws {
         let server = try Running()
         _ = try await server.request("POST", "/events", body: Self.kioskDay)

@@ -57,10 +57,17 @@ extension Orders {
         )
         var keepUnknown = false
 
+        @Option(
+            help: ArgumentHelp(
+                "Take a snapshot of LOG's fold in the background (LOG.snapshot, see orders snapshot --help) once this many events are appended past the last one; 0 for never.",
+                valueName: "n"))
+        var snapshotAfter: Int64 = 100_000
+
         func validate() throws {
             guard address != nil else { throw ValidationError("--listen takes HOST:PORT, e.g. 127.0.0.1:8080 (port 0 picks a free one)") }
             if `private` && tokenFile == nil { throw ValidationError("--private needs --token-file") }
             guard maxBody >= 1 else { throw ValidationError("--max-body must be at least 1") }
+            guard snapshotAfter >= 0 else { throw ValidationError("--snapshot-after must be 0 (never) or more") }
         }
 
         /// `listen` split into its host and port.
@@ -80,7 +87,7 @@ extension Orders {
                 logger.logLevel = .info
                 let options = ServerOptions(
                     log: log, host: host, port: port, token: token, isPrivate: `private`, maxBody: maxBody,
-                    catalog: try catalog.map { try loadCatalog($0) }, keepsUnknownTypes: keepUnknown)
+                    catalog: try catalog.map { try loadCatalog($0) }, keepsUnknownTypes: keepUnknown, snapshotAfter: snapshotAfter)
                 let app = try buildApplication(options, logger: logger) { host, port in
                     let address = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
                     try? ServedMarker.write(log: log, address: address)
