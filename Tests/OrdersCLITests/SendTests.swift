@@ -122,7 +122,7 @@ struct SendTests {
         #expect(try Self.numbers(in: server.log) == [0, 1, 2])
     }
 
-    @Test func aRefusedTokenExits77AndKeepsTheEvents() async throws {
+    @Test func aRefusedTokenExits77AndAWrongURL69AndBothKeepTheEvents() async throws {
         let directory = CLI.temporaryDirectory()
         try "right\n".write(toFile: directory + "/token", atomically: false, encoding: .utf8)
         try "wrong\n".write(toFile: directory + "/bad", atomically: false, encoding: .utf8)
@@ -135,6 +135,10 @@ struct SendTests {
             "send", server.base, directory + "/one.ndjson", "--outbox", directory + "/o", "--token-file", directory + "/bad",
         ])
         #expect(refused.status == 77, "\(refused.stderr)")
+        let lost = try CLI.run([
+            "send", server.base + "/shop", directory + "/one.ndjson", "--outbox", directory + "/o", "--token-file", directory + "/token",
+        ])
+        #expect(lost.status == 69 && lost.stderr.contains("answered 404 to POST /events"), "\(lost.stderr)")
         let right = try CLI.run([
             "send", server.base, directory + "/one.ndjson", "--outbox", directory + "/o", "--token-file", directory + "/token",
         ])

@@ -110,7 +110,7 @@ actor Delivery {
                 await wait(attempt: &attempt, retryAfter: nil, reason: "the token was refused (\(answer.status))")
             default:
                 let retryAfter = answer.headers["retry-after"].flatMap { Backoff.retryAfter($0) }
-                await wait(attempt: &attempt, retryAfter: retryAfter, reason: "the server answered \(answer.status)")
+                await wait(attempt: &attempt, retryAfter: retryAfter, reason: "the server answered \(answer.status)", status: answer.status)
             }
         }
     }
@@ -124,10 +124,10 @@ actor Delivery {
         }
     }
 
-    private func wait(attempt: inout Int, retryAfter: Duration?, reason: String) async {
+    private func wait(attempt: inout Int, retryAfter: Duration?, reason: String, status: Int? = nil) async {
         let delay = retryAfter ?? configuration.backoff.delay(attempt: attempt, using: &random)
         attempt += 1
-        report(.retrying(after: delay, reason: reason))
+        report(.retrying(after: delay, reason: reason, status: status))
         try? await Task.sleep(for: delay)
     }
 

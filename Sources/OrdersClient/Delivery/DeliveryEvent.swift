@@ -5,8 +5,8 @@ public enum DeliveryEvent: Sendable {
     /// The server refused an event (400 or 409), or it is larger than the server takes (413):
     /// it is set aside in `rejected.ndjson`, never retried, and delivery goes on with the next.
     case setAside(Rejection)
-    /// Delivery waits `delay`, then tries again.
-    case retrying(after: Duration, reason: String)
+    /// Delivery waits `delay`, then tries again; `status` is the server's answer, if it gave one.
+    case retrying(after: Duration, reason: String, status: Int? = nil)
     /// The server refused the token (401 or 403): delivery waits and tries again; set another with `setToken`.
     case tokenRefused(status: Int, message: String)
     /// Delivery stopped: the outbox's file is damaged where the next batch lies (``OutboxError/damaged(path:offset:_:)``).

@@ -24,7 +24,8 @@ extension Orders {
                 or one larger than it takes) are set aside in its rejected.ndjson, named on
                 standard error, and the exit status is 65; the others are delivered.
                 Connection failures, 5xx and 503 are retried with backoff (Retry-After is
-                honoured), until --give-up-after, if given (exit 75). A refused token exits 77.
+                honoured), until --give-up-after, if given (exit 75). A refused token exits
+                77; a URL that answers 404 or 405 to the first POST, 69.
 
                 Examples:
                   orders send http://127.0.0.1:8080 Fixtures/kiosk-day.ndjson
@@ -131,6 +132,12 @@ extension Orders {
                     Console.note("orders: error: delivery stopped: \(stopped)")
                     throw ExitCode(65)
                 }
+                if let status = state.notAServer {
+                    Console.note(
+                        "orders: error: \(url) answered \(status) to POST /events: is it the address of orders serve? The events wait in the outbox"
+                    )
+                    throw ExitCode(69)
+                }
                 if let refused = state.tokenRefused {
                     Console.note("orders: error: \(url) refused the token: \(refused)")
                     throw ExitCode(77)
@@ -162,6 +169,7 @@ final class SendWatcher: OrdersClientDelegate {
         var delivered: Int { appended + duplicates }
         var tokenRefused: String?
         var stopped: String?
+        var notAServer: Int?
         var lastProblem: String?
         /// Lines for standard error, said by the command's own task (``sayNotes()``), not delivery's.
         var notes: [String] = []
@@ -191,10 +199,12 @@ final class SendWatcher: OrdersClientDelegate {
                 $0.setAside += 1
                 $0.notes.append("orders: refused (\(rejection.status)\(field)): \(rejection.message): \(rejection.line)")
             }
-        case .retrying(let delay, let reason):
+        case .retrying(let delay, let reason, let status):
             let tenths = Int((Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18) * 10)
             state.withLock {
                 $0.lastProblem = reason
+                // Not found, or no POST there, before anything was delivered: the URL names no orders serve.
+                if let status, [404, 405].contains(status), $0.delivered == 0 { $0.notAServer = status }
                 $0.notes.append("orders: note: \(reason); retrying in \(tenths / 10).\(tenths % 10) s")
             }
         case .tokenRefused(let status, let message):
