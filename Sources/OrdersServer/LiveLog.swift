@@ -216,8 +216,9 @@ actor LiveLog {
         reports: Reports, ids: Identifiers
     ) {
         if zone.name == "UTC" { return (projector.reports, spellings(of: roles)) }
-        let key = zone.name + (productSales ? " with products" : "")
-        while (zoned[zone.name + " with products"] ?? zoned[key]) == nil {
+        // A fold with product sales answers the daily report too.
+        let whole = zone.name + " with products", key = productSales ? whole : zone.name
+        while (zoned[whole] ?? zoned[key]) == nil {
             if let build = zoneBuilds[key] {
                 try await build.task.value
                 continue
@@ -226,7 +227,7 @@ actor LiveLog {
             zoneBuilds[key] = (task, [])
             try await task.value
         }
-        return ((zoned[zone.name + " with products"] ?? zoned[key])!.reports, spellings(of: roles))
+        return ((zoned[whole] ?? zoned[key])!.reports, spellings(of: roles))
     }
 
     /// The server's spellings of the ids of `roles` alone, for a route to
@@ -258,7 +259,7 @@ actor LiveLog {
         let fold = ZonedFold(base: reports.renamed(from: readerIDs, into: &ids), zone: zone)
         for (seq, observed) in zoneBuilds[key]!.backlog { fold.take(observed, seq: seq) }
         zoned[key] = fold
-        // A fold with product sales answers the daily report too: one fold a zone to keep up to date.
+        // The fold with product sales answers the daily report too: one fold a zone to keep up to date.
         if productSales { zoned[zone.name] = nil }
     }
 
@@ -388,14 +389,15 @@ actor LiveLog {
         metrics.commits.increment()
         metrics.fsyncs.increment(by: Int64(writer.fsyncs - fsyncsCounted))
         fsyncsCounted = writer.fsyncs
+        let zones = Array(zoned.values)
         for request in group {
             let first = nextSeq
             for event in request.events {
                 let status: Status
-                if zoned.isEmpty && zoneBuilds.isEmpty {
+                if zones.isEmpty && zoneBuilds.isEmpty {
                     status = projector.fold(event)
                 } else {
-                    var zones = ZoneObserver(seq: nextSeq, zones: Array(zoned.values), recording: !zoneBuilds.isEmpty)
+                    var zones = ZoneObserver(seq: nextSeq, zones: zones, recording: !zoneBuilds.isEmpty)
                     status = projector.fold(event, alsoTelling: &zones)
                     for zone in zoneBuilds.keys { zoneBuilds[zone]!.backlog += zones.recorded.map { (nextSeq, $0) } }
                 }

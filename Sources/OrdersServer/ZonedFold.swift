@@ -23,13 +23,13 @@ final class ZonedFold {
 
     /// Takes what the ledger observed of the event of seq `seq`, unless the base holds it.
     func take(_ observed: Observed, seq: Seq) {
-        guard seq > base.summary.events else { return }
         switch observed {
-        case .placed(let order): order.withPlacedOrder { gatherer.placed($0) }
-        case .voted(let poll, let candidate): gatherer.voted(poll: poll, candidate: candidate)
+        case .placed(let order): order.withPlacedOrder { placed($0, seq: seq) }
+        case .voted(let poll, let candidate): voted(poll: poll, candidate: candidate, seq: seq)
         }
     }
 
+    /// Takes an order the event of seq `seq` placed, unless the base holds it.
     func placed(_ order: PlacedOrder, seq: Seq) {
         guard seq > base.summary.events else { return }
         gatherer.placed(order)

@@ -36,6 +36,7 @@ struct ClientTests {
                 .answer(413, body: #"{"error": "the body is too large"}"#),
                 .slow(.seconds(2)),
             ])
+        defer { proxy.stop() }
         var configuration = OrdersClient.Configuration()
         configuration.batchSize = 8
         configuration.batchDelay = .zero

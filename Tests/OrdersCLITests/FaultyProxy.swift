@@ -54,7 +54,18 @@ final class FaultyProxy: Sendable {
         }
     }
 
-    deinit {
+    private let stopped = Mutex(false)
+
+    /// Stops listening: its thread's `accept` fails and it ends (the threads it
+    /// holds keep the proxy alive, so it does not wait for `deinit`).
+    func stop() {
+        guard
+            !stopped.withLock({
+                let was = $0
+                $0 = true
+                return was
+            })
+        else { return }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
     }

@@ -157,6 +157,7 @@ struct SendTests {
                 .answer(503, body: #"{"error": "busy"}"#, headers: ["Retry-After": "1"]), .cutAnswer,
                 .answer(413, body: #"{"error": "too large"}"#), .answer(500, body: #"{"error": "oops"}"#), .cutAnswer,
             ])
+        defer { proxy.stop() }
         let directory = CLI.temporaryDirectory()
         try (0..<50).map { Self.line($0) + "\n" }.joined().write(toFile: directory + "/in.ndjson", atomically: false, encoding: .utf8)
         let sent = try CLI.run(["send", proxy.base, directory + "/in.ndjson", "--outbox", directory + "/o", "--batch", "20"])

@@ -235,14 +235,25 @@ struct ServeTests {
             }
         }
         #expect(server.stop() == 0)
-        let again = try Running(log: log)
-        defer { again.stop() }
-        for zone in zones {
-            for report in ["daily", "products"] {
-                let served = try await again.request("GET", "/reports/\(report)?tz=\(zone)&format=csv").text
-                let whole = try CLI.run(["report", report, log, "--tz", zone, "--format", "csv", "--no-snapshot"]).text
-                #expect(served == whole, "\(report) in \(zone), on a restarted server")
+        // Restarted with the snapshot behind, with a byte of its head flipped, and with none: the same bytes.
+        let snapshot = log + ".snapshot"
+        for state in ["behind", "flipped", "gone"] {
+            if state == "flipped" {
+                var bytes = try Data(contentsOf: URL(fileURLWithPath: snapshot))
+                bytes[80] ^= 0x01
+                try bytes.write(to: URL(fileURLWithPath: snapshot))
             }
+            if state == "gone" { try FileManager.default.removeItem(atPath: snapshot) }
+            let again = try Running(log: log, arguments: ["--snapshot-after", "0"])
+            defer { again.stop() }
+            for zone in zones {
+                for report in ["daily", "products"] {
+                    let served = try await again.request("GET", "/reports/\(report)?tz=\(zone)&format=csv").text
+                    let whole = try CLI.run(["report", report, log, "--tz", zone, "--format", "csv", "--no-snapshot"]).text
+                    #expect(served == whole, "\(report) in \(zone), on a restarted server, the snapshot \(state)")
+                }
+            }
+            #expect(again.stop() == 0)
         }
     }
 

@@ -1,3 +1,5 @@
+import OrdersLog
+
 /// How far the intake of one source (a file given to `orders send`, or
 /// standard input) got: its first `lines` lines, `bytes` bytes whose
 /// CRC-32C is `crc`, are in the outbox. Written with the events it
@@ -22,13 +24,13 @@ public struct IntakeMark: Hashable, Sendable {
 
     var encodedSize: Int { 2 + source.utf8.count + 20 }
 
-    func append(to bytes: inout [UInt8]) {
+    func write(to writer: inout ByteWriter) {
         let name = Array(source.utf8.prefix(Self.maxSource))
-        put(UInt16(name.count), into: &bytes)
-        bytes += name
-        put(lines, into: &bytes)
-        put(self.bytes, into: &bytes)
-        put(crc, into: &bytes)
+        writer.write(littleEndian: UInt16(name.count))
+        writer.write(contentsOf: name)
+        writer.write(littleEndian: lines)
+        writer.write(littleEndian: bytes)
+        writer.write(littleEndian: crc)
     }
 
     /// The mark at the start of `bytes`, or nil if they do not hold one.

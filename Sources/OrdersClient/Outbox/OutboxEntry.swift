@@ -25,34 +25,33 @@ enum OutboxEntry: Equatable {
 
     /// The file header: `ORDEROBX`, the version, flags 0, and a CRC of those 12 bytes.
     static var fileHeader: [UInt8] {
-        var content = Array("ORDEROBX".utf8)
-        put(version, into: &content)
-        put(UInt16(0), into: &content)
-        put(CRC32C.checksum(content), into: &content)
+        var content = ByteWriter(capacity: 16)
+        content.write(contentsOf: "ORDEROBX".utf8)
+        content.write(littleEndian: version)
+        content.write(littleEndian: UInt16(0))
         return skippable(fileMagic, content)
     }
 
     /// This entry's bytes (for `recorded`, its header frame only; the zstd frame follows it).
     var bytes: [UInt8] {
-        var content: [UInt8] = []
+        var content = ByteWriter()
         let magic: UInt32
         switch self {
         case .recorded(let header):
             magic = Self.recordedMagic
-            put(header.first, into: &content)
-            put(header.count, into: &content)
-            put(header.frameSize, into: &content)
-            put(header.textSize, into: &content)
-            put(header.frameCRC, into: &content)
-            if let mark = header.mark { mark.append(to: &content) }
+            content.write(littleEndian: header.first)
+            content.write(littleEndian: header.count)
+            content.write(littleEndian: header.frameSize)
+            content.write(littleEndian: header.textSize)
+            content.write(littleEndian: header.frameCRC)
+            if let mark = header.mark { mark.write(to: &content) }
         case .delivered(let through):
             magic = Self.deliveredMagic
-            put(through, into: &content)
+            content.write(littleEndian: through)
         case .taken(let mark):
             magic = Self.takenMagic
-            mark.append(to: &content)
+            mark.write(to: &content)
         }
-        put(CRC32C.checksum(content), into: &content)
         return Self.skippable(magic, content)
     }
 
@@ -118,12 +117,13 @@ enum OutboxEntry: Equatable {
         guard read(content[...], at: 8) as UInt16 == version else { throw .damaged("an outbox of another version") }
     }
 
-    static func skippable(_ magic: UInt32, _ content: [UInt8]) -> [UInt8] {
-        var frame: [UInt8] = []
-        frame.reserveCapacity(8 + content.count)
-        put(magic, into: &frame)
-        put(UInt32(content.count), into: &frame)
-        return frame + content
+    /// A skippable frame of `content` and, last in it, the CRC-32C of `content`.
+    private static func skippable(_ magic: UInt32, _ content: ByteWriter) -> [UInt8] {
+        var frame = ByteWriter(capacity: 12 + content.bytes.count)
+        frame.writeSkippableHeader(magic: magic, contentSize: content.bytes.count + 4)
+        frame.write(contentsOf: content.bytes)
+        frame.write(littleEndian: CRC32C.checksum(content.bytes))
+        return frame.bytes
     }
 }
 
@@ -140,10 +140,7 @@ struct RecordedHeader: Equatable {
     var end: UInt64 { first + UInt64(count) }
 }
 
-func put<T: FixedWidthInteger>(_ value: T, into bytes: inout [UInt8]) {
-    withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
-}
-
+/// The little-endian integer at `offset` of `bytes`, which the caller has checked are there.
 func read<T: FixedWidthInteger>(_ bytes: ArraySlice<UInt8>, at offset: Int) -> T {
     var value: T = 0
     for i in (0..<MemoryLayout<T>.size).reversed() { value = value << 8 | T(bytes[bytes.startIndex + offset + i]) }

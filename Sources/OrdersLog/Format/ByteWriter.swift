@@ -1,10 +1,10 @@
 import OrdersCore
 
 /// Appends little-endian integers and LEB128 varints to a byte array.
-struct ByteWriter: Sendable {
-    var bytes: [UInt8]
+package struct ByteWriter: Sendable {
+    package var bytes: [UInt8]
 
-    init(capacity: Int = 0) {
+    package init(capacity: Int = 0) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
@@ -14,7 +14,7 @@ struct ByteWriter: Sendable {
     /// A seq, as a u64.
     mutating func write(seq: Seq) { write(littleEndian: UInt64(seq)) }
 
-    mutating func write<T: FixedWidthInteger>(littleEndian value: T) {
+    package mutating func write<T: FixedWidthInteger>(littleEndian value: T) {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
@@ -43,5 +43,5 @@ struct ByteWriter: Sendable {
         write(varint: UInt64(bitPattern: (value << 1) ^ (value >> 63)))
     }
 
-    mutating func write<C: Collection<UInt8>>(contentsOf data: C) { bytes.append(contentsOf: data) }
+    package mutating func write<C: Collection<UInt8>>(contentsOf data: C) { bytes.append(contentsOf: data) }
 }

@@ -56,7 +56,7 @@ enum LogFormat {
 
 extension ByteWriter {
     /// The 8 bytes that open a skippable frame: its magic and content size.
-    mutating func writeSkippableHeader(magic: UInt32, contentSize: Int) {
+    package mutating func writeSkippableHeader(magic: UInt32, contentSize: Int) {
         write(littleEndian: magic)
         write(littleEndian: UInt32(contentSize))
     }
