@@ -35,7 +35,8 @@ final class OutboxFile {
         self.directory = directory
         do {
             try Self.makeDirectory(directory)
-            lock = try FileDescriptor.open(FilePath(directory), .readOnly, options: [.directory])
+            // Close-on-exec, here and below: a process the app (or a test) starts must not inherit the lock and hold it.
+            lock = try FileDescriptor.open(FilePath(directory), .readOnly, options: [.directory, .closeOnExec])
         } catch {
             throw .io(path: directory, "opening the outbox's folder: \(error)")
         }
@@ -46,7 +47,7 @@ final class OutboxFile {
         let path = directory + "/outbox.zst"
         do {
             file = try FileDescriptor.open(
-                FilePath(path), .readWrite, options: [.create], permissions: [.ownerReadWrite])
+                FilePath(path), .readWrite, options: [.create, .closeOnExec], permissions: [.ownerReadWrite])
             end = try file.seek(offset: 0, from: .end)
             if end == 0 {
                 try file.writeAll(OutboxEntry.fileHeader)
@@ -162,7 +163,7 @@ final class OutboxFile {
     /// Replaces the file with `bytes` (a compacted outbox), so that a crash leaves the old or the new one whole.
     func replace(with bytes: [UInt8]) throws {
         try DatasetFiles.replace(path, with: bytes, temporary: path + ".compacting")
-        let new = try FileDescriptor.open(FilePath(path), .readWrite)
+        let new = try FileDescriptor.open(FilePath(path), .readWrite, options: [.closeOnExec])
         try? file.close()
         file = new
         end = Int64(bytes.count)

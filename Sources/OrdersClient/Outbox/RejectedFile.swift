@@ -14,7 +14,7 @@ enum RejectedFile {
     static func append(_ lines: [UInt8], in directory: String) throws {
         let path = directory + "/rejected.ndjson"
         let file = try FileDescriptor.open(
-            FilePath(path), .writeOnly, options: [.create, .append], permissions: [.ownerReadWrite])
+            FilePath(path), .writeOnly, options: [.create, .append, .closeOnExec], permissions: [.ownerReadWrite])
         try file.closeAfter {
             _ = try lines.withUnsafeBytes { try file.writeAll($0) }
             guard fsync(file.rawValue) == 0 else { throw Errno(rawValue: errno) }

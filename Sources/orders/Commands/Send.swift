@@ -107,13 +107,13 @@ extension Orders {
                     throw error
                 }
                 try await finish(client, watcher: watcher, progress: progress)
-                let delivered = watcher.state.withLock { $0 }
+                let state = watcher.state.withLock { $0 }
                 Console.note(
-                    "orders send: delivered \(counted(delivered.appended + delivered.duplicates, "event")) to \(url)"
-                        + (delivered.duplicates > 0 ? " (\(Thousands.grouped(delivered.duplicates)) already recorded)" : "")
+                    "orders send: delivered \(counted(state.delivered, "event")) to \(url)"
+                        + (state.duplicates > 0 ? " (\(Thousands.grouped(state.duplicates)) already recorded)" : "")
                         + (skipped > 0 ? "; \(counted(skipped, "line")) taken by an earlier run were not taken again" : ""))
-                if delivered.setAside > 0 {
-                    Console.note("orders: \(counted(delivered.setAside, "event")) refused and set aside in \(directory)/rejected.ndjson")
+                if state.setAside > 0 {
+                    Console.note("orders: \(counted(state.setAside, "event")) refused and set aside in \(directory)/rejected.ndjson")
                     throw ExitCode(65)
                 }
             }
@@ -148,7 +148,7 @@ extension Orders {
                 }
                 if let giveUpAfter, ContinuousClock.now - lastProgress > .milliseconds(Int64(giveUpAfter * 1000)) {
                     Console.note(
-                        "orders: error: nothing delivered to \(url) for \(giveUpAfter) s (\(state.lastProblem ?? "no answer")); \(await client.outbox.pending) events wait in the outbox for the next run"
+                        "orders: error: nothing delivered to \(url) for \(giveUpAfter) s (\(state.lastProblem ?? "no answer")); \(counted(await client.outbox.pending, "event")) wait in the outbox for the next run"
                     )
                     throw ExitCode(75)
                 }
