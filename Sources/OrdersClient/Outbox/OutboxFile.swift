@@ -40,9 +40,16 @@ final class OutboxFile {
         } catch {
             throw .io(path: directory, "opening the outbox's folder: \(error)")
         }
-        guard flock(lock.rawValue, LOCK_EX | LOCK_NB) == 0 else {
-            try? lock.close()
-            throw .inUse(directory)
+        // Held for a moment, the lock may be a copy of a closed holder's descriptor in a child process between
+        // its fork and its exec (close-on-exec frees it then): "in use" only if it is held for a second.
+        var tries = 0
+        while flock(lock.rawValue, LOCK_EX | LOCK_NB) != 0 {
+            tries += 1
+            guard tries < 100 else {
+                try? lock.close()
+                throw .inUse(directory)
+            }
+            usleep(10_000)
         }
         let path = directory + "/outbox.zst"
         do {
