@@ -47,6 +47,26 @@ public enum PartTexts {
         return (part, claims, orders)
     }
 
+    /// The order ids used in more than one part, one a line, in hexadecimal.
+    public static func contested(_ orders: [[UInt8]]) -> [UInt8] {
+        var text = Array("orders-contested\t1\n".utf8)
+        for order in orders {
+            hex(order, into: &text)
+            text.append(0x0A)
+        }
+        return text
+    }
+
+    /// Reads `contested(_:)`'s text into a table of the ids.
+    public static func readContested(_ text: [UInt8], name: String) throws -> SymbolTable {
+        var orders = SymbolTable()
+        try lines(of: text, kind: "orders-contested", name: name) { fields, line in
+            guard fields.count == 1, let bytes = unhex(fields[0]) else { throw bad(name, line, "an order id in hexadecimal") }
+            _ = orders.intern(bytes)
+        }
+        return orders
+    }
+
     /// Every part's notes: `part, order number, seq`.
     public static func notes(_ notes: [(part: Int, notes: [CheckoutDecisions.Note])]) -> [UInt8] {
         var text = "orders-notes\t1\n"

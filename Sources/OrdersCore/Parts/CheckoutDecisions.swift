@@ -31,6 +31,14 @@ public enum CheckoutDecisions {
     /// the same id in any part.
     /// - Returns: for each part, its notes.
     public static func decide(_ claims: [[CheckoutClaims.Claim]], orderID: (Int, Symbol) -> Int) -> [[Note]] {
+        decideEach(claims, orderID: orderID).notes
+    }
+
+    /// ``decide(_:orderID:)``, with whether each claim applies.
+    /// - Returns: for each part, by claim, whether it applies; and its notes.
+    public static func decideEach(_ claims: [[CheckoutClaims.Claim]], orderID: (Int, Symbol) -> Int) -> (
+        applies: [[Bool]], notes: [[Note]]
+    ) {
         struct Entry {
             var seq: Int64
             var part: Int32
@@ -47,12 +55,14 @@ public enum CheckoutDecisions {
         /// By order id across parts: the seq and part of the checkout that took it; seq 0 for none.
         var taken = [(seq: Int64, part: Int32)](repeating: (0, -1), count: (ids.lazy.compactMap { $0.max() }.max() ?? -1) + 1)
         var closed = claims.map { _ in [Bool]() }
+        var applies = claims.map { [Bool](repeating: false, count: $0.count) }
         for entry in all {
             let part = Int(entry.part), index = Int(entry.index)
             let claim = claims[part][index], id = ids[part][index], cart = claim.cart.index
             if cart < closed[part].count, closed[part][cart] { continue }
             guard taken[id].seq == 0, claim.possible else { continue }
             taken[id] = (claim.seq, entry.part)
+            applies[part][index] = true
             if cart >= closed[part].count { closed[part].append(contentsOf: repeatElement(false, count: cart - closed[part].count + 1)) }
             closed[part][cart] = true
         }
@@ -67,6 +77,6 @@ public enum CheckoutDecisions {
                 }
             }
         }
-        return notes
+        return (applies, notes)
     }
 }

@@ -38,7 +38,8 @@ struct LoadedBatch: Sendable {
 enum LoadWork: Sendable {
     /// The whole payload and its dictionary, no events: what a writer needs of the log's ids.
     case dictionary
-    case payload
+    /// The part of the payload a fold reads; with `whole`, all of it (a fold that spells carts, orders or voters).
+    case payload(whole: Bool)
     /// With `checkingSpellings`, the loader also checks that the batch spells
     /// again exactly the earlier ids its events use, as `orders verify` does.
     case events(checkingSpellings: Bool)
@@ -47,8 +48,9 @@ enum LoadWork: Sendable {
     /// their ids spelled by the batch itself. The reader still defines the
     /// batch's ids, and so checks every spelling against the batches before.
     case text
-    /// With `votes`, the worker also folds the batch's votes into it.
-    case columns(votes: WorkerVotes?)
+    /// With `votes`, the worker also folds the batch's votes into it; with
+    /// `whole`, it decompresses all of the payload, not only what a fold reads.
+    case columns(votes: WorkerVotes?, whole: Bool)
     case dealt(Partitioning)
 }
 
@@ -113,12 +115,12 @@ struct BatchLoader: ~Copyable {
         switch work {
         case .dictionary:
             try load(batch, into: &loaded, decodingEvents: false)
-        case .payload:
-            try loadPayload(batch, into: &loaded)
-        case .columns(let votes):
+        case .payload(let whole):
+            try loadPayload(batch, into: &loaded, whole: whole)
+        case .columns(let votes, let whole):
             let decoded = loaded.decoded ?? DecodedBatch()
             loaded.decoded = decoded
-            try decodeColumns(batch, into: &loaded, decoded)
+            try decodeColumns(batch, into: &loaded, decoded, whole: whole)
             if let votes { decoded.handOverVotes(payload: loaded.payload, to: &votes.projector) }
         case .events(let checkingSpellings):
             try load(batch, into: &loaded)
@@ -183,10 +185,12 @@ struct BatchLoader: ~Copyable {
         }
     }
 
-    /// Decompresses the part of `batch` a fold reads into `loaded` and
-    /// decodes its events' values into `decoded`, for handing over later.
-    private mutating func decodeColumns(_ batch: LogLayout.Batch, into loaded: inout LoadedBatch, _ decoded: DecodedBatch) throws {
-        try loadPayload(batch, into: &loaded)
+    /// Decompresses the part of `batch` a fold reads (with `whole`, all of
+    /// it) into `loaded` and decodes its events' values into `decoded`, for handing over later.
+    private mutating func decodeColumns(
+        _ batch: LogLayout.Batch, into loaded: inout LoadedBatch, _ decoded: DecodedBatch, whole: Bool = false
+    ) throws {
+        try loadPayload(batch, into: &loaded, whole: whole)
         let expected = Self.expected(batch)
         loaded.dictionary = try decoding(batch, loaded.payload) { (decoder, bytes) throws(ByteReader.Malformed) in
             try decoder.decode(bytes, expecting: expected, into: decoded)
@@ -194,10 +198,10 @@ struct BatchLoader: ~Copyable {
     }
 
     /// Reads and checks `batch` and decompresses the part of its payload a
-    /// fold reads, decoding nothing: for `decode(_:_:sending:)`, on this
-    /// thread or another.
-    mutating func loadPayload(_ batch: LogLayout.Batch, into loaded: inout LoadedBatch) throws {
-        try readPayload(batch, into: &loaded.payload, foldOnly: true)
+    /// fold reads (with `whole`, all of it), decoding nothing: for
+    /// `decode(_:_:sending:)`, on this thread or another.
+    mutating func loadPayload(_ batch: LogLayout.Batch, into loaded: inout LoadedBatch, whole: Bool = false) throws {
+        try readPayload(batch, into: &loaded.payload, foldOnly: !whole)
         loaded.events.removeAll(keepingCapacity: true)
     }
 

@@ -40,28 +40,47 @@ extension LogReader {
         try handOver(to: &sink, ids: &ids, batchDone: batchDone)
     }
 
+    /// Folds every remaining batch into `sink` straight from its columns: a
+    /// part of a dataset folded in one pass, as if its order ids were its
+    /// own. The orders' ids are spelled in `ids` too, which decompresses
+    /// each batch whole.
+    public func fold(into sink: inout LocalFold, ids: inout Identifiers) throws {
+        try handOver(to: &sink, ids: &ids, spelling: Self.reportedRoles + [.order])
+    }
+
+    /// Lists every remaining batch's checkouts into `sink` straight from the
+    /// columns, as the first pass of a dataset's fold does: of the ids, only
+    /// the orders' are spelled in `ids`, which decompresses each batch whole.
+    public func claims(into sink: inout CheckoutClaims, ids: inout Identifiers) throws {
+        try handOver(to: &sink, ids: &ids, spelling: [.order])
+    }
+
     /// `fold(into:)` with any sink. Internal, so that every sink it is
     /// called with is one this module knows and specializes it for: a call
     /// from another module would run its generic form, a call through a
     /// witness table for every event.
-    /// - Parameter votes: where the worker folds the votes, which `sink` then does not get.
+    /// - Parameters:
+    ///   - votes: where the worker folds the votes, which `sink` then does not get.
+    ///   - roles: the roles whose ids are spelled in `ids`; any but ``reportedRoles`` cost decompressing every batch whole.
     func handOver<Sink: EventSink & ~Copyable>(
-        to sink: inout Sink, ids: inout Identifiers, votes: WorkerVotes? = nil, batchDone: (Int) -> Void = { _ in }
+        to sink: inout Sink, ids: inout Identifiers, votes: WorkerVotes? = nil, spelling roles: [Role] = reportedRoles,
+        batchDone: (Int) -> Void = { _ in }
     ) throws {
         precondition(foldsDirectly, "fold(into:) reads strictly")
+        let whole = roles.contains { !Self.reportedRoles.contains($0) }
         while nextBatch < batches.count {
             let batch = batches[nextBatch]
             nextBatch += 1
             do {
                 if workers > 0 {
                     // A worker decoded the batch; this thread folds it while the workers go on.
-                    try load(batch, .columns(votes: votes))
+                    try load(batch, .columns(votes: votes, whole: whole))
                     current.decoded!.handOver(payload: current.payload, to: &sink, votes: votes == nil)
                 } else {
-                    try load(batch, .payload)
+                    try load(batch, .payload(whole: whole))
                     try loader.decode(batch, &current, sending: &sink)
                 }
-                try defineCurrent(batch, in: &ids, roles: Self.reportedRoles)
+                try defineCurrent(batch, in: &ids, roles: roles)
             } catch let failure as BatchFailure {
                 throw corrupt(batch, failure)
             }

@@ -17,13 +17,18 @@ extension Orders {
                 What `orders replay DIR` does on one machine, cut into the tasks a cluster runs
                 (docs/datasets.md; Spark/orders_spark runs them):
                   1. orders part claims DIR --part K > claims-K       (one task a part)
-                  2. orders part decide claims-* > notes              (one small, ordered pass)
-                  3. orders part fold DIR --part K --notes notes > reports-K   (one task a part)
-                  4. orders part merge reports-* --print daily        (the outputs of the CLI)
-                Every text is small next to the part: the checkouts, the order ids another
-                part took first, the sums of the reports.
+                  2. the order ids of more than one part's claims > contested   (a shuffle)
+                     orders part select claims-K --contested contested > sent-K (one task a part)
+                  3. orders part decide sent-* > notes                (one small, ordered pass)
+                  4. orders part fold DIR --part K --notes notes > reports-K   (one task a part)
+                  5. orders part merge reports-A reports-B --print reports > reports-AB   (a tree)
+                     orders part merge reports-* --print daily        (the outputs of the CLI)
+                Step 2 may be left out (decide then takes every claim); either way the
+                answers are the same. Every text is small next to the part: the checkouts
+                (after step 2, only those an order id used in another part reaches), the
+                order ids another part took first, the sums of the reports.
                 """,
-            subcommands: [Claims.self, Decide.self, Fold.self, Merge.self])
+            subcommands: [Claims.self, Select.self, Decide.self, Fold.self, Merge.self])
     }
 }
 
@@ -44,6 +49,36 @@ extension Orders.Part {
                 let (claims, orders) =
                     set.manifest.parts[part].events > 0 ? try DatasetFold.claims(of: set, part: part) : ([], SymbolTable())
                 Console.write(PartTexts.claims(part: part, claims, orders: orders))
+            }
+        }
+    }
+
+    struct Select: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Of part K's claims, those the ordered pass needs, given the order ids used in more than one part.",
+            discussion: """
+                The contested file is `orders-contested<TAB>1` on its first line, then one order
+                id a line, in hexadecimal as the claims spell them. A claim is kept if its order
+                id is contested, or if a kept claim's decision reaches it (an earlier checkout of
+                its cart or its order id); the part decides every other one itself.
+                """)
+
+        @Argument(help: ArgumentHelp("The part's claims (orders part claims).", valueName: "claims"))
+        var file: String
+
+        @Option(help: ArgumentHelp("The order ids used in more than one part.", valueName: "file"))
+        var contested: String
+
+        func run() throws {
+            try reportingFailures {
+                let read = try PartTexts.readClaims(readWholeInput(file), name: file)
+                let ids = try PartTexts.readContested(readWholeInput(contested), name: contested)
+                var isContested = [Bool](repeating: false, count: read.orders.count)
+                for number in 0..<read.orders.count where ids.lookup(read.orders[Symbol(rawValue: UInt32(number))]) != nil {
+                    isContested[number] = true
+                }
+                let sent = ContestedClaims.dependent(read.claims) { isContested[$0.index] }
+                Console.write(PartTexts.claims(part: read.part, sent, orders: read.orders))
             }
         }
     }
@@ -98,12 +133,17 @@ extension Orders.Part {
 
         enum Output: String, ExpressibleByArgument, CaseIterable {
             case replay, daily, products, tally
+            /// The sums themselves, as `orders part fold` prints them: one step of a merge in a tree.
+            case reports
         }
 
         @Argument(help: ArgumentHelp("Every part's reports, one file a part.", valueName: "reports"))
         var files: [String]
 
-        @Option(help: ArgumentHelp("replay (its JSON), daily, products or tally, to standard output.", valueName: "output"))
+        @Option(
+            help: ArgumentHelp(
+                "replay (its JSON), daily, products or tally, to standard output; or reports, the sums, for another merge.",
+                valueName: "output"))
         var print: Output?
 
         @Option(
@@ -128,7 +168,7 @@ extension Orders.Part {
                 var reports = Reports(zone: rules)
                 for file in files { reports.merge(try PartTexts.readReports(readWholeInput(file), zone: rules, ids: &ids, name: file)) }
                 if let print { return Console.write(try render(print, format, reports, ids)) }
-                for output in Output.allCases {
+                for output in Output.allCases where output != .reports {
                     let name = out! + "/" + output.rawValue + (output == .replay ? ".json" : ".csv")
                     try DatasetFiles.replace(name, with: render(output, .csv, reports, ids))
                 }
@@ -138,6 +178,7 @@ extension Orders.Part {
         /// One output, as the command that prints it would print it.
         private func render(_ output: Output, _ format: TabularFormat, _ reports: Reports, _ ids: Identifiers) throws -> [UInt8] {
             switch (output, format) {
+            case (.reports, _): return PartTexts.reports(reports, ids: ids)
             case (.replay, _): return try SummaryReport.json(reports.summary)
             case (.daily, .json): return try DailyReport(reports.daily, zone: zone.zone, from: nil, to: nil).json()
             case (.daily, _): return try DailyReport(reports.daily, zone: zone.zone, from: nil, to: nil).csv()
