@@ -28,16 +28,32 @@ public enum DatasetFold {
         foldedAgain: @escaping @Sendable (Int) -> Void = { _ in }
     ) throws -> (reports: Reports, ids: Identifiers) {
         let parts = dataset.partsWithEvents
+        let threads = max(1, min(threads, parts.count))
         let passes = try onParts(parts, threads: threads) { part in try PartPass(dataset, part: part, zone: zone) }
         advanced(Int(dataset.manifest.events))
-        let (decided, notes) = decideEach(passes.map { ($0.claims, $0.ids.orders, $0.applied) })
-        let folded = try onParts(Array(parts.indices), threads: threads) { index in
-            let pass = passes[index]
-            if let reports = pass.fold.take()!.reports(decided: decided[index], notes: notes[index]) { return (reports, pass.ids) }
-            foldedAgain(parts[index])
-            return try self.fold(dataset, part: parts[index], zone: zone, notes: notes[index])
+        let (decided, notes) = try decideEach(passes, threads: threads)
+        // Each thread adds up its parts' sums, their orders told straight to one gatherer; then the threads' sums add up.
+        let sums = try onThreads(threads) { thread in
+            Result { () throws -> (reports: Reports, ids: Identifiers) in
+                var ids = Identifiers()
+                var reports = Reports(zone: zone)
+                var orders = RenamedOrders(zone: zone)
+                for index in stride(from: thread, to: parts.count, by: threads) {
+                    let pass = passes[index]
+                    orders.products = ids.products.intern(contentsOf: pass.ids.products)
+                    if let partReports = pass.fold.take()!.reports(decided: decided[index], notes: notes[index], telling: &orders) {
+                        reports.merge(partReports, naming: pass.ids, into: &ids)
+                    } else {
+                        foldedAgain(parts[index])
+                        let whole = try self.fold(dataset, part: parts[index], zone: zone, notes: notes[index])
+                        reports.merge(whole.reports, naming: whole.ids, into: &ids)
+                    }
+                }
+                reports.merge(orders.reports)
+                return (reports, ids)
+            }
         }
-        return try merged(folded, threads: threads) ?? (Reports(zone: zone), Identifiers())
+        return try merged(sums.map { try $0.get() }, threads: threads) ?? (Reports(zone: zone), Identifiers())
     }
 
     /// The parts' reports added up in a tree: each round adds pairs, on
@@ -49,7 +65,7 @@ public enum DatasetFold {
             round = try onParts(Array(stride(from: 0, to: pairs.count, by: 2)), threads: threads) { first in
                 guard first + 1 < pairs.count else { return pairs[first] }
                 var (reports, ids) = pairs[first]
-                reports.merge(pairs[first + 1].reports.renamed(from: pairs[first + 1].ids, into: &ids))
+                reports.merge(pairs[first + 1].reports, naming: pairs[first + 1].ids, into: &ids)
                 return (reports, ids)
             }
         }
@@ -62,6 +78,8 @@ public enum DatasetFold {
         let claims: [CheckoutClaims.Claim]
         let applied: [Bool]
         let ids: Identifiers
+        /// By order number: the fingerprint of the id, for those its claims use.
+        let orderPrints: [UInt64]
 
         init(_ dataset: Dataset, part: Int, zone: ZoneRules) throws {
             let reader = try dataset.openPart(part, threads: 1)
@@ -71,26 +89,47 @@ public enum DatasetFold {
             fold.settle()
             claims = fold.claims
             applied = fold.applied
+            var prints = [UInt64](repeating: 0, count: ids.orders.count)
+            for claim in claims where prints[claim.order.index] == 0 {
+                prints[claim.order.index] = DatasetFold.fingerprint(claim.order, in: ids.orders)
+            }
+            orderPrints = prints
             self.ids = ids
             self.fold = consume fold
         }
     }
 
-    /// The ordered pass over the parts' dependent checkouts, for parts
-    /// that each decided their own (`applied`): whether each claim applies
-    /// in the dataset, and each part's notes.
-    static func decideEach(
-        _ parts: [(claims: [CheckoutClaims.Claim], orders: SymbolTable, applied: [Bool])]
-    ) -> (decided: [[Bool]], notes: [[CheckoutDecisions.Note]]) {
-        let (numbering, partsUsing) = orderIDs(parts.map { ($0.claims, $0.orders) })
-        let selected = parts.indices.map { part in
-            ContestedClaims.select(parts[part].claims) { partsUsing[Int(numbering[part][$0.index])] > 1 }
+    /// A 64-bit fingerprint of an order id's bytes, never 0, the same in every part.
+    private static func fingerprint(_ order: Symbol, in orders: SymbolTable) -> UInt64 {
+        var print = Fingerprint()
+        orders.withBytes(of: order) { print.add($0) }
+        return max(print.value, 1)
+    }
+
+    /// The ordered pass over the parts' dependent checkouts, once each part
+    /// decided its own: whether each claim applies in the dataset, and each
+    /// part's notes. The order ids used in more than one part are found by
+    /// their fingerprints, sorted; two ids that share one (1 in 2⁶⁴ a pair)
+    /// are both taken for contested, which costs only their checkouts a
+    /// place in the ordered pass, where ids are told apart by their bytes.
+    private static func decideEach(_ passes: [PartPass], threads: Int) throws -> (decided: [[Bool]], notes: [[CheckoutDecisions.Note]]) {
+        // Each part's fingerprints are of distinct ids, so one met twice is of two parts (or, by chance, of two ids).
+        var prints = passes.flatMap { $0.orderPrints.filter { $0 != 0 } }
+        prints.sort()
+        let contested = Set(prints.indices.dropFirst().lazy.filter { prints[$0] == prints[$0 - 1] }.map { prints[$0] })
+        let selected = try onParts(Array(passes.indices), threads: threads) { part in
+            ContestedClaims.select(passes[part].claims) { contested.contains(passes[part].orderPrints[$0.index]) }
         }
+        var orders = SymbolTable()
+        var numbering = passes.map { [Int](repeating: -1, count: $0.ids.orders.count) }
         let (applies, notes) = CheckoutDecisions.decideEach(selected.map { $0.map(\.claim) }) { part, symbol in
-            Int(numbering[part][symbol.index])
+            if numbering[part][symbol.index] < 0 {
+                numbering[part][symbol.index] = passes[part].ids.orders.withBytes(of: symbol) { orders.intern($0) }.index
+            }
+            return numbering[part][symbol.index]
         }
-        var decided = parts.map(\.applied)
-        for part in parts.indices {
+        var decided = passes.map(\.applied)
+        for part in passes.indices {
             for (k, sent) in selected[part].enumerated() { decided[part][sent.index] = applies[part][k] }
         }
         return (decided, notes)
@@ -106,7 +145,7 @@ public enum DatasetFold {
         let numbering = claims.map { part in
             var numbers = [Int32](repeating: -1, count: part.orders.count)
             for claim in part.claims where numbers[claim.order.index] < 0 {
-                let id = all.intern(part.orders[claim.order]).index
+                let id = part.orders.withBytes(of: claim.order) { all.intern($0) }.index
                 numbers[claim.order.index] = Int32(id)
                 if id == partsUsing.count { partsUsing.append(1) } else { partsUsing[id] += 1 }
             }

@@ -1,10 +1,13 @@
 """python -m orders_spark DIR --binary ORDERS [--out OUTDIR | --print WHAT]
 
-Runs the passes of a dataset's fold (orders part claims / decide / fold /
-merge) as Spark tasks: one task a part for each pass over the parts, and the
-small ordered pass between them on the driver. Every task is a pure function
-of its inputs (the part's files and the notes), so Spark may retry it or run
-it twice (speculation) and the answers do not change.
+Runs the passes of a dataset's fold (orders part claims / select / decide /
+fold / merge) as Spark tasks: one task a part for each pass over the parts;
+the order ids that more than one part uses counted in a shuffle
+(reduceByKey), so that only the checkouts they reach go to the small ordered
+pass on the driver; and the parts' sums added in a tree (treeReduce), never
+all on the driver. Every task is a pure function of its inputs (the part's
+files, the contested ids, the notes), so Spark may retry it or run it twice
+(speculation) and the answers do not change.
 
 The dataset's directory must be readable at the same path by every executor
 (a shared filesystem, or the same copy on each machine); the binary is
@@ -62,6 +65,47 @@ def shipped_binary(name):
 def claims_task(dataset, name):
     def task(part):
         return part, run([shipped_binary(name), "part", "claims", dataset, "--part", str(part)])
+    return task
+
+
+def claimed_orders(part_and_text):
+    """The distinct order ids (hex, as the claims spell them) of one part's claims, each as (id, 1)."""
+    _, text = part_and_text
+    ids = set()
+    for line in text.split(b"\n")[2:]:
+        if line:
+            ids.add(line.split(b"\t", 2)[1])
+    return [(order, 1) for order in ids]
+
+
+def claim_count(text):
+    """The claims in a claims text: its lines less the two that name it."""
+    return text.count(b"\n") - 2
+
+
+def select_task(name, contested):
+    def task(part_and_text):
+        part, text = part_and_text
+        with tempfile.NamedTemporaryFile(prefix="orders-claims-") as claims, \
+                tempfile.NamedTemporaryFile(prefix="orders-contested-") as ids:
+            claims.write(text)
+            claims.flush()
+            ids.write(contested.value)
+            ids.flush()
+            return part, run([shipped_binary(name), "part", "select", claims.name, "--contested", ids.name])
+    return task
+
+
+def merge_task(name, tz):
+    """Adds two texts of sums into one: a step of the tree."""
+    def task(a, b):
+        with tempfile.NamedTemporaryFile(prefix="orders-reports-") as first, \
+                tempfile.NamedTemporaryFile(prefix="orders-reports-") as second:
+            first.write(a)
+            first.flush()
+            second.write(b)
+            second.flush()
+            return run([shipped_binary(name), "part", "merge", first.name, second.name, "--print", "reports", "--tz", tz])
     return task
 
 
@@ -132,27 +176,39 @@ def main(argv=None):
             stages.append("%s %.1f s" % (label, now - mark))
             mark = now
 
-        claims = context.parallelize(parts, slices).map(claims_task(dataset, name)).collect()
+        claims = context.parallelize(parts, slices).map(claims_task(dataset, name)).cache()
+        checkouts = claims.map(lambda pair: claim_count(pair[1])).sum()
         stage("claims")
-        claim_files = keep(scratch, "claims", claims)
-        notes = run([binary, "part", "decide"] + claim_files) if claim_files else b"orders-notes\t1\n"
+        # The shuffle: every order id once a part, counted across parts; those of more than one are contested.
+        contested = sorted(claims.flatMap(claimed_orders).reduceByKey(lambda a, b: a + b, slices)
+                           .filter(lambda pair: pair[1] > 1).keys().collect())
+        stage("contested")
+        contested_text = context.broadcast(b"orders-contested\t1\n" + b"".join(order + b"\n" for order in contested))
+        sent = claims.map(select_task(name, contested_text)).collect()
+        claims.unpersist()
+        stage("select")
+        ordered = sum(claim_count(text) for _, text in sent)
+        sent_files = keep(scratch, "sent", sent)
+        notes = run([binary, "part", "decide"] + sent_files) if sent_files else b"orders-notes\t1\n"
         stage("decide")
-        checkouts = sum(text.count(b"\n") - 2 for _, text in claims)
         broadcast = context.broadcast(notes)
         folded = context.parallelize(parts, slices).map(
-            fold_task(dataset, name, broadcast, arguments.tz, arguments.fail_once, arguments.fail_part)).collect()
-        stage("fold")
-        report_files = keep(scratch, "reports", folded)
+            fold_task(dataset, name, broadcast, arguments.tz, arguments.fail_once, arguments.fail_part))
+        # The sums added in a tree on the executors; the driver gets one text.
+        merged = folded.map(lambda pair: pair[1]).treeReduce(merge_task(name, arguments.tz), depth=2) if parts else None
+        stage("fold and merge")
+        report_files = keep(scratch, "reports", [(0, merged)] if merged is not None else [])
         if arguments.out:
             os.makedirs(arguments.out, exist_ok=True)
             run([binary, "part", "merge"] + report_files + ["--out", arguments.out, "--tz", arguments.tz])
         else:
             sys.stdout.buffer.write(run([binary, "part", "merge"] + report_files + ["--print", arguments.what, "--tz", arguments.tz]))
-        stage("merge")
+        stage("print")
         job = time.monotonic() - began
-    sys.stderr.write("orders_spark: %d parts, %d events, %d checkouts, %d order ids taken first in another part; "
-                     "session %.1f s, job %.1f s (%s)\n" % (len(parts), manifest["events"], checkouts,
-                                                         notes.count(b"\n") - 1, session, job, ", ".join(stages)))
+    sys.stderr.write("orders_spark: %d parts, %d events, %d checkouts, %d order ids in more than one part, "
+                     "%d checkouts ordered on the driver, %d order ids taken first in another part; "
+                     "session %.1f s, job %.1f s (%s)\n" % (len(parts), manifest["events"], checkouts, len(contested),
+                                                         ordered, notes.count(b"\n") - 1, session, job, ", ".join(stages)))
     spark.stop()
 
 

@@ -50,6 +50,64 @@ struct DatasetTests {
         #expect(verify.status == 0 && verify.text.contains("\"result\": \"ok\""), "\(verify.text) \(verify.stderr)")
     }
 
+    /// `orders part` as a cluster runs it (Spark/orders_spark): claims, the
+    /// order ids of more than one part, the dependent claims alone to the
+    /// ordered pass, the folds, and their sums added in a tree; every
+    /// output is the log's, and the notes are those of every claim ordered.
+    @Test func thePassesAsAClusterRunsThemGiveTheLogsAnswers() throws {
+        let (dir, log, dataset) = try logAndDataset(parts: 5)
+        var claims: [String] = [], partsUsing: [Substring: Int] = [:], all = 0
+        for part in 0..<5 {
+            let text = try CLI.run(["part", "claims", dataset, "--part", "\(part)"])
+            #expect(text.status == 0, "\(text.stderr)")
+            claims.append(dir + "/claims-\(part)")
+            try Data(text.stdout).write(to: URL(fileURLWithPath: claims[part]))
+            let lines = text.text.split(separator: "\n").dropFirst(2)
+            all += lines.count
+            for id in Set(lines.map { $0.split(separator: "\t")[1] }) { partsUsing[id, default: 0] += 1 }
+        }
+        let contested = partsUsing.filter { $0.value > 1 }.keys.sorted()
+        #expect(!contested.isEmpty, "no order id in two parts: the test proves nothing")
+        try ("orders-contested\t1\n" + contested.map { $0 + "\n" }.joined()).write(
+            toFile: dir + "/contested", atomically: true, encoding: .utf8)
+        var sent: [String] = [], ordered = 0
+        for part in 0..<5 {
+            let text = try CLI.run(["part", "select", claims[part], "--contested", dir + "/contested"])
+            #expect(text.status == 0, "\(text.stderr)")
+            sent.append(dir + "/sent-\(part)")
+            try Data(text.stdout).write(to: URL(fileURLWithPath: sent[part]))
+            ordered += text.text.split(separator: "\n").count - 2
+        }
+        #expect(ordered > 0 && ordered < all / 10, "\(ordered) of \(all) checkouts ordered")
+        let notes = try CLI.run(["part", "decide"] + sent), everyClaimOrdered = try CLI.run(["part", "decide"] + claims)
+        #expect(notes.status == 0 && notes.stdout == everyClaimOrdered.stdout)
+        try Data(notes.stdout).write(to: URL(fileURLWithPath: dir + "/notes"))
+        var sums: [String] = []
+        for part in 0..<5 {
+            let text = try CLI.run(["part", "fold", dataset, "--part", "\(part)", "--notes", dir + "/notes", "--tz", "Asia/Seoul"])
+            #expect(text.status == 0, "\(text.stderr)")
+            sums.append(dir + "/sums-\(part)")
+            try Data(text.stdout).write(to: URL(fileURLWithPath: sums[part]))
+        }
+        // A tree: (0 1) (2 3) 4, then ((0 1) (2 3)) 4.
+        func merge(_ a: String, _ b: String, into c: String) throws {
+            let text = try CLI.run(["part", "merge", a, b, "--print", "reports", "--tz", "Asia/Seoul"])
+            #expect(text.status == 0, "\(text.stderr)")
+            try Data(text.stdout).write(to: URL(fileURLWithPath: c))
+        }
+        try merge(sums[0], sums[1], into: dir + "/01")
+        try merge(sums[2], sums[3], into: dir + "/23")
+        try merge(dir + "/01", dir + "/23", into: dir + "/0123")
+        for (output, command) in [
+            ("replay", ["replay", "--json"]), ("daily", ["report", "daily", "--format", "csv", "--tz", "Asia/Seoul"]),
+        ] {
+            let fromTree = try CLI.run(["part", "merge", dir + "/0123", sums[4], "--print", output, "--tz", "Asia/Seoul"])
+            let fromLog = try CLI.run(
+                command.prefix(command[0] == "report" ? 2 : 1) + [log] + command.dropFirst(command[0] == "report" ? 2 : 1))
+            #expect(fromTree.status == 0 && fromTree.stdout == fromLog.stdout, "\(output): \(fromTree.stderr)")
+        }
+    }
+
     @Test func aDatasetRecordsAReSentEventOnceAndRefusesAnIDOfAnotherEvent() throws {
         let dir = CLI.temporaryDirectory(), dataset = dir + "/set"
         #expect(try CLI.run(["import", "--partitions", "4", dataset, "Fixtures/record-day.ndjson", "--keep-unknown"]).status == 0)

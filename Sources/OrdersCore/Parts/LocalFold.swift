@@ -17,10 +17,10 @@
 /// A part whose refold does not agree with the decisions (which a sound
 /// stream never gives) says so, and is folded again whole (``NotedFold``).
 public struct LocalFold: EventSink, ~Copyable {
-    public private(set) var projector: Projector
+    @usableFromInline var projector: Projector
     /// The global seq of each of the part's events, in order.
     private let seqs: [Int64]
-    private var index = 0
+    @usableFromInline var index = 0
     /// Every checkout of the part, as ``CheckoutClaims`` lists them.
     public private(set) var claims: [CheckoutClaims.Claim] = []
     /// By claim: whether this fold applied it.
@@ -31,7 +31,7 @@ public struct LocalFold: EventSink, ~Copyable {
     /// The orders this fold placed, not yet in the reports.
     private var placed = KeptOrders()
     /// By cart: the kept order that closed it, +1; 0 while open.
-    private var closedBy: [Int32] = []
+    @usableFromInline var closedBy: [Int32] = []
     /// The carts closed here that had events after, folded on as if still open: what their later claims see.
     private var followed = Ledger()
     private var isFollowed = BitSet()
@@ -55,29 +55,26 @@ public struct LocalFold: EventSink, ~Copyable {
         projector.prefetchCart(cart, near: near)
     }
 
+    // The events of open carts and votes are the fold's own, inlined into
+    // the column loop as the projector's are; a closed cart's go aside.
+
+    @inlinable
     public mutating func itemAdded(at: Timestamp, cart: Symbol, product: Symbol, qty: Int64, price: Int64, currency: Currency) {
-        if isClosedHere(cart) {
-            hold(Event(at: at, .itemAdded(cart: cart, product: product, qty: qty, price: price, currency: currency)))
-            _ = followed.addItem(cart: cart, product: product, qty: qty, price: price, currency: currency)
-        }
+        if isClosedHere(cart) { hold(Event(at: at, .itemAdded(cart: cart, product: product, qty: qty, price: price, currency: currency))) }
         projector.itemAdded(at: at, cart: cart, product: product, qty: qty, price: price, currency: currency)
         index &+= 1
     }
 
+    @inlinable
     public mutating func quantityChanged(at: Timestamp, cart: Symbol, product: Symbol, qty: Int64) {
-        if isClosedHere(cart) {
-            hold(Event(at: at, .quantityChanged(cart: cart, product: product, qty: qty)))
-            _ = followed.changeQuantity(cart: cart, product: product, qty: qty)
-        }
+        if isClosedHere(cart) { hold(Event(at: at, .quantityChanged(cart: cart, product: product, qty: qty))) }
         projector.quantityChanged(at: at, cart: cart, product: product, qty: qty)
         index &+= 1
     }
 
+    @inlinable
     public mutating func itemRemoved(at: Timestamp, cart: Symbol, product: Symbol) {
-        if isClosedHere(cart) {
-            hold(Event(at: at, .itemRemoved(cart: cart, product: product)))
-            _ = followed.removeItem(cart: cart, product: product)
-        }
+        if isClosedHere(cart) { hold(Event(at: at, .itemRemoved(cart: cart, product: product))) }
         projector.itemRemoved(at: at, cart: cart, product: product)
         index &+= 1
     }
@@ -106,14 +103,38 @@ public struct LocalFold: EventSink, ~Copyable {
         index &+= 1
     }
 
+    @inlinable
     public mutating func voteCast(at: Timestamp, poll: Symbol, voter: Symbol, candidate: Symbol) {
         projector.voteCast(at: at, poll: poll, voter: voter, candidate: candidate)
         index &+= 1
     }
 
+    @inlinable
     public mutating func ignored(at: Timestamp) {
         projector.ignored(at: at)
         index &+= 1
+    }
+
+    /// Whether this fold closed `cart`.
+    @inlinable
+    func isClosedHere(_ cart: Symbol) -> Bool {
+        cart.index < closedBy.count && closedBy[cart.index] > 0
+    }
+
+    /// Holds an event of a cart closed here, and folds it on in the cart's
+    /// own ledger (restored from the order that closed it, at its first),
+    /// where no checkout applies.
+    @usableFromInline
+    mutating func hold(_ event: Event) {
+        held.append((seqs[index], event))
+        let cart = event.cart!
+        if !isFollowed.contains(cart.index) {
+            isFollowed.insert(cart.index)
+            placed.restore(Int(closedBy[cart.index]) - 1, as: cart, into: &followed)
+        }
+        if case .checkedOut = event.kind { return }
+        var nobody = KeptOrders()
+        _ = followed.apply(event, observer: &nobody)
     }
 
     /// Lets the ledgers go, once every event is folded: what the reports
@@ -127,24 +148,14 @@ public struct LocalFold: EventSink, ~Copyable {
         isFollowed = BitSet()
     }
 
-    /// Whether this fold closed `cart`.
-    private func isClosedHere(_ cart: Symbol) -> Bool {
-        cart.index < closedBy.count && closedBy[cart.index] > 0
-    }
-
-    /// Holds an event of a cart closed here, and starts following the cart if it had none before.
-    private mutating func hold(_ event: Event) {
-        held.append((seqs[index], event))
-        let cart = event.cart!
-        guard !isFollowed.contains(cart.index) else { return }
-        isFollowed.insert(cart.index)
-        placed.restore(Int(closedBy[cart.index]) - 1, as: cart, into: &followed)
-    }
-
-    /// The part's reports, once every claim is decided: `decided` (by claim,
-    /// whether it applies in the dataset) and `notes` (the order ids other
-    /// parts took, and when). Nil if the part must be folded again whole.
-    public consuming func reports(decided: [Bool], notes: [CheckoutDecisions.Note]) -> Reports? {
+    /// The part's reports but for its orders, once every claim is decided:
+    /// `decided` (by claim, whether it applies in the dataset) and `notes`
+    /// (the order ids other parts took, and when). Every order that stands
+    /// is told to `orders` instead, so that the orders of many parts add up
+    /// in one place. Nil if the part must be folded again whole.
+    public consuming func reports<Orders: FoldObserver & ~Copyable>(
+        decided: [Bool], notes: [CheckoutDecisions.Note], telling orders: inout Orders
+    ) -> Reports? {
         precondition(decided.count == claims.count, "a decision for every claim")
         // The first claim of each cart whose decision changed: it must be one this fold applied.
         var changedFrom: [Int32: Int] = [:]
@@ -152,24 +163,22 @@ public struct LocalFold: EventSink, ~Copyable {
             guard applied[i] else { return nil }
             changedFrom[Int32(claim.cart.rawValue)] = i
         }
-        /// By order id: the seq of the checkout that took it in the dataset, if any (here or, by the notes, in another part).
-        var takenAt: [UInt32: Int64] = [:]
-        for note in notes { takenAt[note.order.rawValue] = min(takenAt[note.order.rawValue] ?? .max, note.seq) }
-        for (i, claim) in claims.enumerated() where decided[i] {
-            takenAt[claim.order.rawValue] = min(takenAt[claim.order.rawValue] ?? .max, claim.seq)
-        }
+        /// By order id: the seq of the checkout that took it in the dataset (here or, by the notes, in another part); `.max` if none did.
+        var takenAt = [Int64](repeating: .max, count: (claims.lazy.map(\.order.index).max() ?? -1) + 1)
+        for note in notes where note.order.index < takenAt.count { takenAt[note.order.index] = min(takenAt[note.order.index], note.seq) }
+        for (i, claim) in claims.enumerated() where decided[i] { takenAt[claim.order.index] = min(takenAt[claim.order.index], claim.seq) }
         var openCarts = self.openCarts ?? projector.ledger.openCarts
         if !changedFrom.isEmpty {
-            guard let refolded = refold(changedFrom, decided: decided, takenAt: takenAt) else { return nil }
+            guard let refolded = refold(changedFrom, decided: decided, takenAt: takenAt, telling: &orders) else { return nil }
             openCarts += refolded
         }
         // A refusal here with the id free, and not refolded, is `duplicate_order` if the id was taken before it after all.
         for (i, anomaly) in refusedWithIDFree where i < changedFrom[Int32(claims[i].cart.rawValue)] ?? .max {
-            guard let taken = takenAt[claims[i].order.rawValue], taken < claims[i].seq else { continue }
+            guard takenAt[claims[i].order.index] < claims[i].seq else { continue }
             projector.counts.anomalies[anomaly] -= 1
             projector.counts.anomalies[.duplicateOrder] += 1
         }
-        for order in placed.indices where decided[placed.claims[order]] { placed.tell(order, &projector.gatherer) }
+        for order in placed.indices where decided[placed.claim(of: order)] { placed.tell(order, &orders) }
         var reports = projector.reports
         reports.summary.openCarts = openCarts
         return reports
@@ -180,7 +189,9 @@ public struct LocalFold: EventSink, ~Copyable {
     /// the counts: the order it placed is dropped, and its event and every
     /// event held for the cart after it are decided again.
     /// - Returns: the carts that stay open among them; nil if a decision and the refold disagree.
-    private mutating func refold(_ changedFrom: [Int32: Int], decided: [Bool], takenAt: [UInt32: Int64]) -> Int64? {
+    private mutating func refold<Orders: FoldObserver & ~Copyable>(
+        _ changedFrom: [Int32: Int], decided: [Bool], takenAt: [Int64], telling orders: inout Orders
+    ) -> Int64? {
         var ledger = Ledger()
         var events: [(seq: Int64, event: Event, wasApplied: Bool)] = []
         for (cart, first) in changedFrom {
@@ -201,7 +212,7 @@ public struct LocalFold: EventSink, ~Copyable {
             let status: Status
             if case let .checkedOut(cart, order) = event.kind {
                 guard let i = claimAt[seq] else { return nil }
-                if let taken = takenAt[order.rawValue], taken < seq { ledger.notePlacedElsewhere(order: order) }
+                if takenAt[order.index] < seq { ledger.notePlacedElsewhere(order: order) }
                 refolded.claim = i
                 status = ledger.checkOut(cart: cart, order: order, at: event.at, observer: &refolded)
                 guard (status == .applied) == decided[i] else { return nil }
@@ -216,7 +227,7 @@ public struct LocalFold: EventSink, ~Copyable {
                 projector.counts.anomalies[.cartClosed] -= 1
             }
         }
-        for order in refolded.indices { refolded.tell(order, &projector.gatherer) }
+        for order in refolded.indices { refolded.tell(order, &orders) }
         return ledger.openCarts
     }
 
@@ -234,58 +245,64 @@ public struct LocalFold: EventSink, ~Copyable {
 /// The orders a fold placed, kept to be added to the reports once they are
 /// known to stand: each one's claim, time, totals and lines.
 struct KeptOrders: FoldObserver {
+    /// One order, its lines in `lines` up to `linesEnd`.
+    struct Kept {
+        var claim: Int32
+        var cart: Symbol
+        var order: Symbol
+        var currency: Currency
+        var at: Timestamp
+        var units: Int64
+        var total: Int64
+        var linesEnd: Int32
+    }
+
     /// The claim of the checkout being folded, which an order placed now is kept under.
     var claim = 0
-    private(set) var claims: [Int] = []
-    private var times: [Timestamp] = []
-    private var currencies: [Currency] = []
-    private var units: [Int64] = []
-    private var totals: [Int64] = []
-    private var carts: [Symbol] = []
-    private var orders: [Symbol] = []
-    /// Where each order's lines start in `lines`; one more than the orders, for the end of the last.
-    private var starts: [Int] = [0]
+    private var kept: [Kept] = []
     private var lines: [CartLine] = []
     /// Orders that no longer stand.
     private var dropped = BitSet()
 
-    var count: Int { claims.count }
-    var indices: [Int] { (0..<claims.count).filter { !dropped.contains($0) } }
+    var count: Int { kept.count }
+    var indices: [Int] { (0..<kept.count).filter { !dropped.contains($0) } }
 
     mutating func placed(_ order: PlacedOrder) {
-        claims.append(claim)
-        times.append(order.at)
-        currencies.append(order.currency)
-        units.append(order.units)
-        totals.append(order.total)
-        carts.append(order.cart)
-        orders.append(order.id)
         lines.append(contentsOf: order.lines)
-        starts.append(lines.count)
+        kept.append(
+            Kept(
+                claim: Int32(claim), cart: order.cart, order: order.id, currency: order.currency, at: order.at, units: order.units,
+                total: order.total, linesEnd: Int32(lines.count)))
     }
 
     mutating func voted(poll: Symbol, candidate: Symbol) {}
 
-    func at(_ order: Int) -> Timestamp { times[order] }
+    func claim(of order: Int) -> Int { Int(kept[order].claim) }
+
+    func at(_ order: Int) -> Timestamp { kept[order].at }
 
     /// Marks order number `oneBased` - 1 as not standing.
     mutating func drop(_ oneBased: Int32) { dropped.insert(Int(oneBased) - 1) }
 
+    private func lineRange(_ order: Int) -> Range<Int> {
+        (order == 0 ? 0 : Int(kept[order - 1].linesEnd))..<Int(kept[order].linesEnd)
+    }
+
     /// Adds `order`'s lines to `cart` in `ledger`, as they were when it was placed.
     func restore(_ order: Int, as cart: Symbol, into ledger: inout Ledger) {
-        for line in lines[starts[order]..<starts[order + 1]] {
+        for line in lines[lineRange(order)] {
             _ = ledger.addItem(cart: cart, product: line.product, qty: line.qty, price: line.price, currency: line.currency)
         }
     }
 
     /// Tells `observer` of `order`, as the ledger did when it placed it.
     func tell<Observer: FoldObserver & ~Copyable>(_ order: Int, _ observer: inout Observer) {
+        let kept = kept[order]
         lines.withUnsafeBufferPointer { all in
             observer.placed(
                 PlacedOrder(
-                    id: orders[order], cart: carts[order], at: times[order], currency: currencies[order],
-                    lines: UnsafeBufferPointer(rebasing: all[starts[order]..<starts[order + 1]]), units: units[order],
-                    total: totals[order]))
+                    id: kept.order, cart: kept.cart, at: kept.at, currency: kept.currency,
+                    lines: UnsafeBufferPointer(rebasing: all[lineRange(order)]), units: kept.units, total: kept.total))
         }
     }
 }

@@ -28,19 +28,28 @@ public struct Reports: Hashable, Sendable {
     /// whose log numbers its ids on its own, made ready to merge with the
     /// other parts' (the ids each new to `ids` are added to it).
     public func renamed(from own: Identifiers, into ids: inout Identifiers) -> Reports {
+        var renamed = Reports(zone: zone)
+        renamed.merge(self, naming: own, into: &ids)
+        return renamed
+    }
+
+    /// Adds the aggregates of another part, whose products, polls and
+    /// candidates `own` names by its own numbers, naming them by the
+    /// numbers of `ids` (which these reports use; the ids new to it are
+    /// added): ``renamed(from:into:)`` and ``merge(_:)`` in one step.
+    public mutating func merge(_ other: Reports, naming own: Identifiers, into ids: inout Identifiers) {
+        precondition(zone == other.zone, "merging reports of different zones")
         let products = ids.products.intern(contentsOf: own.products)
         let polls = ids.polls.intern(contentsOf: own.polls)
         let candidates = ids.candidates.intern(contentsOf: own.candidates)
-        var renamed = self
-        renamed.products = ProductSales()
-        for (key, totals) in self.products.totals.entries {
+        summary.merge(other.summary)
+        daily.merge(other.daily)
+        for (key, totals) in other.products.totals.entries {
             let moved = ProductSales.Key(day: key.day, product: products[key.product.index], currency: key.currency)
-            renamed.products.totals[moved, default: ProductSales.Totals()].merge(totals)
+            self.products.totals[moved, default: ProductSales.Totals()].merge(totals)
         }
-        renamed.tally = VoteTally()
-        for (key, votes) in tally.votes.entries {
-            renamed.tally.votes[VoteTally.Key(poll: polls[key.poll.index], candidate: candidates[key.candidate.index]), default: 0] += votes
+        for (key, votes) in other.tally.votes.entries {
+            tally.votes[VoteTally.Key(poll: polls[key.poll.index], candidate: candidates[key.candidate.index]), default: 0] += votes
         }
-        return renamed
     }
 }
