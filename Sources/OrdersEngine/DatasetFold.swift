@@ -80,6 +80,8 @@ public enum DatasetFold {
         let ids: Identifiers
         /// By order number: the fingerprint of the id, for those its claims use.
         let orderPrints: [UInt64]
+        /// Those fingerprints, sorted.
+        let sortedPrints: [UInt64]
 
         init(_ dataset: Dataset, part: Int, zone: ZoneRules) throws {
             let reader = try dataset.openPart(part, threads: 1)
@@ -94,6 +96,7 @@ public enum DatasetFold {
                 prints[claim.order.index] = DatasetFold.fingerprint(claim.order, in: ids.orders)
             }
             orderPrints = prints
+            sortedPrints = prints.filter { $0 != 0 }.sorted()
             self.ids = ids
             self.fold = consume fold
         }
@@ -114,8 +117,7 @@ public enum DatasetFold {
     /// place in the ordered pass, where ids are told apart by their bytes.
     private static func decideEach(_ passes: [PartPass], threads: Int) throws -> (decided: [[Bool]], notes: [[CheckoutDecisions.Note]]) {
         // Each part's fingerprints are of distinct ids, so one met twice is of two parts (or, by chance, of two ids).
-        var prints = passes.flatMap { $0.orderPrints.filter { $0 != 0 } }
-        prints.sort()
+        let prints = mergedInOrder(passes.map(\.sortedPrints))
         let contested = Set(prints.indices.dropFirst().lazy.filter { prints[$0] == prints[$0 - 1] }.map { prints[$0] })
         let selected = try onParts(Array(passes.indices), threads: threads) { part in
             ContestedClaims.select(passes[part].claims) { contested.contains(passes[part].orderPrints[$0.index]) }
@@ -133,6 +135,33 @@ public enum DatasetFold {
             for (k, sent) in selected[part].enumerated() { decided[part][sent.index] = applies[part][k] }
         }
         return (decided, notes)
+    }
+
+    /// Sorted lists merged into one, pairwise.
+    private static func mergedInOrder(_ lists: [[UInt64]]) -> [UInt64] {
+        var round = lists
+        while round.count > 1 {
+            round = stride(from: 0, to: round.count, by: 2).map { first in
+                guard first + 1 < round.count else { return round[first] }
+                let (a, b) = (round[first], round[first + 1])
+                var merged: [UInt64] = []
+                merged.reserveCapacity(a.count + b.count)
+                var (i, j) = (0, 0)
+                while i < a.count && j < b.count {
+                    if a[i] <= b[j] {
+                        merged.append(a[i])
+                        i += 1
+                    } else {
+                        merged.append(b[j])
+                        j += 1
+                    }
+                }
+                merged += a[i...]
+                merged += b[j...]
+                return merged
+            }
+        }
+        return round.first ?? []
     }
 
     /// The order ids of every part's claims numbered across parts (by part,

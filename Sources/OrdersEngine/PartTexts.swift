@@ -89,32 +89,79 @@ public enum PartTexts {
     }
 
     /// A part's reports, with the ids they name spelled out: every sum of
-    /// ``Reports``, which add up across parts.
+    /// ``Reports``, which add up across parts. Written byte by byte: a
+    /// part's sums run to hundreds of thousands of lines.
     public static func reports(_ reports: Reports, ids: Identifiers) -> [UInt8] {
         var text = Array("orders-reports\t1\n".utf8)
-        func line(_ fields: [String]) { text += Array((fields.joined(separator: "\t") + "\n").utf8) }
-        func sum(_ s: ExactSum) -> String { s.overflowed ? "\(s.value)!" : "\(s.value)" }
-        let summary = reports.summary
-        line(["zone", reports.zone.name])
-        line(["counts", "\(summary.events)", "\(summary.orders)", "\(summary.openCarts)", "\(summary.votes)", "\(summary.ignored)"])
-        for kind in Anomaly.allCases where summary.anomalies[kind] > 0 {
-            line(["anomaly", kind.description, "\(summary.anomalies[kind])"])
+        text.reserveCapacity(64 * (reports.products.totals.count + reports.daily.totals.count + reports.tally.votes.count) + 256)
+        func field(_ value: Int64) {
+            text.append(0x09)
+            decimal(value, into: &text)
         }
-        for (currency, total) in summary.revenue.entries { line(["revenue", "\(currency)", sum(total)]) }
-        for (currency, total) in summary.units.entries { line(["units", "\(currency)", sum(total)]) }
+        func field(_ value: ExactSum) {
+            field(value.value)
+            if value.overflowed { text.append(UInt8(ascii: "!")) }
+        }
+        func field(_ string: String) {
+            text.append(0x09)
+            text += Array(string.utf8)
+        }
+        func field(hexOf bytes: some Collection<UInt8>) {
+            text.append(0x09)
+            hex(bytes, into: &text)
+        }
+        func line(_ kind: String, _ fields: () -> Void) {
+            text += Array(kind.utf8)
+            fields()
+            text.append(0x0A)
+        }
+        let summary = reports.summary
+        line("zone") { field(reports.zone.name) }
+        line("counts") {
+            for count in [summary.events, summary.orders, summary.openCarts, summary.votes, summary.ignored] { field(count) }
+        }
+        for kind in Anomaly.allCases where summary.anomalies[kind] > 0 {
+            line("anomaly") {
+                field(kind.description)
+                field(summary.anomalies[kind])
+            }
+        }
+        for (currency, total) in summary.revenue.entries {
+            line("revenue") {
+                field(currency.description)
+                field(total)
+            }
+        }
+        for (currency, total) in summary.units.entries {
+            line("units") {
+                field(currency.description)
+                field(total)
+            }
+        }
         for (key, totals) in reports.daily.totals.entries {
-            line(["daily", "\(key.day)", "\(key.currency)", sum(totals.orders), sum(totals.units), sum(totals.revenue)])
+            line("daily") {
+                field(key.day)
+                field(key.currency.description)
+                field(totals.orders)
+                field(totals.units)
+                field(totals.revenue)
+            }
         }
         for (key, totals) in reports.products.totals.entries {
-            var id: [UInt8] = []
-            hex(ids.products[key.product], into: &id)
-            line(["product", "\(key.day)", "\(key.currency)", String(decoding: id, as: UTF8.self), sum(totals.units), sum(totals.revenue)])
+            line("product") {
+                field(key.day)
+                field(key.currency.description)
+                field(hexOf: ids.products[key.product])
+                field(totals.units)
+                field(totals.revenue)
+            }
         }
         for (key, votes) in reports.tally.votes.entries {
-            var poll: [UInt8] = [], candidate: [UInt8] = []
-            hex(ids.polls[key.poll], into: &poll)
-            hex(ids.candidates[key.candidate], into: &candidate)
-            line(["vote", String(decoding: poll, as: UTF8.self), String(decoding: candidate, as: UTF8.self), "\(votes)"])
+            line("vote") {
+                field(hexOf: ids.polls[key.poll])
+                field(hexOf: ids.candidates[key.candidate])
+                field(votes)
+            }
         }
         return text
     }
@@ -130,9 +177,30 @@ public enum PartTexts {
             return sum
         }
         func currency(_ field: ArraySlice<UInt8>) -> Currency? { Currency(code: Array(field)) }
+        /// The products met so far, by their spelling in hexadecimal: most lines name one met before.
+        var products: [ArraySlice<UInt8>: Symbol] = [:]
         try lines(of: text, kind: "orders-reports", name: name) { fields, line in
             let malformed = bad(name, line, "a line of \(fields.first.map(string) ?? "") that does not read")
-            switch fields.first.map(string) {
+            let kind = fields.first ?? []
+            if kind.elementsEqual("product".utf8) {
+                guard fields.count == 6, let day = integer(fields[1]), let code = currency(fields[2]), let units = sum(fields[4]),
+                    let revenue = sum(fields[5])
+                else { throw malformed }
+                let product: Symbol
+                if let known = products[fields[3]] {
+                    product = known
+                } else {
+                    guard let id = unhex(fields[3]) else { throw malformed }
+                    product = ids.products.intern(id)
+                    products[fields[3]] = product
+                }
+                var totals = ProductSales.Totals()
+                (totals.units, totals.revenue) = (units, revenue)
+                reports.products.totals[ProductSales.Key(day: day, product: product, currency: code), default: ProductSales.Totals()]
+                    .merge(totals)
+                return
+            }
+            switch string(kind) {
             case "zone":
                 guard fields.count == 2, string(fields[1]) == zone.name else {
                     throw bad(
@@ -167,14 +235,6 @@ public enum PartTexts {
                 var totals = SalesTotals()
                 (totals.orders, totals.units, totals.revenue) = (orders, units, revenue)
                 reports.daily.totals[DailySales.Key(day: day, currency: code), default: SalesTotals()].merge(totals)
-            case "product":
-                guard fields.count == 6, let day = integer(fields[1]), let code = currency(fields[2]), let id = unhex(fields[3]),
-                    let units = sum(fields[4]), let revenue = sum(fields[5])
-                else { throw malformed }
-                var totals = ProductSales.Totals()
-                (totals.units, totals.revenue) = (units, revenue)
-                let key = ProductSales.Key(day: day, product: ids.products.intern(id), currency: code)
-                reports.products.totals[key, default: ProductSales.Totals()].merge(totals)
             case "vote":
                 guard fields.count == 4, let poll = unhex(fields[1]), let candidate = unhex(fields[2]), let votes = integer(fields[3])
                 else { throw malformed }
@@ -209,6 +269,22 @@ public enum PartTexts {
             index += 2
         }
         return bytes
+    }
+
+    /// Appends `value` in decimal, an optional minus first.
+    private static func decimal(_ value: Int64, into text: inout [UInt8]) {
+        if value < 0 { text.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 20 digits, written backwards
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[23 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            text += buffer[(24 - count)...]
+        }
     }
 
     private static func string(_ field: ArraySlice<UInt8>) -> String { String(decoding: field, as: UTF8.self) }

@@ -43,6 +43,11 @@ public struct LocalFold: EventSink, ~Copyable {
     public init(zone: ZoneRules, seqs: [Int64]) {
         projector = Projector(zone: zone)
         self.seqs = seqs
+        // Room for a checkout in eight events and their lines, so that the lists are not copied as they grow;
+        // pages a stream of fewer checkouts never touches cost nothing.
+        claims.reserveCapacity(seqs.count / 8)
+        applied.reserveCapacity(seqs.count / 8)
+        placed.reserve(orders: seqs.count / 8, lines: seqs.count / 2)
     }
 
     @inlinable
@@ -265,6 +270,11 @@ struct KeptOrders: FoldObserver {
     private var dropped = BitSet()
 
     var count: Int { kept.count }
+
+    mutating func reserve(orders: Int, lines: Int) {
+        kept.reserveCapacity(orders)
+        self.lines.reserveCapacity(lines)
+    }
     var indices: [Int] { (0..<kept.count).filter { !dropped.contains($0) } }
 
     mutating func placed(_ order: PlacedOrder) {
