@@ -19,16 +19,24 @@ import OrdersLog
 /// (``NotedFold``); each task's output is then small text.
 public enum DatasetFold {
     /// Folds every part of `dataset` and gathers every report.
+    ///
+    /// Read once, a part's checkouts and orders are held until every part
+    /// is read: about 23 bytes an event of the dataset (2.3 GB at 100M
+    /// events). Past `onePassAtMost` events the parts are read twice
+    /// instead (``foldTwice(_:threads:zone:advanced:)``), holding only the checkouts.
     /// - Parameters:
     ///   - advanced: told, on the caller's thread, of the events read.
     ///   - foldedAgain: told of each part whose refold disagreed with the
     ///     decisions and that was folded again whole, which no sound stream does.
     public static func fold(
-        _ dataset: Dataset, threads: Int, zone: ZoneRules, advanced: (Int) -> Void = { _ in },
+        _ dataset: Dataset, threads: Int, zone: ZoneRules, onePassAtMost: Int64 = onePassAtMost, advanced: (Int) -> Void = { _ in },
         foldedAgain: @escaping @Sendable (Int) -> Void = { _ in }
     ) throws -> (reports: Reports, ids: Identifiers) {
         let parts = dataset.partsWithEvents
         let threads = max(1, min(threads, parts.count))
+        if dataset.manifest.events > onePassAtMost {
+            return try foldTwice(dataset, threads: threads, zone: zone, advanced: advanced)
+        }
         let passes = try onParts(parts, threads: threads) { part in try PartPass(dataset, part: part, zone: zone) }
         advanced(Int(dataset.manifest.events))
         let (decided, notes) = try decideEach(passes, threads: threads)
@@ -54,6 +62,28 @@ public enum DatasetFold {
             }
         }
         return try merged(sums.map { try $0.get() }, threads: threads) ?? (Reports(zone: zone), Identifiers())
+    }
+
+    /// The most events a dataset's fold reads in one pass: 200M, about 4.6 GB held.
+    public static let onePassAtMost: Int64 = 200_000_000
+
+    /// The fold in two passes over the parts, as a cluster runs it: the
+    /// checkouts of each (``claims(of:part:)``), the ordered pass over the
+    /// dependent ones (``decide(_:)``), and each part folded knowing which
+    /// of its order ids other parts took first (``fold(_:part:zone:notes:)``).
+    /// It holds only the checkouts between the passes.
+    static func foldTwice(
+        _ dataset: Dataset, threads: Int, zone: ZoneRules, advanced: (Int) -> Void
+    ) throws -> (reports: Reports, ids: Identifiers) {
+        let parts = dataset.partsWithEvents
+        let claims = try onParts(parts, threads: threads) { part in try self.claims(of: dataset, part: part) }
+        advanced(Int(dataset.manifest.events))
+        let notes = decide(claims)
+        let folded = try onParts(Array(parts.indices), threads: threads) { index in
+            try self.fold(dataset, part: parts[index], zone: zone, notes: notes[index])
+        }
+        advanced(Int(dataset.manifest.events))
+        return try merged(folded, threads: threads) ?? (Reports(zone: zone), Identifiers())
     }
 
     /// The parts' reports added up in a tree: each round adds pairs, on

@@ -4,8 +4,9 @@ Runs the passes of a dataset's fold (orders part claims / select / decide /
 fold / merge) as Spark tasks: one task a part for each pass over the parts;
 the order ids that more than one part uses counted in a shuffle
 (reduceByKey), so that only the checkouts they reach go to the small ordered
-pass on the driver; and the parts' sums added in a tree (treeReduce), never
-all on the driver. Every task is a pure function of its inputs (the part's
+pass on the driver; and the parts' sums added in a tree (about √parts groups
+added on the executors, then those few on the driver), never all on the
+driver. Every task is a pure function of its inputs (the part's
 files, the contested ids, the notes), so Spark may retry it or run it twice
 (speculation) and the answers do not change.
 
@@ -15,12 +16,14 @@ shipped to the executors with the job.
 """
 import argparse
 import json
+import math
 import os
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+import zlib
 
 OUTPUTS = ["daily", "products", "replay", "tally"]
 
@@ -68,14 +71,31 @@ def claims_task(dataset, name):
     return task
 
 
-def claimed_orders(part_and_text):
-    """The distinct order ids (hex, as the claims spell them) of one part's claims, each as (id, 1)."""
-    _, text = part_and_text
-    ids = set()
-    for line in text.split(b"\n")[2:]:
-        if line:
-            ids.add(line.split(b"\t", 2)[1])
-    return [(order, 1) for order in ids]
+def claimed_orders(buckets):
+    """One part's distinct order ids (hex, as its claims spell them), dealt into `buckets` by a CRC-32
+    of their bytes (the same in every process, unlike Python's hash): (bucket, ids a line) pairs, so that
+    the shuffle moves a few blobs a part rather than a record an id."""
+    def task(part_and_text):
+        _, text = part_and_text
+        ids = set()
+        for line in text.split(b"\n")[2:]:
+            if line:
+                ids.add(line.split(b"\t", 2)[1])
+        dealt = {}
+        for order in ids:
+            dealt.setdefault(zlib.crc32(order) % buckets, []).append(order)
+        return [(bucket, b"\n".join(orders)) for bucket, orders in dealt.items()]
+    return task
+
+
+def repeated(blob):
+    """The ids met more than once in a bucket's blob: each part listed an id once, so those are in two parts or more."""
+    seen, twice = set(), set()
+    for order in blob.split(b"\n"):
+        if order in seen:
+            twice.add(order)
+        seen.add(order)
+    return list(twice)
 
 
 def claim_count(text):
@@ -97,15 +117,18 @@ def select_task(name, contested):
 
 
 def merge_task(name, tz):
-    """Adds two texts of sums into one: a step of the tree."""
-    def task(a, b):
-        with tempfile.NamedTemporaryFile(prefix="orders-reports-") as first, \
-                tempfile.NamedTemporaryFile(prefix="orders-reports-") as second:
-            first.write(a)
-            first.flush()
-            second.write(b)
-            second.flush()
-            return run([shipped_binary(name), "part", "merge", first.name, second.name, "--print", "reports", "--tz", tz])
+    """Adds the texts of sums of one partition into one, in one process: a step of the tree."""
+    def task(texts):
+        texts = list(texts)
+        if len(texts) < 2:
+            return texts
+        with tempfile.TemporaryDirectory(prefix="orders-sums-") as scratch:
+            paths = []
+            for index, text in enumerate(texts):
+                paths.append(os.path.join(scratch, "sums-%d" % index))
+                with open(paths[-1], "wb") as file:
+                    file.write(text)
+            return [run([shipped_binary(name), "part", "merge"] + paths + ["--print", "reports", "--tz", tz])]
     return task
 
 
@@ -180,8 +203,8 @@ def main(argv=None):
         checkouts = claims.map(lambda pair: claim_count(pair[1])).sum()
         stage("claims")
         # The shuffle: every order id once a part, counted across parts; those of more than one are contested.
-        contested = sorted(claims.flatMap(claimed_orders).reduceByKey(lambda a, b: a + b, slices)
-                           .filter(lambda pair: pair[1] > 1).keys().collect())
+        contested = sorted(claims.flatMap(claimed_orders(slices)).reduceByKey(lambda a, b: a + b"\n" + b, slices)
+                           .flatMap(lambda pair: repeated(pair[1])).collect())
         stage("contested")
         contested_text = context.broadcast(b"orders-contested\t1\n" + b"".join(order + b"\n" for order in contested))
         sent = claims.map(select_task(name, contested_text)).collect()
@@ -194,10 +217,12 @@ def main(argv=None):
         broadcast = context.broadcast(notes)
         folded = context.parallelize(parts, slices).map(
             fold_task(dataset, name, broadcast, arguments.tz, arguments.fail_once, arguments.fail_part))
-        # The sums added in a tree on the executors; the driver gets one text.
-        merged = folded.map(lambda pair: pair[1]).treeReduce(merge_task(name, arguments.tz), depth=2) if parts else None
+        # The sums added in a tree: the parts' texts in about √parts groups, each added up by one task in one
+        # process; the driver adds the groups' few.
+        groups = max(1, int(math.ceil(math.sqrt(len(parts)))))
+        merged = folded.map(lambda pair: pair[1]).repartition(groups).mapPartitions(merge_task(name, arguments.tz)).collect()
         stage("fold and merge")
-        report_files = keep(scratch, "reports", [(0, merged)] if merged is not None else [])
+        report_files = keep(scratch, "reports", list(enumerate(merged)))
         if arguments.out:
             os.makedirs(arguments.out, exist_ok=True)
             run([binary, "part", "merge"] + report_files + ["--out", arguments.out, "--tz", arguments.tz])
