@@ -22,7 +22,7 @@ public enum Engine {
         advanced: (Int, (done: Int64, total: Int64)?) -> Void = { _, _ in }
     ) throws -> (reports: Reports, ids: Identifiers) {
         if let dataset = stream as? DatasetReader {
-            return try DatasetFold.fold(dataset.dataset, threads: threads, zone: zone) { advanced($0, nil) }
+            return try DatasetFold.fold(dataset.dataset, threads: threads, zone: zone, advanced: { advanced($0, nil) })
         }
         var ids = Identifiers()
         if let log = stream as? LogReader, log.foldsDirectly {
