@@ -152,14 +152,7 @@ public enum DatasetFold {
         let selected = try onParts(Array(passes.indices), threads: threads) { part in
             ContestedClaims.select(passes[part].claims) { contested.contains(passes[part].orderPrints[$0.index]) }
         }
-        var orders = SymbolTable()
-        var numbering = passes.map { [Int](repeating: -1, count: $0.ids.orders.count) }
-        let (applies, notes) = CheckoutDecisions.decideEach(selected.map { $0.map(\.claim) }) { part, symbol in
-            if numbering[part][symbol.index] < 0 {
-                numbering[part][symbol.index] = passes[part].ids.orders.withBytes(of: symbol) { orders.intern($0) }.index
-            }
-            return numbering[part][symbol.index]
-        }
+        let (applies, notes) = decideInOrder(selected.map { $0.map(\.claim) }, orders: passes.map(\.ids.orders))
         var decided = passes.map(\.applied)
         for part in passes.indices {
             for (k, sent) in selected[part].enumerated() { decided[part][sent.index] = applies[part][k] }
@@ -247,11 +240,20 @@ public enum DatasetFold {
     /// The ordered pass over the claims given, in seq order, as one pass
     /// over one log decides them: each part's notes.
     public static func order(_ claims: [(claims: [CheckoutClaims.Claim], orders: SymbolTable)]) -> [[CheckoutDecisions.Note]] {
-        var orders = SymbolTable()
-        var numbering = claims.map { [Int](repeating: -1, count: $0.orders.count) }
-        return CheckoutDecisions.decide(claims.map(\.claims)) { part, symbol in
+        decideInOrder(claims.map(\.claims), orders: claims.map(\.orders)).notes
+    }
+
+    /// ``CheckoutDecisions/decideEach(_:orderID:)`` over `claims`, each
+    /// part's order ids spelled in its table of `orders`, numbered across
+    /// parts by their bytes as the ordered pass meets them.
+    private static func decideInOrder(
+        _ claims: [[CheckoutClaims.Claim]], orders: [SymbolTable]
+    ) -> (applies: [[Bool]], notes: [[CheckoutDecisions.Note]]) {
+        var all = SymbolTable()
+        var numbering = orders.map { [Int](repeating: -1, count: $0.count) }
+        return CheckoutDecisions.decideEach(claims) { part, symbol in
             if numbering[part][symbol.index] < 0 {
-                numbering[part][symbol.index] = orders.intern(claims[part].orders[symbol]).index
+                numbering[part][symbol.index] = orders[part].withBytes(of: symbol) { all.intern($0) }.index
             }
             return numbering[part][symbol.index]
         }
