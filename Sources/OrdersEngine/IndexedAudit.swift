@@ -48,6 +48,15 @@ public final class IndexedAudit {
         return fold.outcomes.count
     }
 
+    /// The views of `cart` after its events (its lines, its version and the
+    /// orders it placed), as a server that followed every event holds them;
+    /// their symbols are those of ``ids``.
+    public func views(ofCart cart: [UInt8]) throws -> CartViews {
+        let fold = try self.fold(of: cart)
+        try advance(fold, through: .max)
+        return fold.views
+    }
+
     /// The cart whose applied checkout placed `order`, if one did.
     public func cart(placing order: [UInt8]) throws -> [UInt8]? {
         for checkout in try checkouts(of: order) {
@@ -68,6 +77,7 @@ public final class IndexedAudit {
         var ignoring = IgnoringObserver()
         var currency: Currency?
         var outcomes: [(entry: AuditEntry, record: EventRecord?, currency: Currency?)] = []
+        var views = CartViews()
 
         init(cart: [UInt8], found: [IndexedEvents.Found]) {
             self.cart = cart
@@ -117,6 +127,7 @@ public final class IndexedAudit {
                             seq: found.seq, event: event, status: .ignored, cartUnits: fold.totals.units,
                             cartTotal: fold.totals.total), found.record, fold.currency
                     ))
+                fold.views.follow(event, seq: found.seq, status: .ignored, ledger: fold.ledger)
                 fold.position += 1
                 continue
             }
@@ -126,6 +137,7 @@ public final class IndexedAudit {
             }
             let status = fold.totals.fold(event, of: target!, into: &fold.ledger, observer: &fold.ignoring)
             if case let .itemAdded(_, _, _, _, currency) = event.kind, status == .applied { fold.currency = currency }
+            fold.views.follow(event, seq: found.seq, status: status, ledger: fold.ledger)
             fold.outcomes.append(
                 (
                     AuditEntry(

@@ -112,7 +112,7 @@ actor LiveLog {
     /// Every id, in this server's numbering: the log's, then those the appends bring.
     private(set) var ids: Identifiers
     private var projector = Projector()
-    private(set) var views = CartViews()
+    private(set) var views: CartViews
     /// The seq the next appended event takes.
     private(set) var nextSeq: Int64
     /// Commits run here, one at a time, so that their syncs do not hold the actor.
@@ -137,35 +137,44 @@ actor LiveLog {
     private var snapshotWeighed: Seq = 0
     private var snapshotting: Task<Void, Never>?
 
-    /// Opens the log (creating it if missing) as its writer, and folds every event in it.
+    /// Opens the log (creating it if missing) as its writer, and folds it:
+    /// from the snapshot beside it when it has a sound one, and the events
+    /// after it, or else every event.
+    ///
+    /// Only the carts that appends bring are held in ``views``; an older
+    /// cart, and the orders it placed, are read from the log through its
+    /// index when asked for, so that neither the start nor the memory grows
+    /// with every cart there ever was.
     /// - Parameter snapshotAfter: take a snapshot in the background once this many events are past the last one; 0 for never.
     init(path: String, logger: Logger, snapshotAfter: Int64 = 0) throws {
         self.path = path
         self.logger = logger
         self.snapshotAfter = snapshotAfter
         writer = try LogWriter(path: path)
-        // Every id of the log, read now, so that appends never look one up; and its index, made now if it lacks any.
-        try writer.flush(ids: Identifiers())
+        // Every id of the log, read once, in the log's numbering, which is the server's: appends never look one up.
+        var ids = try writer.logIDs()
+        // And its index, made now if it lacks any: older carts are read through it.
         writer.openIndex()
         let reader = try LogReader(path: path)
-        var ids = Identifiers()
-        var events: [Event] = []
+        var readerIDs = Identifiers()
         var projector = Projector()
-        var views = CartViews()
-        var seq: Int64 = 1
-        while let chunk = try reader.next(ids: &ids, into: &events) {
-            for (i, event) in events.enumerated() {
-                let status = projector.fold(event)
-                views.follow(event, seq: chunk.firstSeq + Int64(i), status: status, ledger: projector.ledger)
-            }
-            seq = chunk.firstSeq + Int64(events.count)
+        var snapshotEnd: Seq = 1
+        if var resumed = Engine.resume(reader, zone: .utc, note: { logger.notice("\($0)") }) {
+            swap(&projector, &resumed.projector)
+            swap(&readerIDs, &resumed.ids)
+            snapshotEnd = resumed.endSeq
         }
+        // Every cart so far is read from the log when asked for, and its version with it: the fold needs no view.
+        try reader.fold(into: &projector, ids: &readerIDs, wholeLedger: true)
+        let seq = reader.committedEndSeq
+        snapshotWeighed = snapshotEnd
+        views = CartViews(heldFrom: ids.carts.count)
         for role in Role.allCases { ids[role].indexAll() }
         self.ids = ids
         self.projector = projector
-        self.views = views
         nextSeq = seq
-        snapshotWeighed = seq
+        logger.debug(
+            "folded the log", metadata: ["events": "\(seq - 1)", "snapshot_end_seq": "\(snapshotEnd)", "carts": "\(ids.carts.count)"])
     }
 
     /// Once `snapshotAfter` events were appended since it last looked, and
@@ -263,31 +272,75 @@ actor LiveLog {
         if productSales { zoned[zone.name] = nil }
     }
 
-    /// What `GET /audit` reads: the cart (for `order`, the cart whose applied
-    /// checkout placed it; nil if none did), and the seq the events
-    /// acknowledged end before, past which the log may hold a group being committed.
-    func auditTarget(cart: [UInt8]?, order: [UInt8]?) -> (cart: [UInt8], upTo: Seq)? {
-        if let order {
-            guard let symbol = ids.orders.lookup(order), let placed = views.order(symbol) else { return nil }
-            return (Array(ids.carts[placed.cart]), nextSeq)
-        }
-        return (cart ?? [], nextSeq)
-    }
+    /// The seq the events acknowledged end before: a read of the log goes
+    /// up to it, past which the log may hold a group being committed.
+    var acknowledgedEnd: Seq { nextSeq }
 
-    /// The audit lines of `cart` in the log at `path`, as `orders audit`
-    /// prints them, from its events before `upTo`: read by the request's
-    /// task, not by this actor, so that appends go on meanwhile, and
-    /// through the log's index (``IndexedAudit``), from the batches that hold them.
-    nonisolated static func audit(path: String, cart: [UInt8], upTo: Seq) throws -> [UInt8] {
+    /// The audit lines of `cart`, or of the cart whose applied checkout
+    /// placed `order` (nil if none did), in the log at `path`, as `orders
+    /// audit` prints them, from its events before `upTo`: read by the
+    /// request's task, not by this actor, so that appends go on meanwhile,
+    /// and through the log's index (``IndexedAudit``), from the batches that hold them.
+    nonisolated static func audit(path: String, cart: [UInt8]?, order: [UInt8]?, upTo: Seq) throws -> [UInt8]? {
         do {
             let audit = try IndexedAudit(LogReader(path: path), upTo: upTo)
+            guard let cart = try cart ?? audit.cart(placing: order!) else { return nil }
             var text: [UInt8] = []
             try audit.audit(cart: cart) { entry, record, _ in text += AuditReport.line(entry, record: record, ids: audit.ids) }
             return text
         } catch is IndexedAudit.TooDeep {
             // A chain of order ids taken from cart to cart too long to follow: the whole log answers it.
+            guard let cart = try cart ?? wholeViews(path: path, upTo: upTo).placing(order!) else { return nil }
             return try wholeAudit(path: path, cart: cart, upTo: upTo)
         }
+    }
+
+    /// The views of `cart`, or of the cart whose applied checkout placed
+    /// `order`, in the log at `path` before `upTo`, through its index, with
+    /// the ids they are spelled in; nil for an order no checkout placed.
+    /// Read by the request's task, as ``audit(path:cart:order:upTo:)`` is.
+    nonisolated static func views(path: String, cart: [UInt8]?, order: [UInt8]?, upTo: Seq) throws -> FromLog? {
+        do {
+            let audit = try IndexedAudit(LogReader(path: path), upTo: upTo)
+            guard let cart = try cart ?? audit.cart(placing: order!) else { return nil }
+            return FromLog(views: try audit.views(ofCart: cart), ids: audit.ids, cart: cart)
+        } catch is IndexedAudit.TooDeep {
+            let whole = try wholeViews(path: path, upTo: upTo)
+            guard let cart = cart ?? whole.placing(order!) else { return nil }
+            return FromLog(views: whole.views, ids: whole.ids, cart: cart)
+        }
+    }
+
+    /// Views read from the log, the ids they are spelled in, and the cart asked for.
+    struct FromLog {
+        var views: CartViews
+        var ids: Identifiers
+        var cart: [UInt8]
+
+        /// The view of the cart asked for, if it has an event.
+        var cartView: CartViews.Cart? { ids.carts.lookup(cart).flatMap { views.cart($0) } }
+
+        /// The cart whose applied checkout placed `order`, if one did.
+        func placing(_ order: [UInt8]) -> [UInt8]? {
+            ids.orders.lookup(order).flatMap { views.order($0) }.map { Array(ids.carts[$0.cart]) }
+        }
+    }
+
+    /// The views of every cart in the log at `path` before `upTo`, from all
+    /// of it: for a chain of order ids too long to follow through the index.
+    nonisolated private static func wholeViews(path: String, upTo: Seq) throws -> FromLog {
+        let reader = try LogReader(path: path)
+        var ids = Identifiers()
+        var events: [Event] = []
+        var projector = Projector()
+        var views = CartViews()
+        while let chunk = try reader.next(ids: &ids, into: &events), chunk.firstSeq < upTo {
+            for (i, event) in events.enumerated() where chunk.firstSeq + Int64(i) < upTo {
+                views.follow(event, seq: chunk.firstSeq + Int64(i), status: projector.fold(event), ledger: projector.ledger)
+            }
+        }
+        for role in Role.allCases { ids[role].indexAll() }
+        return FromLog(views: views, ids: ids, cart: [])
     }
 
     /// `audit(path:cart:upTo:)` from every event of the log.
@@ -312,7 +365,24 @@ actor LiveLog {
     ///   - cart: the cart every event must be of.
     ///   - ifMatch: the version that cart must be at.
     /// - Throws: ``Refusal``: 400 for a malformed line or another cart, 409 for an id conflict, 412 for a version.
-    func append(_ body: ParsedBody, cart: [UInt8]? = nil, ifMatch: Precondition? = nil) async throws -> Outcome {
+    nonisolated func append(_ body: ParsedBody, cart: [UInt8]? = nil, ifMatch: Precondition? = nil) async throws -> Outcome {
+        if ifMatch != nil, let cart, let (symbol, upTo) = await versionToRead(of: cart) {
+            // An older cart with no event since the start: its version is read from the log by this task, not the actor.
+            let version = try Self.views(path: path, cart: cart, order: nil, upTo: upTo)!.cartView?.version ?? 0
+            await take(version: version, of: symbol)
+        }
+        return try await enqueue(body, cart: cart, ifMatch: ifMatch)
+    }
+
+    /// The symbol of `cart` and the seq to read the log up to, if its version is in the log and not here.
+    private func versionToRead(of cart: [UInt8]) -> (Symbol, Seq)? {
+        guard let symbol = ids.carts.lookup(cart), views.version(of: symbol) == nil else { return nil }
+        return (symbol, nextSeq)
+    }
+
+    private func take(version: Int64, of symbol: Symbol) { views.take(version: version, of: symbol) }
+
+    private func enqueue(_ body: ParsedBody, cart: [UInt8]?, ifMatch: Precondition?) async throws -> Outcome {
         if let broken { throw Refusal(status: 503, message: "the log could not be written (\(broken)); restart orders serve") }
         return try await withCheckedThrowingContinuation { reply in
             queue.append(Pending(body: body, arrived: .now, cart: cart, ifMatch: ifMatch, reply: reply))
@@ -483,7 +553,8 @@ actor LiveLog {
             end -= Int64(taken.events.count)
             if let last = taken.events.lastIndex(where: { $0.cart == cart }) { return end + Int64(last) }
         }
-        return views.cart(cart)?.version ?? 0
+        // An older cart's version was read from the log before its request was queued (`append`).
+        return views.version(of: cart) ?? 0
     }
 
     /// Runs `work` on the writer on the commit queue, so that its syncs do not hold the actor.
@@ -505,8 +576,50 @@ actor LiveLog {
 
 extension LiveLog {
     /// `GET /carts/{cart}`: the cart as the spec's object, and its version.
-    func cartJSON(_ cart: [UInt8]) -> ([UInt8], Int64) {
-        let view = ids.carts.lookup(cart).flatMap { views.cart($0) }
+    /// A cart held here is answered by this actor; an older one is read from
+    /// the log up to the events acknowledged, by the request's task.
+    nonisolated func cartJSON(_ cart: [UInt8]) async throws -> ([UInt8], Int64) {
+        switch await heldCartJSON(cart) {
+        case .held(let answer): return answer
+        case .inLog(let upTo):
+            let read = try Self.views(path: path, cart: cart, order: nil, upTo: upTo)!
+            return Self.cartJSON(cart, read.cartView, ids: read.ids)
+        }
+    }
+
+    /// `GET /orders/{order}`: the placed order as the spec's object, or nil
+    /// if no applied checkout placed it; from the log, as an older cart's, unless a held cart placed it.
+    nonisolated func orderJSON(_ order: [UInt8]) async throws -> [UInt8]? {
+        switch await heldOrderJSON(order) {
+        case .held(let answer): return answer
+        case .inLog(let upTo):
+            guard let read = try Self.views(path: path, cart: nil, order: order, upTo: upTo),
+                let view = read.ids.orders.lookup(order).flatMap({ read.views.order($0) })
+            else { return nil }
+            return Self.orderJSON(order, view, ids: read.ids)
+        }
+    }
+
+    /// An answer this actor gives from what it holds, or the seq up to which to read the log for it.
+    enum HeldOrInLog<Answer: Sendable>: Sendable {
+        case held(Answer)
+        case inLog(upTo: Seq)
+    }
+
+    private func heldCartJSON(_ cart: [UInt8]) -> HeldOrInLog<([UInt8], Int64)> {
+        guard let symbol = ids.carts.lookup(cart) else { return .held(Self.cartJSON(cart, nil, ids: ids)) }
+        guard views.holds(symbol) else { return .inLog(upTo: nextSeq) }
+        return .held(Self.cartJSON(cart, views.cart(symbol), ids: ids))
+    }
+
+    private func heldOrderJSON(_ order: [UInt8]) -> HeldOrInLog<[UInt8]?> {
+        guard let symbol = ids.orders.lookup(order) else { return .held(nil) }
+        guard let view = views.order(symbol) else { return .inLog(upTo: nextSeq) }
+        return .held(Self.orderJSON(order, view, ids: ids))
+    }
+
+    /// The cart object for `view` (nil: a cart with no event), spelled by `ids`.
+    private static func cartJSON(_ cart: [UInt8], _ view: CartViews.Cart?, ids: Identifiers) -> ([UInt8], Int64) {
         var object = JSONObject()
         object.string("cart", bytes: cart)
         object.string("status", view == nil ? "none" : view!.closed ? "closed" : "open")
@@ -528,9 +641,8 @@ extension LiveLog {
         return (object.closed + [0x0A], view?.version ?? 0)
     }
 
-    /// `GET /orders/{order}`: the placed order as the spec's object, or nil if no applied checkout placed it.
-    func orderJSON(_ order: [UInt8]) -> [UInt8]? {
-        guard let symbol = ids.orders.lookup(order), let view = views.order(symbol) else { return nil }
+    /// The order object for `view`, spelled by `ids`.
+    private static func orderJSON(_ order: [UInt8], _ view: CartViews.Order, ids: Identifiers) -> [UInt8] {
         var object = JSONObject()
         object.string("order", bytes: order)
         object.string("cart", bytes: Array(ids.carts[view.cart]))

@@ -54,6 +54,10 @@ struct SpecModelTests {
 
     /// The live cart views `orders serve` answers with, which it reads from the ledger, against the
     /// model's carts: status, version, currency, lines in the order added, exact sums and order.
+    /// Served as they are appended; then, half of them appended by a server
+    /// before, by a server started on that log (with a snapshot of it beside
+    /// it for some seeds), which reads the carts it did not append from the
+    /// log; and by one more started on the whole log, with that snapshot behind.
     @Test(arguments: [UInt64(3), 17, 40, 77])
     func randomStreamsServeTheCartsTheSpecSays(seed: UInt64) async throws {
         var random = SplitMix64(seed: seed)
@@ -61,23 +65,62 @@ struct SpecModelTests {
         let model = SpecModel.fold(events)
         let server = try ServeTests.Running()
         #expect(try await server.request("POST", "/events", body: events.map(\.json).joined()).status == 200)
+        try await expectCarts(model, on: server, "seed \(seed)")
+        server.stop()
+
+        let log = CLI.temporaryDirectory() + "/restarted.log"
+        let first = try ServeTests.Running(log: log)
+        #expect(try await first.request("POST", "/events", body: events[..<(events.count / 2)].map(\.json).joined()).status == 200)
+        first.stop()
+        if seed % 2 == 1 { #expect(try CLI.run(["snapshot", log]).status == 0) }
+        let second = try ServeTests.Running(log: log)
+        #expect(try await second.request("POST", "/events", body: events[(events.count / 2)...].map(\.json).joined()).status == 200)
+        try await expectCarts(model, on: second, "seed \(seed), half appended before the start")
+        second.stop()
+        let third = try ServeTests.Running(log: log)
+        try await expectCarts(model, on: third, "seed \(seed), all appended before the start")
+        // A version read from the log is one If-Match may ask for, and the append after it moves it on.
+        for (cart, view) in model.carts.sorted(by: { $0.key < $1.key }).prefix(4) {
+            let path = "/carts/\(cart.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)/events"
+            let event = ["type": "item_removed", "at": "2025-09-17T00:00:00Z", "cart": cart, "product": "never-added"]
+            let body = String(decoding: try JSONSerialization.data(withJSONObject: event), as: UTF8.self)
+            for expected in [200, 412] {
+                let answer = try await third.request("POST", path, body: body, headers: ["If-Match": "\"\(view.version)\""])
+                #expect(answer.status == expected, "seed \(seed), cart \(cart): \(answer.text)")
+            }
+        }
+        third.stop()
+    }
+
+    /// Every cart of `model`, and the order each closed one placed, as `server` answers them.
+    private func expectCarts(_ model: SpecModel, on server: ServeTests.Running, _ context: String) async throws {
         for (cart, view) in model.carts {
             let encoded = cart.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
             let answer = try await server.request("GET", "/carts/\(encoded)")
             let object = try JSONSerialization.jsonObject(with: Data(answer.text.utf8)) as? [String: Any] ?? [:]
-            func digits(_ key: String) -> String {
-                guard let range = answer.text.range(of: "\"\(key)\": ") else { return "" }
-                return String(answer.text[range.upperBound...].prefix { $0 == "-" || $0.isNumber })
+            func digits(_ key: String, in text: String) -> String {
+                guard let range = text.range(of: "\"\(key)\": ") else { return "" }
+                return String(text[range.upperBound...].prefix { $0 == "-" || $0.isNumber })
             }
             let lines = (object["lines"] as? [[String: Any]] ?? []).map { "\($0["product"]!) \($0["qty"]!) \($0["price"]!)" }
-            #expect(object["status"] as? String == view.status, "seed \(seed), cart \(cart): \(answer.text)")
-            #expect(object["version"] as? Int == view.version, "seed \(seed), cart \(cart)")
-            #expect(object["currency"] as? String == view.currency, "seed \(seed), cart \(cart): \(answer.text)")
-            #expect(lines == view.lines.map { "\($0.product) \($0.qty) \($0.price)" }, "seed \(seed), cart \(cart)")
-            #expect(digits("units") == view.units && digits("total") == view.total, "seed \(seed), cart \(cart): \(answer.text)")
-            #expect(object["order"] as? String == view.order, "seed \(seed), cart \(cart)")
+            #expect(object["status"] as? String == view.status, "\(context), cart \(cart): \(answer.text)")
+            #expect(object["version"] as? Int == view.version, "\(context), cart \(cart)")
+            #expect(answer.headers["etag"] == "\"\(view.version)\"", "\(context), cart \(cart)")
+            #expect(object["currency"] as? String == view.currency, "\(context), cart \(cart): \(answer.text)")
+            #expect(lines == view.lines.map { "\($0.product) \($0.qty) \($0.price)" }, "\(context), cart \(cart)")
+            #expect(
+                digits("units", in: answer.text) == view.units && digits("total", in: answer.text) == view.total,
+                "\(context), cart \(cart): \(answer.text)")
+            #expect(object["order"] as? String == view.order, "\(context), cart \(cart)")
+            // A closed cart keeps the lines its checkout placed: the order's sums.
+            guard view.status == "closed", let order = view.order else { continue }
+            let placed = try await server.request("GET", "/orders/\(order.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
+            let placedObject = try JSONSerialization.jsonObject(with: Data(placed.text.utf8)) as? [String: Any] ?? [:]
+            #expect(placedObject["cart"] as? String == cart, "\(context), order \(order): \(placed.text)")
+            #expect(
+                digits("units", in: placed.text) == view.units && digits("total", in: placed.text) == view.total,
+                "\(context), order \(order): \(placed.text)")
         }
-        server.stop()
     }
 
     private func expectReplay(_ input: String, threads: String, _ expected: SpecModel) throws {

@@ -404,6 +404,15 @@ public final class LogWriter {
         try writeBatch(ids: ids)
     }
 
+    /// Every id of the log, at the log's numbers, read now unless the
+    /// writer holds them: what a caller that numbers the events it appends
+    /// as the log does (`orders serve`) starts from. Call before any append.
+    public func logIDs() throws -> Identifiers {
+        precondition(pending.isEmpty && held.isEmpty, "the log's ids before any append")
+        try knowAll()
+        return numbering.table
+    }
+
     /// `append` once the log's ids that `ids` holds are known.
     /// Refuses events built as values (not parsed) with a field the spec does
     /// not allow (``Event/fieldOutOfSpec``), before any is added: written,

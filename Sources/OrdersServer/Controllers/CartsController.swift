@@ -14,7 +14,7 @@ struct CartsController {
     }
 
     @Sendable func cart(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let (body, version) = await live.cartJSON(try RequestValues.pathID(context, "cart"))
+        let (body, version) = try await live.cartJSON(try RequestValues.pathID(context, "cart"))
         return Responses.json(body, headers: [.eTag: "\"\(version)\""])
     }
 

@@ -10,7 +10,7 @@ struct OrdersController {
 
     @Sendable func order(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let order = try RequestValues.pathID(context, "order")
-        guard let body = await live.orderJSON(order) else {
+        guard let body = try await live.orderJSON(order) else {
             throw JSONError(.notFound, "no applied checkout placed order \(String(decoding: order, as: UTF8.self))")
         }
         return Responses.json(body)
