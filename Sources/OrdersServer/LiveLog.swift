@@ -151,11 +151,17 @@ actor LiveLog {
         self.logger = logger
         self.snapshotAfter = snapshotAfter
         writer = try LogWriter(path: path)
-        // Every id of the log, read once, in the log's numbering, which is the server's: appends never look one up.
-        var ids = try writer.logIDs()
-        // And its index, made now if it lacks any: older carts are read through it.
-        writer.openIndex()
-        let reader = try LogReader(path: path)
+        // Every id of the log, read once, in the log's numbering, which is the server's, so that
+        // appends never look one up: on a thread of its own while this one restores the fold.
+        let handed = Handed(writer)
+        let idsRead = started { Result { try handed.value.logIDs() } }
+        let reader: LogReader
+        do {
+            reader = try LogReader(path: path)
+        } catch {
+            _ = idsRead()
+            throw error
+        }
         var readerIDs = Identifiers()
         var projector = Projector()
         var snapshotEnd: Seq = 1
@@ -165,11 +171,14 @@ actor LiveLog {
             snapshotEnd = resumed.endSeq
         }
         // Every cart so far is read from the log when asked for, and its version with it: the fold needs no view.
-        try reader.fold(into: &projector, ids: &readerIDs, wholeLedger: true)
+        let folded = Result { try reader.fold(into: &projector, ids: &readerIDs, wholeLedger: true) }
+        let ids = try idsRead().get()
+        try folded.get()
+        // And the log's index, made now if it lacks any: older carts are read through it.
+        writer.openIndex()
         let seq = reader.committedEndSeq
         snapshotWeighed = snapshotEnd
         views = CartViews(heldFrom: ids.carts.count)
-        for role in Role.allCases { ids[role].indexAll() }
         self.ids = ids
         self.projector = projector
         nextSeq = seq

@@ -32,3 +32,14 @@ private final class ThreadResults<Result>: @unchecked Sendable {
         room.deallocate()
     }
 }
+
+/// `body` started now on a thread of its own; the function returned waits
+/// for it to end and gives its result. Call that function once.
+package func started<Result: Sendable>(_ body: @escaping @Sendable () -> Result) -> () -> Result {
+    let results = ThreadResults<Result>(1)
+    let thread = startThread { results.room[0] = body() }
+    return {
+        pthread_join(thread, nil)
+        return results.room[0]!
+    }
+}
