@@ -152,9 +152,16 @@ actor LiveLog {
         self.snapshotAfter = snapshotAfter
         writer = try LogWriter(path: path)
         // Every id of the log, read once, in the log's numbering, which is the server's, so that
-        // appends never look one up: on a thread of its own while this one restores the fold.
+        // appends never look one up; and its index, made if it lacks any, since older carts are read
+        // through it: on a thread of their own while this one restores the fold.
         let handed = Handed(writer)
-        let idsRead = started { Result { try handed.value.logIDs() } }
+        let idsRead = started {
+            Result {
+                let ids = try handed.value.logIDs()
+                handed.value.openIndex()
+                return ids
+            }
+        }
         let reader: LogReader
         do {
             reader = try LogReader(path: path)
@@ -174,8 +181,6 @@ actor LiveLog {
         let folded = Result { try reader.fold(into: &projector, ids: &readerIDs, wholeLedger: true) }
         let ids = try idsRead().get()
         try folded.get()
-        // And the log's index, made now if it lacks any: older carts are read through it.
-        writer.openIndex()
         let seq = reader.committedEndSeq
         snapshotWeighed = snapshotEnd
         views = CartViews(heldFrom: ids.carts.count)
