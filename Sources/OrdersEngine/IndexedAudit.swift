@@ -34,8 +34,9 @@ public final class IndexedAudit {
     public var batchesRead: Int { events.batchesRead }
 
     /// An audit of `reader`'s log up to seq `upTo` (by default, all of it).
-    public init(_ reader: LogReader, upTo: Seq? = nil) throws {
-        events = try IndexedEvents(reader, upTo: upTo)
+    /// - Parameter cache: the index's entries kept from earlier audits of the same log, if any.
+    public init(_ reader: LogReader, upTo: Seq? = nil, cache: IndexEntryCache? = nil) throws {
+        events = try IndexedEvents(reader, upTo: upTo, cache: cache)
     }
 
     /// Calls `entry` for each event of `cart`, in seq order, as ``CartAudit`` does.

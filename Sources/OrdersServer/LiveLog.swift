@@ -108,6 +108,8 @@ actor LiveLog {
     }
 
     let path: String
+    /// The log index's entries, kept between the reads through it of older carts, orders and audits.
+    private let indexCache = IndexEntryCache()
     private let writer: LogWriter
     /// Every id, in this server's numbering: the log's, then those the appends bring.
     private(set) var ids: Identifiers
@@ -295,31 +297,31 @@ actor LiveLog {
     /// audit` prints them, from its events before `upTo`: read by the
     /// request's task, not by this actor, so that appends go on meanwhile,
     /// and through the log's index (``IndexedAudit``), from the batches that hold them.
-    nonisolated static func audit(path: String, cart: [UInt8]?, order: [UInt8]?, upTo: Seq) throws -> [UInt8]? {
+    nonisolated func audit(cart: [UInt8]?, order: [UInt8]?, upTo: Seq) throws -> [UInt8]? {
         do {
-            let audit = try IndexedAudit(LogReader(path: path), upTo: upTo)
+            let audit = try IndexedAudit(LogReader(path: path), upTo: upTo, cache: indexCache)
             guard let cart = try cart ?? audit.cart(placing: order!) else { return nil }
             var text: [UInt8] = []
             try audit.audit(cart: cart) { entry, record, _ in text += AuditReport.line(entry, record: record, ids: audit.ids) }
             return text
         } catch is IndexedAudit.TooDeep {
             // A chain of order ids taken from cart to cart too long to follow: the whole log answers it.
-            guard let cart = try cart ?? wholeViews(path: path, upTo: upTo).placing(order!) else { return nil }
-            return try wholeAudit(path: path, cart: cart, upTo: upTo)
+            guard let cart = try cart ?? Self.wholeViews(path: path, upTo: upTo).placing(order!) else { return nil }
+            return try Self.wholeAudit(path: path, cart: cart, upTo: upTo)
         }
     }
 
     /// The views of `cart`, or of the cart whose applied checkout placed
     /// `order`, in the log at `path` before `upTo`, through its index, with
     /// the ids they are spelled in; nil for an order no checkout placed.
-    /// Read by the request's task, as ``audit(path:cart:order:upTo:)`` is.
-    nonisolated static func views(path: String, cart: [UInt8]?, order: [UInt8]?, upTo: Seq) throws -> FromLog? {
+    /// Read by the request's task, as ``audit(cart:order:upTo:)`` is.
+    nonisolated func views(cart: [UInt8]?, order: [UInt8]?, upTo: Seq) throws -> FromLog? {
         do {
-            let audit = try IndexedAudit(LogReader(path: path), upTo: upTo)
+            let audit = try IndexedAudit(LogReader(path: path), upTo: upTo, cache: indexCache)
             guard let cart = try cart ?? audit.cart(placing: order!) else { return nil }
             return FromLog(views: try audit.views(ofCart: cart), ids: audit.ids, cart: cart)
         } catch is IndexedAudit.TooDeep {
-            let whole = try wholeViews(path: path, upTo: upTo)
+            let whole = try Self.wholeViews(path: path, upTo: upTo)
             guard let cart = cart ?? whole.placing(order!) else { return nil }
             return FromLog(views: whole.views, ids: whole.ids, cart: cart)
         }
@@ -382,7 +384,7 @@ actor LiveLog {
     nonisolated func append(_ body: ParsedBody, cart: [UInt8]? = nil, ifMatch: Precondition? = nil) async throws -> Outcome {
         if ifMatch != nil, let cart, let (symbol, upTo) = await versionToRead(of: cart) {
             // An older cart with no event since the start: its version is read from the log by this task, not the actor.
-            let version = try Self.views(path: path, cart: cart, order: nil, upTo: upTo)!.cartView?.version ?? 0
+            let version = try views(cart: cart, order: nil, upTo: upTo)!.cartView?.version ?? 0
             await take(version: version, of: symbol)
         }
         return try await enqueue(body, cart: cart, ifMatch: ifMatch)
@@ -596,7 +598,7 @@ extension LiveLog {
         switch await heldCartJSON(cart) {
         case .held(let answer): return answer
         case .inLog(let upTo):
-            let read = try Self.views(path: path, cart: cart, order: nil, upTo: upTo)!
+            let read = try views(cart: cart, order: nil, upTo: upTo)!
             return Self.cartJSON(cart, read.cartView, ids: read.ids)
         }
     }
@@ -607,7 +609,7 @@ extension LiveLog {
         switch await heldOrderJSON(order) {
         case .held(let answer): return answer
         case .inLog(let upTo):
-            guard let read = try Self.views(path: path, cart: nil, order: order, upTo: upTo),
+            guard let read = try views(cart: nil, order: order, upTo: upTo),
                 let view = read.ids.orders.lookup(order).flatMap({ read.views.order($0) })
             else { return nil }
             return Self.orderJSON(order, view, ids: read.ids)

@@ -89,4 +89,33 @@ struct IndexTests {
             #expect(LogIndex.read(log: path, batches: after).entries.count == after.count, "\(damage): written whole again")
         }
     }
+
+    /// Entries kept between questions (a server's) stand for the log's
+    /// batches as it grows: each question gets what the index file and the
+    /// log give a reader that reads them anew, even with the file gone
+    /// after the first, and one that stands for no batch is passed over.
+    @Test func entriesKeptBetweenQuestionsAreThoseOfTheLogNow() throws {
+        let path = try writtenLog()
+        let cache = IndexEntryCache()
+        #expect(try cache.entries(for: LogReader(path: path)) == LogReader(path: path).indexEntries())
+        try FileManager.default.removeItem(atPath: LogIndex.path(of: path))
+        for name in ["kiosk-day.ndjson", "record-day.ndjson"] {
+            let writer = try LogWriter(path: path, batchEvents: 5)
+            try writer.write {
+                try $0.append(
+                    contentsOf: openEvents(Self.fixtures + "/" + name, options: ReadOptions(keepingUnknownTypes: true)), again: true)
+            }
+            let reader = try LogReader(path: path)
+            let kept = try cache.entries(for: reader)
+            #expect(kept.count == reader.batches.count && zip(kept, reader.batches).allSatisfy { $0.stands(for: $1) }, "\(name)")
+            // Those made from the log since have the kept entries' seed, not the index file's made again: their names, not their bits.
+            for (entry, (carts, orders)) in zip(kept, try names(path)) {
+                #expect(carts.allSatisfy { entry.mayName($0, as: .cart) } && orders.allSatisfy { entry.mayName($0, as: .order) }, "\(name)")
+            }
+        }
+        // Another log at the same path: none of the kept entries stands for its batches.
+        let other = try writtenLog(seed: 6)
+        let reader = try LogReader(path: other)
+        #expect(try cache.entries(for: reader) == LogReader(path: other).indexEntries())
+    }
 }

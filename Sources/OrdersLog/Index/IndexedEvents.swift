@@ -35,10 +35,11 @@ public final class IndexedEvents {
 
     /// Reads `reader`'s log through its index (made from the log in memory
     /// where the index is behind or missing), its events before seq `upTo` alone.
-    public init(_ reader: LogReader, upTo: Seq? = nil) throws {
+    /// - Parameter cache: the entries kept from earlier questions about the same log, if any.
+    public init(_ reader: LogReader, upTo: Seq? = nil, cache: IndexEntryCache? = nil) throws {
         self.reader = reader
         self.upTo = upTo ?? reader.endSeq
-        entries = try reader.indexEntries()
+        entries = try cache?.entries(for: reader) ?? reader.indexEntries()
         loader = try BatchLoader(file: reader.file, name: reader.name)
     }
 
