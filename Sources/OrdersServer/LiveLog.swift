@@ -123,8 +123,9 @@ actor LiveLog {
     private var committing = false
     /// What `/metrics` says.
     let metrics = ServerMetrics()
-    /// The writer's fsyncs that `metrics` has counted.
+    /// The writer's fsyncs that `metrics` has counted, and those it had made after the last work on the commit queue.
     private var fsyncsCounted = 0
+    private var fsyncsMade = 0
     /// The reports in zones other than UTC, by zone name: each folded from
     /// the log at its first request, then kept up to date by this fold's ledger.
     private var zoned: [String: ZonedFold] = [:]
@@ -473,8 +474,8 @@ actor LiveLog {
     private func answer(_ group: [Taken]) {
         guard !group.isEmpty else { return }
         metrics.commits.increment()
-        metrics.fsyncs.increment(by: Int64(writer.fsyncs - fsyncsCounted))
-        fsyncsCounted = writer.fsyncs
+        metrics.fsyncs.increment(by: Int64(fsyncsMade - fsyncsCounted))
+        fsyncsCounted = fsyncsMade
         let zones = Array(zoned.values)
         for request in group {
             let first = nextSeq
@@ -573,15 +574,17 @@ actor LiveLog {
         return views.version(of: cart) ?? 0
     }
 
-    /// Runs `work` on the writer on the commit queue, so that its syncs do not hold the actor.
+    /// Runs `work` on the writer on the commit queue, so that its syncs do
+    /// not hold the actor; then notes the writer's fsyncs, counted there
+    /// rather than read by the actor from the writer the queue uses.
     private func onCommitQueue(_ work: @escaping (LogWriter, Identifiers) throws -> Void) async throws {
         // Handed to the queue while the actor waits for it and touches nothing it holds.
         let writer = Handed(writer), ids = Handed(ids), work = Handed(work)
-        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+        fsyncsMade = try await withCheckedThrowingContinuation { (done: CheckedContinuation<Int, any Error>) in
             commits.async {
                 do {
                     try work.value(writer.value, ids.value)
-                    done.resume()
+                    done.resume(returning: writer.value.fsyncs)
                 } catch {
                     done.resume(throwing: error)
                 }
