@@ -90,6 +90,39 @@ struct SpecModelTests {
             }
         }
         third.stop()
+        // The files derived from the log, damaged or gone: every cart, order and audit the same bytes.
+        #expect(try CLI.run(["snapshot", log]).status == 0)
+        let intact = try ServeTests.Running(log: log)
+        let expected = try await answers(model, on: intact)
+        intact.stop()
+        for damage in ["index flipped", "snapshot flipped", "both gone"] {
+            for (file, flipped) in [(log + ".index", "index flipped"), (log + ".snapshot", "snapshot flipped")] where damage == flipped {
+                var bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+                bytes[bytes.count / 2] ^= 0x10
+                try bytes.write(to: URL(fileURLWithPath: file))
+            }
+            if damage == "both gone" {
+                for file in [log + ".index", log + ".snapshot"] { try? FileManager.default.removeItem(atPath: file) }
+            }
+            let damaged = try ServeTests.Running(log: log)
+            #expect(try await answers(model, on: damaged) == expected, "seed \(seed), \(damage)")
+            damaged.stop()
+        }
+    }
+
+    /// What `server` answers for every cart of `model`, its audit, and the order each closed cart placed.
+    private func answers(_ model: SpecModel, on server: ServeTests.Running) async throws -> [String] {
+        var texts: [String] = []
+        for (cart, view) in model.carts.sorted(by: { $0.key < $1.key }) {
+            let encoded = cart.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            texts.append(try await server.request("GET", "/carts/\(encoded)").text)
+            texts.append(try await server.request("GET", "/audit?cart=\(encoded)").text)
+            if let order = view.order {
+                texts.append(
+                    try await server.request("GET", "/orders/\(order.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)").text)
+            }
+        }
+        return texts
     }
 
     /// Every cart of `model`, and the order each closed one placed, as `server` answers them.
