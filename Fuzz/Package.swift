@@ -34,6 +34,10 @@ let package = Package(
             ],
             path: "Targets/FuzzSnapshotFile", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
         .executableTarget(
+            name: "FuzzPartSums",
+            dependencies: ["FuzzSupport", .product(name: "OrdersLog", package: "orders"), .product(name: "OrdersCore", package: "orders")],
+            path: "Targets/FuzzPartSums", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+        .executableTarget(
             name: "FuzzBatchPayload",
             dependencies: ["FuzzSupport", .product(name: "OrdersLog", package: "orders"), .product(name: "OrdersCore", package: "orders")],
             path: "Targets/FuzzBatchPayload", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),

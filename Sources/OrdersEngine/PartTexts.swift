@@ -1,9 +1,10 @@
 import OrdersCore
 import OrdersLog
 
-/// The small, mergeable texts that the passes of a dataset's fold hand each
-/// other when they run as separate processes (`orders part`, on a cluster):
-/// a part's claims, a part's notes, and a part's reports. Lines of
+/// The small texts that the passes of a dataset's fold hand each other
+/// when they run as separate processes (`orders part`, on a cluster): a
+/// part's claims, the contested order ids, and a part's notes (a part's
+/// sums are bytes: ``PartSums``). Lines of
 /// tab-separated fields; ids in hexadecimal, so that any bytes survive;
 /// a first line that names the text and its version.
 public enum PartTexts {
@@ -88,165 +89,6 @@ public enum PartTexts {
         return notes
     }
 
-    /// A part's reports, with the ids they name spelled out: every sum of
-    /// ``Reports``, which add up across parts. Written byte by byte: a
-    /// part's sums run to hundreds of thousands of lines.
-    public static func reports(_ reports: Reports, ids: Identifiers) -> [UInt8] {
-        var text = Array("orders-reports\t1\n".utf8)
-        text.reserveCapacity(64 * (reports.products.totals.count + reports.daily.totals.count + reports.tally.votes.count) + 256)
-        func field(_ value: Int64) {
-            text.append(0x09)
-            decimal(value, into: &text)
-        }
-        func field(_ value: ExactSum) {
-            field(value.value)
-            if value.overflowed { text.append(UInt8(ascii: "!")) }
-        }
-        func field(_ string: String) {
-            text.append(0x09)
-            text += Array(string.utf8)
-        }
-        func field(hexOf bytes: some Collection<UInt8>) {
-            text.append(0x09)
-            hex(bytes, into: &text)
-        }
-        func line(_ kind: String, _ fields: () -> Void) {
-            text += Array(kind.utf8)
-            fields()
-            text.append(0x0A)
-        }
-        let summary = reports.summary
-        line("zone") { field(reports.zone.name) }
-        line("counts") {
-            for count in [summary.events, summary.orders, summary.openCarts, summary.votes, summary.ignored] { field(count) }
-        }
-        for kind in Anomaly.allCases where summary.anomalies[kind] > 0 {
-            line("anomaly") {
-                field(kind.description)
-                field(summary.anomalies[kind])
-            }
-        }
-        for (currency, total) in summary.revenue.entries {
-            line("revenue") {
-                field(currency.description)
-                field(total)
-            }
-        }
-        for (currency, total) in summary.units.entries {
-            line("units") {
-                field(currency.description)
-                field(total)
-            }
-        }
-        for (key, totals) in reports.daily.totals.entries {
-            line("daily") {
-                field(key.day)
-                field(key.currency.description)
-                field(totals.orders)
-                field(totals.units)
-                field(totals.revenue)
-            }
-        }
-        for (key, totals) in reports.products.totals.entries {
-            line("product") {
-                field(key.day)
-                field(key.currency.description)
-                field(hexOf: ids.products[key.product])
-                field(totals.units)
-                field(totals.revenue)
-            }
-        }
-        for (key, votes) in reports.tally.votes.entries {
-            line("vote") {
-                field(hexOf: ids.polls[key.poll])
-                field(hexOf: ids.candidates[key.candidate])
-                field(votes)
-            }
-        }
-        return text
-    }
-
-    /// Reads `reports(_:ids:)`'s text into reports whose products, polls and candidates are numbered in `ids`.
-    public static func readReports(_ text: [UInt8], zone: ZoneRules, ids: inout Identifiers, name: String) throws -> Reports {
-        var reports = Reports(zone: zone)
-        func sum(_ field: ArraySlice<UInt8>) -> ExactSum? {
-            let overflowed = field.last == UInt8(ascii: "!")
-            guard let value = integer(overflowed ? field.dropLast() : field) else { return nil }
-            var sum = ExactSum(value)
-            sum.overflowed = overflowed
-            return sum
-        }
-        func currency(_ field: ArraySlice<UInt8>) -> Currency? { Currency(code: Array(field)) }
-        /// The products met so far, by their spelling in hexadecimal: most lines name one met before.
-        var products: [ArraySlice<UInt8>: Symbol] = [:]
-        try lines(of: text, kind: "orders-reports", name: name) { fields, line in
-            let malformed = bad(name, line, "a line of \(fields.first.map(string) ?? "") that does not read")
-            let kind = fields.first ?? []
-            if kind.elementsEqual("product".utf8) {
-                guard fields.count == 6, let day = integer(fields[1]), let code = currency(fields[2]), let units = sum(fields[4]),
-                    let revenue = sum(fields[5])
-                else { throw malformed }
-                let product: Symbol
-                if let known = products[fields[3]] {
-                    product = known
-                } else {
-                    guard let id = unhex(fields[3]) else { throw malformed }
-                    product = ids.products.intern(id)
-                    products[fields[3]] = product
-                }
-                var totals = ProductSales.Totals()
-                (totals.units, totals.revenue) = (units, revenue)
-                reports.products.totals[ProductSales.Key(day: day, product: product, currency: code), default: ProductSales.Totals()]
-                    .merge(totals)
-                return
-            }
-            switch string(kind) {
-            case "zone":
-                guard fields.count == 2, string(fields[1]) == zone.name else {
-                    throw bad(
-                        name, line,
-                        "reports folded in \(fields.dropFirst().map(string).joined()), not \(zone.name): fold every part in one zone (--tz)"
-                    )
-                }
-            case "counts":
-                let numbers = fields.dropFirst().compactMap(integer)
-                guard numbers.count == 5 else { throw malformed }
-                reports.summary.events += numbers[0]
-                reports.summary.orders += numbers[1]
-                reports.summary.openCarts += numbers[2]
-                reports.summary.votes += numbers[3]
-                reports.summary.ignored += numbers[4]
-            case "anomaly":
-                guard fields.count == 3, let kind = Anomaly.allCases.first(where: { $0.description == string(fields[1]) }),
-                    let count = integer(fields[2])
-                else { throw malformed }
-                reports.summary.anomalies[kind] += count
-            case "revenue", "units":
-                guard fields.count == 3, let code = currency(fields[1]), let total = sum(fields[2]) else { throw malformed }
-                if string(fields[0]) == "revenue" {
-                    reports.summary.revenue[code, default: ExactSum()].add(total)
-                } else {
-                    reports.summary.units[code, default: ExactSum()].add(total)
-                }
-            case "daily":
-                guard fields.count == 6, let day = integer(fields[1]), let code = currency(fields[2]),
-                    let orders = sum(fields[3]), let units = sum(fields[4]), let revenue = sum(fields[5])
-                else { throw malformed }
-                var totals = SalesTotals()
-                (totals.orders, totals.units, totals.revenue) = (orders, units, revenue)
-                reports.daily.totals[DailySales.Key(day: day, currency: code), default: SalesTotals()].merge(totals)
-            case "vote":
-                guard fields.count == 4, let poll = unhex(fields[1]), let candidate = unhex(fields[2]), let votes = integer(fields[3])
-                else { throw malformed }
-                reports.tally.votes[VoteTally.Key(poll: ids.polls.intern(poll), candidate: ids.candidates.intern(candidate)), default: 0] +=
-                    votes
-            default:
-                throw malformed
-            }
-        }
-        return reports
-    }
-
     // MARK: Text
 
     private static let digits = Array("0123456789abcdef".utf8)
@@ -269,22 +111,6 @@ public enum PartTexts {
             index += 2
         }
         return bytes
-    }
-
-    /// Appends `value` in decimal, an optional minus first.
-    private static func decimal(_ value: Int64, into text: inout [UInt8]) {
-        if value < 0 { text.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 20 digits, written backwards
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            repeat {
-                buffer[23 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-                count += 1
-            } while magnitude > 0
-            text += buffer[(24 - count)...]
-        }
     }
 
     private static func string(_ field: ArraySlice<UInt8>) -> String { String(decoding: field, as: UTF8.self) }

@@ -117,7 +117,7 @@ def select_task(name, contested):
 
 
 def merge_task(name, tz):
-    """Adds the texts of sums of one partition into one, in one process: a step of the tree."""
+    """Adds the sums (bytes) of one partition into one, in one process: a step of the tree."""
     def task(texts):
         texts = list(texts)
         if len(texts) < 2:

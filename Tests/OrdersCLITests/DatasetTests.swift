@@ -106,6 +106,11 @@ struct DatasetTests {
                 command.prefix(command[0] == "report" ? 2 : 1) + [log] + command.dropFirst(command[0] == "report" ? 2 : 1))
             #expect(fromTree.status == 0 && fromTree.stdout == fromLog.stdout, "\(output): \(fromTree.stderr)")
         }
+        // Sums cut short, as by a task killed mid-write: refused, naming the file, never added in part.
+        let whole = try Data(contentsOf: URL(fileURLWithPath: sums[4]))
+        try whole.dropLast(9).write(to: URL(fileURLWithPath: dir + "/cut"))
+        let cut = try CLI.run(["part", "merge", dir + "/0123", dir + "/cut", "--print", "replay", "--tz", "Asia/Seoul"])
+        #expect(cut.status == 65 && cut.stdout.isEmpty && cut.stderr.contains(dir + "/cut: byte "), "\(cut.stderr)")
     }
 
     @Test func aDatasetRecordsAReSentEventOnceAndRefusesAnIDOfAnotherEvent() throws {

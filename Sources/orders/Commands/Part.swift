@@ -20,13 +20,14 @@ extension Orders {
                   2. the order ids of more than one part's claims > contested   (a shuffle)
                      orders part select claims-K --contested contested > sent-K (one task a part)
                   3. orders part decide sent-* > notes                (one small, ordered pass)
-                  4. orders part fold DIR --part K --notes notes > reports-K   (one task a part)
-                  5. orders part merge reports-A reports-B --print reports > reports-AB   (a tree)
-                     orders part merge reports-* --print daily        (the outputs of the CLI)
+                  4. orders part fold DIR --part K --notes notes > sums-K   (one task a part)
+                  5. orders part merge sums-A sums-B --print reports > sums-AB   (a tree)
+                     orders part merge sums-* --print daily           (the outputs of the CLI)
                 Step 2 may be left out (decide then takes every claim); either way the
                 answers are the same. Every text is small next to the part: the checkouts
                 (after step 2, only those an order id used in another part reaches), the
-                order ids another part took first, the sums of the reports.
+                order ids another part took first, the sums of the reports. The sums are
+                bytes (orders-sums, version 1, with a checksum), never written to a terminal.
                 """,
             subcommands: [Claims.self, Select.self, Decide.self, Fold.self, Merge.self])
     }
@@ -101,7 +102,7 @@ extension Orders.Part {
 
     struct Fold: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "The second pass over part K: its reports' sums, given the notes.")
+            abstract: "The second pass over part K: its reports' sums, as bytes, given the notes.")
 
         @Argument(help: ArgumentHelp("The dataset.", valueName: "dir"))
         var dataset: String
@@ -116,13 +117,14 @@ extension Orders.Part {
 
         func run() throws {
             try reportingFailures {
+                try Console.refuseBytesOnTerminal("A part's sums")
                 let set = try open(dataset, part: part)
                 let rules = try zone.rules()
                 let noted = try PartTexts.readNotes(readWholeInput(notes), part: part, name: notes)
                 let (reports, ids) =
                     set.manifest.parts[part].events > 0
                     ? try DatasetFold.fold(set, part: part, zone: rules, notes: noted) : (Reports(zone: rules), Identifiers())
-                Console.write(PartTexts.reports(reports, ids: ids))
+                Console.write(PartSums.encode(reports, ids: ids))
             }
         }
     }
@@ -137,12 +139,12 @@ extension Orders.Part {
             case reports
         }
 
-        @Argument(help: ArgumentHelp("Every part's reports, one file a part.", valueName: "reports"))
+        @Argument(help: ArgumentHelp("Every part's sums (orders part fold, or merge --print reports), one file a part.", valueName: "sums"))
         var files: [String]
 
         @Option(
             help: ArgumentHelp(
-                "replay (its JSON), daily, products or tally, to standard output; or reports, the sums, for another merge.",
+                "replay (its JSON), daily, products or tally, to standard output; or reports, the sums as bytes, for another merge.",
                 valueName: "output"))
         var print: Output?
 
@@ -163,10 +165,11 @@ extension Orders.Part {
 
         func run() throws {
             try reportingFailures {
+                if print == .reports { try Console.refuseBytesOnTerminal("The sums") }
                 let rules = try zone.rules()
                 var ids = Identifiers()
                 var reports = Reports(zone: rules)
-                for file in files { reports.merge(try PartTexts.readReports(readWholeInput(file), zone: rules, ids: &ids, name: file)) }
+                for file in files { try PartSums.add(readWholeInput(file), to: &reports, ids: &ids, name: file) }
                 if let print { return Console.write(try render(print, format, reports, ids)) }
                 for output in Output.allCases where output != .reports {
                     let name = out! + "/" + output.rawValue + (output == .replay ? ".json" : ".csv")
@@ -178,7 +181,7 @@ extension Orders.Part {
         /// One output, as the command that prints it would print it.
         private func render(_ output: Output, _ format: TabularFormat, _ reports: Reports, _ ids: Identifiers) throws -> [UInt8] {
             switch (output, format) {
-            case (.reports, _): return PartTexts.reports(reports, ids: ids)
+            case (.reports, _): return PartSums.encode(reports, ids: ids)
             case (.replay, _): return try SummaryReport.json(reports.summary)
             case (.daily, .json): return try DailyReport(reports.daily, zone: zone.zone, from: nil, to: nil).json()
             case (.daily, _): return try DailyReport(reports.daily, zone: zone.zone, from: nil, to: nil).csv()

@@ -1,3 +1,5 @@
+import ArgumentParser
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -12,6 +14,12 @@ enum Console {
     /// cleared before a note, or data for the same terminal, is written onto it.
     nonisolated(unsafe) private static var statusDrawn = false
     private static let stdoutIsTerminal = isatty(1) == 1
+
+    /// Refuses to write `what`, which is bytes, not text, onto a terminal, as `zstd` does.
+    static func refuseBytesOnTerminal(_ what: String) throws {
+        guard stdoutIsTerminal else { return }
+        throw ValidationError("\(what) are bytes, not text: send them to a file (> FILE) or a pipe")
+    }
 
     /// Queues bytes for standard output, writing when the buffer is large.
     static func write(_ bytes: [UInt8]) {
