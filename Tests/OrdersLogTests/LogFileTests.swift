@@ -710,6 +710,46 @@ struct VerifyTests {
         for threads in 1...3 { #expect(many.firstDuplicate(threads: threads)?.role == .product, "\(threads) threads") }
     }
 
+    /// A cart spelled in bytes that are not UTF-8, under checksums that
+    /// hold: a reading of the events, and a writer looking up the ids it
+    /// appends, refuse the batch, whether the batch's other spellings are
+    /// ASCII (checked all at once) or not; a sound spelling beyond ASCII reads.
+    @Test func aSpellingThatIsNotUTF8IsRefusedAmongASCIIOrNot() throws {
+        var ids = Identifiers()
+        let p = ids.products.intern(Array("p".utf8))
+        let plain = ids.carts.intern(Array("cart-a".utf8)), accented = ids.carts.intern(Array("café".utf8))
+        func added(to cart: Symbol) -> Event {
+            Event(at: Timestamp(milliseconds: 0), .itemAdded(cart: cart, product: p, qty: 1, price: 5, currency: Currency("KRW")!))
+        }
+        let sound = try logWithBatchesRewritten([added(to: plain), added(to: accented)], ids: ids, rewrites: [:])
+        #expect(String(decoding: try exported(sound), as: UTF8.self).contains("\"cart\": \"café\""))
+        for (spelling, cart) in [(Array("cart-\u{FF}".utf8.dropLast(2)) + [0xFF], plain), (Array("caf".utf8) + [0xC3, 0x28], accented)] {
+            let path = try logWithBatchesRewritten(
+                [added(to: plain), added(to: accented)], ids: ids,
+                rewrites: [
+                    cart == plain ? 0 : 1: { _, size, section in
+                        #expect(Int(section[0]) == spelling.count)
+                        section = [section[0]] + spelling
+                        size = UInt8(section.count)
+                    }
+                ])
+            #expect(throws: (any Error).self, "\(spelling)") { try exported(path) }
+            var more = Identifiers()
+            let other = more.carts.intern(Array("cart-b".utf8)), q = more.products.intern(Array("p".utf8))
+            #expect(throws: (any Error).self, "\(spelling)") {
+                try LogWriter(path: path).write(ids: more) { writer in
+                    try writer.append(
+                        [
+                            Event(
+                                at: Timestamp(milliseconds: 1),
+                                .itemAdded(cart: other, product: q, qty: 1, price: 5, currency: Currency("KRW")!))
+                        ],
+                        records: EventRecords(), ids: more)
+                }
+            }
+        }
+    }
+
     /// What `nextText` writes for `path` on `threads`, or the error it throws.
     private func text(_ path: String, threads: Int, skippingCorrupt: Bool = false) -> Result<[UInt8], any Error> {
         Result {

@@ -37,24 +37,33 @@ extension LogReader {
             try current.onPayload(of: batch) { payload throws(ByteReader.Malformed) in
                 for role in Role.allCases {
                     let entry = current.dictionary[role], filter = filters[role.rawValue]
-                    func lookUpStaged() {
-                        for (number, bytes, bit) in staged where filter.mayContain(bit: bit) && wanted[role].lookup(bytes) != nil {
-                            _ = found[role].define(number, bytes)
-                        }
-                        staged.removeAll(keepingCapacity: true)
-                    }
                     try current.dictionary.checkNumbering(of: role, following: idCounts[role.rawValue], skipping: false)
                     try current.dictionary.forEachSpelling(of: role, in: payload) { (number, bytes, _) throws(ByteReader.Malformed) in
                         guard number >= entry.firstNew else { return }
                         staged.append((number, bytes, filter.fetchingBit(of: bytes)))
-                        if staged.count == Self.stagedLookups { lookUpStaged() }
+                        if staged.count == Self.stagedLookups { Self.lookUp(&staged, filter, in: wanted[role], into: &found[role]) }
                     }
-                    lookUpStaged()
+                    Self.lookUp(&staged, filter, in: wanted[role], into: &found[role])
                     idCounts[role.rawValue] = entry.end
                 }
             }
         }
         for role in Role.allCases { found[role].extend(to: idCounts[role.rawValue]) }
+    }
+
+    /// Defines in `found` each of `staged` that `wanted` holds, and empties
+    /// `staged`. A function of its own, not one nested in ``lookUp(_:into:batchDone:)``:
+    /// a nested one captures `staged` in a box whose every access, one an
+    /// id of the log, is checked for exclusivity at run time (15% of an
+    /// import into a 20M-event log).
+    private static func lookUp(
+        _ staged: inout [(number: Int, bytes: UnsafeRawBufferPointer, bit: UInt32)], _ filter: SymbolFilter, in wanted: SymbolTable,
+        into found: inout SymbolTable
+    ) {
+        for (number, bytes, bit) in staged where filter.mayContain(bit: bit) && wanted.lookup(bytes) != nil {
+            _ = found.define(number, bytes)
+        }
+        staged.removeAll(keepingCapacity: true)
     }
 
     /// Loads every committed batch's payload and dictionary in turn, no

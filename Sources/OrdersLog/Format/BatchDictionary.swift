@@ -87,10 +87,12 @@ struct BatchDictionary: Sendable {
         guard lengths.reduce(0, +) == reader.remaining else {
             throw ByteReader.Malformed(position: reader.position, reason: "the \(role.field) ids' lengths do not add up to their spellings")
         }
+        // Spellings all ASCII, as most are, are each valid UTF-8: one check of them all, not one an id.
+        let allASCII = isASCII(UnsafeRawBufferPointer(rebasing: reader.bytes[reader.position...]))
         for (number, length) in zip(numbers, lengths) {
             let position = reader.position
             let bytes = try reader.readBytes(length)
-            guard isValidUTF8(bytes) else {
+            guard allASCII || isValidUTF8(bytes) else {
                 throw ByteReader.Malformed(position: position, reason: "a \(role.field) id is not valid UTF-8")
             }
             try body(number, bytes, position)

@@ -4,6 +4,21 @@ func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
     firstInvalidUTF8(in: bytes) == nil
 }
 
+/// Whether every byte of `bytes` is ASCII (below 0x80), eight at a time.
+func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    var i = 0
+    var high: UInt64 = 0
+    while i + 8 <= bytes.count {
+        high |= bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+        i += 8
+    }
+    while i < bytes.count {
+        high |= UInt64(bytes[i])
+        i += 1
+    }
+    return high & 0x8080_8080_8080_8080 == 0
+}
+
 /// Where the first byte of `bytes` lies that starts no well-formed UTF-8
 /// sequence, or nil if there is none. ASCII runs go eight bytes at a time.
 func firstInvalidUTF8(in bytes: UnsafeRawBufferPointer) -> Int? {
