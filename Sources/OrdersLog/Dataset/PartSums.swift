@@ -29,8 +29,8 @@ public enum PartSums {
         for totals in [summary.revenue, summary.units] {
             w.write(varint: UInt64(totals.count))
             for (currency, sum) in totals.entries {
-                w.write(littleEndian: currency.rawValue)
-                write(sum, to: &w)
+                w.write(currency)
+                w.write(sum)
             }
         }
         for table in [ids.products, ids.polls, ids.candidates] {
@@ -42,21 +42,16 @@ public enum PartSums {
                 }
             }
         }
-        w.write(varint: UInt64(reports.daily.totals.count))
-        for (key, totals) in reports.daily.totals.entries {
-            w.write(zigzag: key.day)
-            w.write(littleEndian: key.currency.rawValue)
-            for sum in [totals.orders, totals.units, totals.revenue] { write(sum, to: &w) }
-        }
+        w.write(reports.daily)
         w.write(varint: UInt64(reports.products.totals.count))
         var day: Int64 = 0
         for (key, totals) in reports.products.totals.entries {
             w.write(zigzag: key.day &- day)
             day = key.day
             w.write(varint: UInt64(key.product.rawValue))
-            w.write(littleEndian: key.currency.rawValue)
-            write(totals.units, to: &w)
-            write(totals.revenue, to: &w)
+            w.write(key.currency)
+            w.write(totals.units)
+            w.write(totals.revenue)
         }
         w.write(varint: UInt64(reports.tally.votes.count))
         for (key, votes) in reports.tally.votes.entries {
@@ -117,8 +112,8 @@ public enum PartSums {
         for kind in Anomaly.allCases { summary.anomalies[kind] = try count(&r, "a count of \(kind)") }
         for units in [false, true] {
             for _ in 0..<(try r.readCount(atMost: r.remaining, "the count of currencies")) {
-                let currency = try readCurrency(&r)
-                let sum = try readSum(&r)
+                let currency = try r.readCurrency()
+                let sum = try r.readSum()
                 if units {
                     summary.units[currency, default: ExactSum()].add(sum)
                 } else {
@@ -138,27 +133,17 @@ public enum PartSums {
         let products = try readTable(&r, into: &ids.products, "products")
         let polls = try readTable(&r, into: &ids.polls, "polls")
         let candidates = try readTable(&r, into: &ids.candidates, "candidates")
-        for _ in 0..<(try r.readCount(atMost: r.remaining, "the count of daily sums")) {
-            let start = r.position
-            let day = zigzag(try r.readVarint())
-            guard days.contains(day) else { throw ByteReader.Malformed(position: start, reason: "a day \(day) is past any date's") }
-            let currency = try readCurrency(&r)
-            var totals = SalesTotals()
-            totals.orders = try readSum(&r)
-            totals.units = try readSum(&r)
-            totals.revenue = try readSum(&r)
-            reports.daily.totals[DailySales.Key(day: day, currency: currency), default: SalesTotals()].merge(totals)
-        }
+        try r.readDailySales(into: &reports.daily, days: days)
         var day: Int64 = 0
         for _ in 0..<(try r.readCount(atMost: r.remaining, "the count of product sums")) {
             let start = r.position
             day &+= zigzag(try r.readVarint())
             guard days.contains(day) else { throw ByteReader.Malformed(position: start, reason: "a day \(day) is past any date's") }
             let product = products[try r.readCount(atMost: products.count - 1, "a product's number")]
-            let currency = try readCurrency(&r)
+            let currency = try r.readCurrency()
             var totals = ProductSales.Totals()
-            totals.units = try readSum(&r)
-            totals.revenue = try readSum(&r)
+            totals.units = try r.readSum()
+            totals.revenue = try r.readSum()
             reports.products.totals[ProductSales.Key(day: day, product: product, currency: currency), default: ProductSales.Totals()]
                 .merge(totals)
         }
@@ -182,7 +167,7 @@ public enum PartSums {
         for _ in 0..<(try r.readCount(atMost: r.remaining, "the count of \(what)")) {
             let start = r.position
             let bytes = try r.readBytes(try r.readCount(atMost: Identifiers.lengths.upperBound, "an id's length"))
-            guard !bytes.isEmpty else { throw ByteReader.Malformed(position: start, reason: "an id of none of the \(what) is empty") }
+            guard !bytes.isEmpty else { throw ByteReader.Malformed(position: start, reason: "an empty id among the \(what)") }
             symbols.append(table.intern(bytes))
         }
         return symbols
@@ -193,28 +178,6 @@ public enum PartSums {
 
     private static func count(_ r: inout ByteReader, _ what: @autoclosure () -> String) throws(ByteReader.Malformed) -> Int64 {
         Int64(try r.readCount(atMost: Int(Int64.max), what()))
-    }
-
-    private static func write(_ sum: ExactSum, to w: inout ByteWriter) {
-        w.write(sum.overflowed ? 1 : 0)
-        w.write(zigzag: sum.value)
-    }
-
-    private static func readSum(_ r: inout ByteReader) throws(ByteReader.Malformed) -> ExactSum {
-        let start = r.position
-        let flag = try r.read(littleEndian: UInt8.self)
-        guard flag <= 1 else { throw ByteReader.Malformed(position: start, reason: "a sum's flag is neither 0 nor 1") }
-        var sum = ExactSum(zigzag(try r.readVarint()))
-        sum.overflowed = flag == 1
-        return sum
-    }
-
-    private static func readCurrency(_ r: inout ByteReader) throws(ByteReader.Malformed) -> Currency {
-        let start = r.position
-        guard let currency = Currency(rawValue: try r.read(littleEndian: UInt32.self)) else {
-            throw ByteReader.Malformed(position: start, reason: "a currency is not three letters")
-        }
-        return currency
     }
 }
 

@@ -138,8 +138,8 @@ extension Snapshot {
             w.write(varint: UInt64(key.product.rawValue - (previous?.product.rawValue ?? 0)))
             w.write(littleEndian: key.currency.rawValue)
             w.write(zigzag: key.day - (sameRun ? previous!.day : Int64(first)))
-            encode(totals[i].units, to: &w)
-            encode(totals[i].revenue, to: &w)
+            w.write(totals[i].units)
+            w.write(totals[i].revenue)
             previous = key
         }
         return w.bytes
@@ -180,12 +180,7 @@ extension Snapshot {
         for kind in Anomaly.allCases { w.write(varint: UInt64(summary.anomalies[kind])) }
         w.write(varint: UInt64(summary.ignored))
         w.write(varint: UInt64(summary.votes))
-        w.write(varint: UInt64(reports.daily.totals.count))
-        for (key, totals) in reports.daily.totals.entries {
-            w.write(zigzag: key.day)
-            w.write(littleEndian: key.currency.rawValue)
-            for sum in [totals.orders, totals.units, totals.revenue] { encode(sum, to: &w) }
-        }
+        w.write(reports.daily)
         w.write(varint: UInt64(reports.tally.votes.count))
         for (key, votes) in reports.tally.votes.entries {
             w.write(varint: UInt64(key.poll.rawValue))
@@ -194,10 +189,6 @@ extension Snapshot {
         }
     }
 
-    private static func encode(_ sum: ExactSum, to w: inout ByteWriter) {
-        w.write(sum.overflowed ? 1 : 0)
-        w.write(zigzag: sum.value)
-    }
 }
 
 /// What a snapshot's head says of its other frames, in the order they
@@ -330,15 +321,7 @@ struct SnapshotHead: Sendable {
         let number = { (r: inout ByteReader, role: Role) throws(ByteReader.Malformed) in
             Symbol(rawValue: UInt32(try r.readCount(atMost: idCounts[role.rawValue] - 1, "a \(role.field)'s number")))
         }
-        for _ in 0..<(try r.readCount(atMost: r.remaining, "the count of daily entries")) {
-            let day = zigzag(try r.readVarint())
-            let currency = try decodeCurrency(&r)
-            var totals = SalesTotals()
-            totals.orders = try decodeSum(&r)
-            totals.units = try decodeSum(&r)
-            totals.revenue = try decodeSum(&r)
-            reports.daily.totals[DailySales.Key(day: day, currency: currency), default: SalesTotals()].merge(totals)
-        }
+        try r.readDailySales(into: &reports.daily)
         for _ in 0..<(try r.readCount(atMost: r.remaining, "the count of tally entries")) {
             let poll = try number(&r, .poll)
             let candidate = try number(&r, .candidate)
@@ -364,7 +347,7 @@ struct SnapshotHead: Sendable {
             let kept = keeping?.carts.contains(Int(cart)) ?? true
             if kept { ledger.openCarts.append(UInt32(cart)) }
             let lines = try r.readCount(atMost: r.remaining, "a cart's count of lines")
-            let currency = lines > 0 ? try decodeCurrency(&r) : nil
+            let currency = lines > 0 ? try r.readCurrency() : nil
             for _ in 0..<lines {
                 let product = try r.readCount(atMost: Int(UInt32.max), "a product's number")
                 let qty = zigzag(try r.readVarint()), price = zigzag(try r.readVarint())
@@ -410,7 +393,7 @@ struct SnapshotHead: Sendable {
         for _ in 0..<frame.count {
             let start = r.position
             let product = Int(previous?.product.rawValue ?? 0) + (try r.readCount(atMost: Int(UInt32.max), "a product's number"))
-            let currency = try decodeCurrency(&r)
+            let currency = try r.readCurrency()
             let sameRun = product == previous?.product.index && currency == previous?.currency
             let (day, overflow) = (sameRun ? previous!.day : Int64(frame.first)).addingReportingOverflow(zigzag(try r.readVarint()))
             let key = ProductSales.Key(day: day, product: Symbol(rawValue: UInt32(truncatingIfNeeded: product)), currency: currency)
@@ -418,8 +401,8 @@ struct SnapshotHead: Sendable {
                 previous.map({ Snapshot.writtenBefore($0, key) }) ?? true
             else { throw ByteReader.Malformed(position: start, reason: "a product entry out of range or out of order") }
             var entry = ProductSales.Totals()
-            entry.units = try decodeSum(&r)
-            entry.revenue = try decodeSum(&r)
+            entry.units = try r.readSum()
+            entry.revenue = try r.readSum()
             chunk.append((key, entry))
             previous = key
         }
@@ -428,22 +411,5 @@ struct SnapshotHead: Sendable {
         chunk.sort { FoldState.sortsBefore($0.0, $1.0) }
         keys += chunk.map(\.0)
         totals += chunk.map(\.1)
-    }
-
-    private static func decodeCurrency(_ r: inout ByteReader) throws(ByteReader.Malformed) -> Currency {
-        let start = r.position
-        guard let currency = Currency(rawValue: try r.read(littleEndian: UInt32.self)) else {
-            throw ByteReader.Malformed(position: start, reason: "a currency is not three letters")
-        }
-        return currency
-    }
-
-    private static func decodeSum(_ r: inout ByteReader) throws(ByteReader.Malformed) -> ExactSum {
-        let start = r.position
-        let flag = try r.read(littleEndian: UInt8.self)
-        guard flag <= 1 else { throw ByteReader.Malformed(position: start, reason: "a sum's flag is neither 0 nor 1") }
-        var sum = ExactSum(zigzag(try r.readVarint()))
-        sum.overflowed = flag == 1
-        return sum
     }
 }
