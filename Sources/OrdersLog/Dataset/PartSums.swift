@@ -53,12 +53,7 @@ public enum PartSums {
             w.write(totals.units)
             w.write(totals.revenue)
         }
-        w.write(varint: UInt64(reports.tally.votes.count))
-        for (key, votes) in reports.tally.votes.entries {
-            w.write(varint: UInt64(key.poll.rawValue))
-            w.write(varint: UInt64(key.candidate.rawValue))
-            w.write(varint: UInt64(votes))
-        }
+        w.write(reports.tally)
         w.write(littleEndian: CRC32C.checksum(w.bytes))
         return w.bytes
     }

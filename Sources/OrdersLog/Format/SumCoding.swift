@@ -3,7 +3,8 @@ import OrdersCore
 /// Sums, currencies and daily sales as bytes, as a snapshot and a part's
 /// sums both write them (FORMAT.md, DATASETS.md): a sum is a byte (1 if it
 /// overflowed 64 bits) and its value, zigzag; a currency its three letters,
-/// a u32; a day's sales its day (zigzag), currency, and three sums.
+/// a u32; a day's sales its day (zigzag), currency, and three sums; a
+/// tally's votes, the numbers of their poll and candidate, and the count.
 extension ByteWriter {
     mutating func write(_ sum: ExactSum) {
         write(sum.overflowed ? 1 : 0)
@@ -19,6 +20,16 @@ extension ByteWriter {
             write(zigzag: key.day)
             write(key.currency)
             for sum in [totals.orders, totals.units, totals.revenue] { write(sum) }
+        }
+    }
+
+    /// Every candidate's votes in a poll: their count, then each (poll and candidate by number, votes).
+    mutating func write(_ tally: VoteTally) {
+        write(varint: UInt64(tally.votes.count))
+        for (key, votes) in tally.votes.entries {
+            write(varint: UInt64(key.poll.rawValue))
+            write(varint: UInt64(key.candidate.rawValue))
+            write(varint: UInt64(votes))
         }
     }
 }

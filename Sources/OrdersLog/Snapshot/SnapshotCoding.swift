@@ -181,12 +181,7 @@ extension Snapshot {
         w.write(varint: UInt64(summary.ignored))
         w.write(varint: UInt64(summary.votes))
         w.write(reports.daily)
-        w.write(varint: UInt64(reports.tally.votes.count))
-        for (key, votes) in reports.tally.votes.entries {
-            w.write(varint: UInt64(key.poll.rawValue))
-            w.write(varint: UInt64(key.candidate.rawValue))
-            w.write(varint: UInt64(votes))
-        }
+        w.write(reports.tally)
     }
 
 }
