@@ -115,9 +115,10 @@ extension Orders.Part {
 
         @OptionGroup var zone: ZoneOption
 
+        func validate() throws { try Console.refuseBytesOnTerminal("A part's sums") }
+
         func run() throws {
             try reportingFailures {
-                try Console.refuseBytesOnTerminal("A part's sums")
                 let set = try open(dataset, part: part)
                 let rules = try zone.rules()
                 let noted = try PartTexts.readNotes(readWholeInput(notes), part: part, name: notes)
@@ -161,11 +162,11 @@ extension Orders.Part {
 
         func validate() throws {
             guard (print == nil) != (out == nil) else { throw ValidationError("give --print OUTPUT or --out DIR") }
+            if print == .reports { try Console.refuseBytesOnTerminal("The sums") }
         }
 
         func run() throws {
             try reportingFailures {
-                if print == .reports { try Console.refuseBytesOnTerminal("The sums") }
                 let rules = try zone.rules()
                 var ids = Identifiers()
                 var reports = Reports(zone: rules)
