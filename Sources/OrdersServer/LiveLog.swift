@@ -272,11 +272,11 @@ actor LiveLog {
     private func buildZone(_ zone: ZoneRules, key: String, productSales: Bool) async throws {
         defer { zoneBuilds[key] = nil }
         let path = path, logger = logger
-        let read = try await Task.detached(priority: .utility) {
+        let read = try await LogReads.run {
             let log = try LogReader(path: path, options: ReadOptions(threads: 2))
             return Handed(
                 try Engine.fold(log, threads: 2, zone: zone, fromSnapshot: true, productSales: productSales) { logger.notice("\($0)") })
-        }.value
+        }
         let (reports, readerIDs) = read.value
         // The read may reach a group committed but not yet answered; should its sync fail, no read may show it.
         if let broken, reports.summary.events >= nextSeq {
@@ -297,8 +297,13 @@ actor LiveLog {
     /// placed `order` (nil if none did), in the log at `path`, as `orders
     /// audit` prints them, from its events before `upTo`: read by the
     /// request's task, not by this actor, so that appends go on meanwhile,
-    /// and through the log's index (``IndexedAudit``), from the batches that hold them.
-    nonisolated func audit(cart: [UInt8]?, order: [UInt8]?, upTo: Seq) throws -> [UInt8]? {
+    /// and through the log's index (``IndexedAudit``), from the batches that
+    /// hold them; on a thread of its own (``LogReads``).
+    nonisolated func audit(cart: [UInt8]?, order: [UInt8]?, upTo: Seq) async throws -> [UInt8]? {
+        try await LogReads.run { try self.readAudit(cart: cart, order: order, upTo: upTo) }
+    }
+
+    nonisolated private func readAudit(cart: [UInt8]?, order: [UInt8]?, upTo: Seq) throws -> [UInt8]? {
         do {
             let audit = try IndexedAudit(LogReader(path: path), upTo: upTo, cache: indexCache)
             guard let cart = try cart ?? audit.cart(placing: order!) else { return nil }
@@ -315,8 +320,12 @@ actor LiveLog {
     /// The views of `cart`, or of the cart whose applied checkout placed
     /// `order`, in the log at `path` before `upTo`, through its index, with
     /// the ids they are spelled in; nil for an order no checkout placed.
-    /// Read by the request's task, as ``audit(cart:order:upTo:)`` is.
-    nonisolated func views(cart: [UInt8]?, order: [UInt8]?, upTo: Seq) throws -> FromLog? {
+    /// Read on a thread of its own, as ``audit(cart:order:upTo:)`` is.
+    nonisolated func views(cart: [UInt8]?, order: [UInt8]?, upTo: Seq) async throws -> FromLog? {
+        try await LogReads.run { try self.readViews(cart: cart, order: order, upTo: upTo) }
+    }
+
+    nonisolated private func readViews(cart: [UInt8]?, order: [UInt8]?, upTo: Seq) throws -> FromLog? {
         do {
             let audit = try IndexedAudit(LogReader(path: path), upTo: upTo, cache: indexCache)
             guard let cart = try cart ?? audit.cart(placing: order!) else { return nil }
@@ -329,7 +338,7 @@ actor LiveLog {
     }
 
     /// Views read from the log, the ids they are spelled in, and the cart asked for.
-    struct FromLog {
+    struct FromLog: Sendable {
         var views: CartViews
         var ids: Identifiers
         var cart: [UInt8]
@@ -385,7 +394,7 @@ actor LiveLog {
     nonisolated func append(_ body: ParsedBody, cart: [UInt8]? = nil, ifMatch: Precondition? = nil) async throws -> Outcome {
         if ifMatch != nil, let cart, let (symbol, upTo) = await versionToRead(of: cart) {
             // An older cart with no event since the start: its version is read from the log by this task, not the actor.
-            let version = try views(cart: cart, order: nil, upTo: upTo)!.cartView?.version ?? 0
+            let version = try await views(cart: cart, order: nil, upTo: upTo)!.cartView?.version ?? 0
             await take(version: version, of: symbol)
         }
         return try await enqueue(body, cart: cart, ifMatch: ifMatch)
@@ -601,7 +610,7 @@ extension LiveLog {
         switch await heldCartJSON(cart) {
         case .held(let answer): return answer
         case .inLog(let upTo):
-            let read = try views(cart: cart, order: nil, upTo: upTo)!
+            let read = try await views(cart: cart, order: nil, upTo: upTo)!
             return Self.cartJSON(cart, read.cartView, ids: read.ids)
         }
     }
@@ -612,7 +621,7 @@ extension LiveLog {
         switch await heldOrderJSON(order) {
         case .held(let answer): return answer
         case .inLog(let upTo):
-            guard let read = try views(cart: nil, order: order, upTo: upTo),
+            guard let read = try await views(cart: nil, order: order, upTo: upTo),
                 let view = read.ids.orders.lookup(order).flatMap({ read.views.order($0) })
             else { return nil }
             return Self.orderJSON(order, view, ids: read.ids)

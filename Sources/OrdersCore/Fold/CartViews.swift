@@ -10,7 +10,7 @@
 /// through its index, so that its memory is that of its own carts and not
 /// of every cart there ever was); of an older cart only the version is kept,
 /// once it has an event.
-public struct CartViews {
+public struct CartViews: Sendable {
     /// One cart as the route shows it.
     public struct Cart: Sendable {
         /// The seq of its last event, applied or not.

@@ -22,3 +22,8 @@ func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t {
     precondition(status == 0, "pthread_create failed: \(status)")
     return thread
 }
+
+/// Runs `body` on a new thread that nobody joins: it ends when `body` returns.
+package func startDetachedThread(_ body: @escaping @Sendable () -> Void) {
+    pthread_detach(startThread(body))
+}

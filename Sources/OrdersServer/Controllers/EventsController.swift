@@ -28,10 +28,18 @@ struct EventsController {
         let limit = try RequestValues.number(
             query, "limit", default: Int64(Self.limit.byDefault), in: 1...Int64(Self.limit.most),
             "a count from 1 to \(Self.limit.most)")
-        let head = await live.nextSeq - 1
-        var text: [UInt8] = []
-        if head > after { try Responses.exportedLines(of: live.path, after: after, limit: Int(min(limit, head - after)), into: &text) }
-        return Responses.ndjson(text)
+        let head = await live.nextSeq - 1, path = live.path
+        guard head > after else { return Responses.ndjson([]) }
+        return Responses.ndjson(try await Self.exportedLines(of: path, after: after, limit: Int(min(limit, head - after))))
+    }
+
+    /// The export lines of the `limit` events after `after` in the log at `path`, read on a thread of its own (``LogReads``).
+    static func exportedLines(of path: String, after: Int64, limit: Int) async throws -> [UInt8] {
+        try await LogReads.run {
+            var text: [UInt8] = []
+            try Responses.exportedLines(of: path, after: after, limit: limit, into: &text)
+            return text
+        }
     }
 
     static let streamHeaders: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
@@ -58,8 +66,7 @@ struct EventsController {
             body: .init { writer in
                 do {
                     if start < head {
-                        var text: [UInt8] = []
-                        try Responses.exportedLines(of: live.path, after: start, limit: Int(head - start), into: &text)
+                        let text = try await Self.exportedLines(of: live.path, after: start, limit: Int(head - start))
                         var seq = start
                         try await writer.write(
                             contentsOf: text.split(separator: 0x0A).map { line in

@@ -20,8 +20,8 @@ struct PageController {
     func state() async throws -> [UInt8] {
         let head = await live.nextSeq - 1
         let reports = await live.reports
-        var lines: [UInt8] = []
-        if head > 0 { try Responses.exportedLines(of: live.path, after: max(0, head - 20), limit: Int(min(head, 20)), into: &lines) }
+        let lines =
+            head > 0 ? try await EventsController.exportedLines(of: live.path, after: max(0, head - 20), limit: Int(min(head, 20))) : []
         do {
             var state: [UInt8] = Array(#"{"replay": "#.utf8) + (try SummaryReport.json(reports.summary)).dropLast()
             state += Array(#", "daily": "#.utf8) + (try DailyReport(reports.daily, zone: "UTC").json()).dropLast()

@@ -64,7 +64,7 @@ struct ReportsController {
         guard (cart == nil) != (order == nil) else {
             throw JSONError(.badRequest, "give exactly one of the parameters cart and order", parameter: cart == nil ? "cart" : "order")
         }
-        guard let lines = try live.audit(cart: cart, order: order, upTo: await live.acknowledgedEnd) else {
+        guard let lines = try await live.audit(cart: cart, order: order, upTo: await live.acknowledgedEnd) else {
             throw JSONError(.notFound, "no applied checkout placed order \(String(decoding: order ?? [], as: UTF8.self))")
         }
         return Responses.ndjson(lines)
