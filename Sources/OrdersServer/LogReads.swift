@@ -1,5 +1,4 @@
 import OrdersLog
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -34,10 +33,11 @@ enum LogReads {
     private static let turns = Turns(most)
 
     /// The turns to read: taken by each read, and handed to the next waiting one when it ends.
+    /// Behind a pthread mutex (``ConditionBox``), which the thread sanitizer follows.
     private final class Turns: Sendable {
-        private let state: Mutex<(free: Int, waiting: [CheckedContinuation<Void, Never>])>
+        private let state: ConditionBox<(free: Int, waiting: [CheckedContinuation<Void, Never>])>
 
-        init(_ count: Int) { state = Mutex((count, [])) }
+        init(_ count: Int) { state = ConditionBox((count, [])) }
 
         func take() async {
             await withCheckedContinuation { (turn: CheckedContinuation<Void, Never>) in
