@@ -1,5 +1,4 @@
 import OrdersCore
-import Synchronization
 
 /// The entries of a log's index kept between questions by a process that
 /// asks many of one log (`orders serve`): a question takes those that
@@ -11,7 +10,9 @@ import Synchronization
 /// Derived, as the index is: an entry that no longer stands for its batch
 /// (a log cut back, or repaired) is passed over with every entry after it.
 public final class IndexEntryCache: Sendable {
-    private let kept = Mutex<[IndexEntry]>([])
+    /// Behind a pthread mutex (``ConditionBox``), which the thread sanitizer follows, as the
+    /// server's reads take and keep entries on threads of their own.
+    private let kept = ConditionBox<[IndexEntry]>([])
 
     public init() {}
 
