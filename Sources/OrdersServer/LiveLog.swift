@@ -293,6 +293,16 @@ actor LiveLog {
     /// up to it, past which the log may hold a group being committed.
     var acknowledgedEnd: Seq { nextSeq }
 
+    /// The export lines of the `limit` events after `after`, read on a thread
+    /// of its own (``LogReads``): a page of `/events`, a stream's resume, the page's last events.
+    nonisolated func exportedLines(after: Seq, limit: Int) async throws -> [UInt8] {
+        try await LogReads.run {
+            var text: [UInt8] = []
+            try Responses.exportedLines(of: self.path, after: after, limit: limit, into: &text)
+            return text
+        }
+    }
+
     /// The audit lines of `cart`, or of the cart whose applied checkout
     /// placed `order` (nil if none did), in the log at `path`, as `orders
     /// audit` prints them, from its events before `upTo`: read by the

@@ -28,18 +28,9 @@ struct EventsController {
         let limit = try RequestValues.number(
             query, "limit", default: Int64(Self.limit.byDefault), in: 1...Int64(Self.limit.most),
             "a count from 1 to \(Self.limit.most)")
-        let head = await live.nextSeq - 1, path = live.path
+        let head = await live.nextSeq - 1
         guard head > after else { return Responses.ndjson([]) }
-        return Responses.ndjson(try await Self.exportedLines(of: path, after: after, limit: Int(min(limit, head - after))))
-    }
-
-    /// The export lines of the `limit` events after `after` in the log at `path`, read on a thread of its own (``LogReads``).
-    static func exportedLines(of path: String, after: Int64, limit: Int) async throws -> [UInt8] {
-        try await LogReads.run {
-            var text: [UInt8] = []
-            try Responses.exportedLines(of: path, after: after, limit: limit, into: &text)
-            return text
-        }
+        return Responses.ndjson(try await live.exportedLines(after: after, limit: Int(min(limit, head - after))))
     }
 
     static let streamHeaders: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
@@ -66,7 +57,7 @@ struct EventsController {
             body: .init { writer in
                 do {
                     if start < head {
-                        let text = try await Self.exportedLines(of: live.path, after: start, limit: Int(head - start))
+                        let text = try await live.exportedLines(after: start, limit: Int(head - start))
                         var seq = start
                         try await writer.write(
                             contentsOf: text.split(separator: 0x0A).map { line in

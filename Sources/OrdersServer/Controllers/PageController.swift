@@ -21,7 +21,7 @@ struct PageController {
         let head = await live.nextSeq - 1
         let reports = await live.reports
         let lines =
-            head > 0 ? try await EventsController.exportedLines(of: live.path, after: max(0, head - 20), limit: Int(min(head, 20))) : []
+            head > 0 ? try await live.exportedLines(after: max(0, head - 20), limit: Int(min(head, 20))) : []
         do {
             var state: [UInt8] = Array(#"{"replay": "#.utf8) + (try SummaryReport.json(reports.summary)).dropLast()
             state += Array(#", "daily": "#.utf8) + (try DailyReport(reports.daily, zone: "UTC").json()).dropLast()
