@@ -56,14 +56,13 @@ struct EventsController {
             status: .ok, headers: Self.streamHeaders,
             body: .init { writer in
                 do {
-                    if start < head {
-                        let text = try await live.exportedLines(after: start, limit: Int(head - start))
-                        var seq = start
-                        try await writer.write(
-                            contentsOf: text.split(separator: 0x0A).map { line in
-                                seq += 1
-                                return Self.serverSentEvent(seq: seq, line)
-                            })
+                    // The resume in pages, each read and framed away from the pool, and written before the next is read.
+                    var seq = start
+                    while seq < head {
+                        let page = try await live.serverSentEvents(after: seq, limit: Int(min(head - seq, Self.resumePage)))
+                        guard page.count > 0 else { break }
+                        try await writer.write(page.events)
+                        seq += Int64(page.count)
                     }
                     try await withGracefulShutdownHandler {
                         for await event in stream where event.seq > start {
@@ -81,11 +80,21 @@ struct EventsController {
             })
     }
 
+    /// How many events of a stream's resume are read, framed and written
+    /// at once: about 1 MB, so that a resume from far back holds a page, not all it sends.
+    static let resumePage: Int64 = 4096
+
     /// One Server-Sent Event: `id: <seq>`, `data: <export line>`, and the blank line that ends it.
     static func serverSentEvent(seq: Int64, _ line: ArraySlice<UInt8>) -> ByteBuffer {
-        var buffer = ByteBuffer(string: "id: \(seq)\ndata: ")
+        var buffer = ByteBuffer()
+        writeServerSentEvent(seq: seq, line, to: &buffer)
+        return buffer
+    }
+
+    /// Writes the Server-Sent Event of `line`, of seq `seq`, at the end of `buffer`.
+    static func writeServerSentEvent(seq: Int64, _ line: ArraySlice<UInt8>, to buffer: inout ByteBuffer) {
+        buffer.writeString("id: \(seq)\ndata: ")
         buffer.writeBytes(line)
         buffer.writeString("\n\n")
-        return buffer
     }
 }
