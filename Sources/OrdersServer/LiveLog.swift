@@ -112,7 +112,10 @@ actor LiveLog {
     /// The log index's entries, kept between the reads through it of older carts, orders and audits.
     private let indexCache = IndexEntryCache()
     private let writer: LogWriter
-    /// Every id, in this server's numbering: the log's, then those the appends bring.
+    /// Every id, numbered as the log numbers them: the log's, then those the
+    /// appends bring, in the order their events first use them. The writer
+    /// keeps no copy (``LogWriter/handOverLogIDs()``) and numbers by these,
+    /// so a refused request takes its new ids back out (``take(_:at:after:_:)``).
     private(set) var ids: Identifiers
     private var projector = Projector()
     private(set) var views: CartViews
@@ -161,7 +164,7 @@ actor LiveLog {
         let handed = Handed(writer)
         let idsRead = started {
             Result {
-                let ids = try handed.value.logIDs()
+                let ids = try handed.value.handOverLogIDs()
                 handed.value.openIndex()
                 return ids
             }
@@ -567,7 +570,19 @@ actor LiveLog {
     ///   - unsynced: the group waiting for its commit record's sync, folded once it is.
     ///   - taken: the requests of this group taken before it.
     private func take(_ request: Pending, at seq: Int64, after unsynced: [Taken], _ taken: [Taken]) throws -> Taken {
-        let events = request.body.events(renumberedInto: &ids)
+        // The writer numbers by these tables (``LogWriter/handOverLogIDs()``): a refused request's new ids go with it.
+        let counts = ids.counts
+        do {
+            return try take(request, renumbered: request.body.events(renumberedInto: &ids), at: seq, after: unsynced, taken)
+        } catch {
+            ids.removeIDs(from: counts)
+            throw error
+        }
+    }
+
+    private func take(_ request: Pending, renumbered events: [Event], at seq: Int64, after unsynced: [Taken], _ taken: [Taken]) throws
+        -> Taken
+    {
         let records = request.body.records
         if let wanted = request.cart {
             let symbol = ids.carts.lookup(wanted)

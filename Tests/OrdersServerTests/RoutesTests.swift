@@ -87,6 +87,57 @@ struct RoutesTests {
         }
     }
 
+    /// The writer numbers the appends' ids by the server's tables, so a
+    /// refused request must leave none of its new ids in them: otherwise the
+    /// next new id would be numbered past one the log never defined, and the
+    /// log would spell the events after it wrongly. Each refusal brings new
+    /// ids of every role it can; what is appended after reads back as sent.
+    @Test func refusedRequestsLeaveTheLogsNumberingAsItWas() async throws {
+        try await withServer { client in
+            func post(_ uri: String, _ lines: [String], ifMatch: String? = nil, _ status: HTTPResponse.Status) async throws {
+                let headers: HTTPFields = ifMatch.map { [.ifMatch: $0] } ?? [:]
+                try await client.execute(
+                    uri: uri, method: .post, headers: headers, body: ByteBuffer(string: lines.joined(separator: "\n"))
+                ) { response in
+                    #expect(response.status == status, "\(uri) \(Self.text(response))")
+                }
+            }
+            func add(_ cart: String, _ product: String) -> String {
+                #"{"type": "item_added", "at": "2025-09-16T10:00:00Z", "cart": "\#(cart)", "product": "\#(product)", "qty": 1, "price": 5, "currency": "KRW"}"#
+            }
+            let held = #"{"id": "held", "type": "vote_cast", "at": "2025-09-16T10:00:00Z", "poll": "p", "voter": "v", "candidate": "c"}"#
+            try await post("/events", [add("kept", "p-1"), held], .ok)
+            let newOfEveryRole = [
+                add("refused-cart", "refused-product"),
+                #"{"type": "checked_out", "at": "2025-09-16T10:01:00Z", "cart": "refused-cart", "order": "refused-order"}"#,
+                #"{"type": "vote_cast", "at": "2025-09-16T10:02:00Z", "poll": "refused-poll", "voter": "refused-voter", "candidate": "refused-candidate"}"#,
+            ]
+            try await post("/events", newOfEveryRole + [held.replacingOccurrences(of: #""c"}"#, with: #""d"}"#)], .conflict)
+            try await post("/carts/kept/events", [add("kept", "refused-product"), add("refused-cart", "p-1")], .badRequest)
+            try await post("/carts/refused-cart/events", [add("refused-cart", "refused-product")], ifMatch: "*", .preconditionFailed)
+            try await post("/carts/kept/events", [add("kept", "refused-product")], ifMatch: "\"7\"", .preconditionFailed)
+            let appended = [
+                add("fresh-cart", "fresh-product"),
+                #"{"type": "checked_out", "at": "2025-09-16T10:01:00Z", "cart": "fresh-cart", "order": "fresh-order"}"#,
+                #"{"type": "vote_cast", "at": "2025-09-16T10:02:00Z", "poll": "fresh-poll", "voter": "fresh-voter", "candidate": "fresh-candidate"}"#,
+                add("kept", "fresh-product"),
+            ]
+            try await post("/events", appended, .ok)
+            try await client.execute(uri: "/events?after=2", method: .get) { response in
+                let lines = Self.text(response).split(separator: "\n").map(String.init)
+                #expect(lines.count == 4)
+                for (line, sent) in zip(lines, appended) {
+                    for id in sent.split(separator: "\"").filter({ $0.hasPrefix("fresh-") || $0 == "kept" }) {
+                        #expect(line.contains("\"\(id)\""), "\(line) spells \(id) as sent")
+                    }
+                }
+            }
+            try await client.execute(uri: "/carts/fresh-cart", method: .get) { response in
+                #expect(Self.text(response).contains(#""status": "closed""#), "\(Self.text(response))")
+            }
+        }
+    }
+
     @Test func cartsWithTheirVersionsAndPreconditions() async throws {
         try await withServer { client in
             try await Self.appendDay(client)

@@ -16,6 +16,9 @@ struct LogNumbering {
     private(set) var defined = [Int](repeating: 0, count: Role.allCases.count)
     /// How many of each role's ids are committed; a rollback forgets the rest.
     private var committed = [Int](repeating: 0, count: Role.allCases.count)
+    /// Whether `table` was handed over (``handOver()``): the caller's own
+    /// tables number every append's ids as the log does, and this keeps none.
+    private(set) var numberedByCaller = false
 
     /// Which of the log's ids a writer holds.
     enum Known {
@@ -50,6 +53,15 @@ struct LogNumbering {
         known = .all
     }
 
+    /// Hands every id of the log over to a caller that numbers as the log
+    /// does from now on, keeping none: one copy of the tables, the caller's.
+    mutating func handOver() -> Identifiers {
+        precondition(known == .all && table.counts == defined, "every id of the log, and only those, to hand over")
+        numberedByCaller = true
+        defer { table = Identifiers() }
+        return table
+    }
+
     /// Says that ids were looked up in the log into `table`, at the log's numbers.
     mutating func lookedUp() {
         if known == .none {
@@ -63,9 +75,11 @@ struct LogNumbering {
     /// new ids: from `ids`, their own tables; or, nil, from `table`, which
     /// the events' ids were read straight into.
     mutating func encode(_ events: ArraySlice<Event>, ids: Identifiers?, with encoder: inout BatchEncoder) -> BatchEncoder.Encoded {
-        precondition(ids == nil || table.counts == defined, "ids read ahead into the log's tables were never written")
+        precondition(numberedByCaller || ids == nil || table.counts == defined, "ids read ahead into the log's tables were never written")
         let encoded =
-            if let ids {
+            if numberedByCaller {
+                encoder.encode(numbered: events, log: ids!, defined: defined)
+            } else if let ids {
                 encoder.encode(events, ids: ids, log: &table)
             } else {
                 encoder.encode(numbered: events, log: table, defined: defined)
@@ -79,9 +93,9 @@ struct LogNumbering {
         committed = defined
     }
 
-    /// Forgets the ids added since the last commit.
+    /// Forgets the ids added since the last commit (the caller its own, once handed over).
     mutating func rollback() {
-        table.removeIDs(from: committed)
+        if !numberedByCaller { table.removeIDs(from: committed) }
         defined = committed
     }
 }

@@ -405,16 +405,21 @@ public final class LogWriter {
     }
 
     /// Every id of the log, at the log's numbers, read now unless the
-    /// writer holds them, and indexed: what a caller that numbers the events
-    /// it appends as the log does (`orders serve`) starts from. The tables
-    /// are shared with the writer's own, which the caller's first new id of
-    /// a role then copies; indexed once here, rather than once by each at
-    /// its first append (seconds for a log of 100M events). Call before any append.
-    public func logIDs() throws -> Identifiers {
+    /// writer holds them, and indexed, handed over to a caller that numbers
+    /// the events it appends as the log does (`orders serve`): the writer
+    /// keeps none of them, so that the tables (most of a server's memory)
+    /// are held once, and the caller's first new id copies none. Call
+    /// before any append. From then on, the `ids` of every append
+    /// (``append(checking:records:ids:from:)``, ``commit(ids:durability:)``)
+    /// must number the log's ids as the log does, and the new ones after
+    /// them in the order the appended events first use them, with no other
+    /// id: a commit whose tables hold ids no batch defined throws before
+    /// its commit record. After a rollback, the caller forgets its own.
+    public func handOverLogIDs() throws -> Identifiers {
         precondition(pending.isEmpty && held.isEmpty, "the log's ids before any append")
         try knowAll()
         for role in Role.allCases { numbering.table[role].indexAll() }
-        return numbering.table
+        return numbering.handOver()
     }
 
     /// `append` once the log's ids that `ids` holds are known.
@@ -691,6 +696,11 @@ public final class LogWriter {
     public func commit(ids: Identifiers, durability: Durability = .synced) throws -> Range<Seq> {
         try writeHeld()
         try writeBatch(ids: ids)
+        if numbering.numberedByCaller && ids.counts != numbering.defined {
+            throw FileError(
+                path: path, operation: "committing",
+                reason: "its tables hold \(ids.counts) ids by role where the log defines \(numbering.defined); nothing of it was committed")
+        }
         let notes = importNotes[committedImportNotes...]
         if !notes.isEmpty {
             try file.upgradeToRecords()
