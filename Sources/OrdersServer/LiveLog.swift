@@ -200,7 +200,7 @@ actor LiveLog {
 
     /// Once `snapshotAfter` events were appended since it last looked, and
     /// that many are past the snapshot beside the log, takes a new one, on a
-    /// task of its own (from the last, as `import` does, when the events
+    /// thread of its own (from the last, as `import` does, when the events
     /// since are few), so that a zone's first report, and the command line's
     /// reports, fold only what follows it. The snapshot covers the log's
     /// committed batches; a group committed whose sync then failed is cut
@@ -210,8 +210,10 @@ actor LiveLog {
         guard snapshotAfter > 0, snapshotting == nil, nextSeq - snapshotWeighed >= snapshotAfter else { return }
         snapshotWeighed = nextSeq
         let path = path, logger = logger, after = snapshotAfter, end = nextSeq
-        snapshotting = Task.detached(priority: .background) { [weak self] in
-            if Engine.snapshotDue(path, endSeq: end, after: after) {
+        // On a thread of its own, as a read is (``LogReads``): it takes from a fraction of a second to seconds.
+        snapshotting = Task { [weak self] in
+            try? await LogReads.run {
+                guard Engine.snapshotDue(path, endSeq: end, after: after) else { return }
                 do {
                     let taken = try Engine.takeSnapshot(of: path, threads: 1) { logger.notice("\($0)") }
                     logger.info(

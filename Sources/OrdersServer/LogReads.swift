@@ -7,7 +7,8 @@ import Darwin
 #endif
 
 /// Where the server reads its log for a request (an audit, a page of
-/// events, an older cart or order, a zone's first fold): on a thread
+/// events, an older cart or order, a zone's first fold), and takes its
+/// snapshots in the background: on a thread
 /// started for the read, at a lower priority than the appends, and never
 /// on Swift's cooperative pool. A read holds its thread for as long as it
 /// reads, from a millisecond to seconds; the pool has one thread a core,
