@@ -366,6 +366,40 @@ struct LogFileTests {
         }
     }
 
+    /// A served log is mostly small commits (a batch and a commit record a
+    /// group of appends), whose headers a reader reads a window at a time
+    /// (``FrameWindow``): across many windows, around a batch larger than
+    /// any window, and cut anywhere, it finds every commit the file holds
+    /// whole and nothing more.
+    @Test func manySmallCommitsAroundALargeOneAreReadWindowByWindow() throws {
+        let dir = temporaryDirectory(), path = dir + "/served.log"
+        var ids = Identifiers()
+        let events = sampleEvents(7_000, ids: &ids)
+        var ends: [(size: Int, events: Int)] = [(FileHeader.size, 0)]
+        var taken = 0
+        for commit in 0..<160 {
+            let count = commit == 80 ? 6_000 : 1 + commit % 4
+            try writeLog(path, Array(events[taken..<taken + count]), ids: ids, batchEvents: 65_536)
+            taken += count
+            ends.append((contents(path).count, taken))
+        }
+        #expect(ends[81].size - ends[80].size > FrameWindow.smallest, "a batch larger than the smallest window")
+        let bytes = contents(path), checkpoint = contents(WriterCheckpoint.path(of: path))
+        #expect(try LogReader(path: path).eventCount == Int64(taken))
+        var lengths = Set(ends.enumerated().filter { $0.offset % 5 == 0 || $0.offset == 81 }.flatMap { [$1.size - 1, $1.size, $1.size + 9] })
+        for k in 0..<40 { lengths.insert(FileHeader.size + k * (bytes.count - FileHeader.size) / 40) }
+        for length in lengths.sorted() where length >= FileHeader.size && length <= bytes.count {
+            write(Array(bytes[..<length]), to: path)
+            let whole = ends.last { $0.size <= length }!
+            try? FileManager.default.removeItem(atPath: WriterCheckpoint.path(of: path))
+            let reader = try LogReader(path: path)
+            #expect(reader.eventCount == Int64(whole.events), "cut at \(length)")
+            #expect(reader.notices.isEmpty == (whole.size == length), "cut at \(length)")
+        }
+        write(bytes, to: path)
+        write(checkpoint, to: WriterCheckpoint.path(of: path))
+    }
+
     @Test func theNextWriterRemovesATornTailAndSaysSo() throws {
         let dir = temporaryDirectory()
         let (path, bytes, ends) = try threeCommits(dir)

@@ -86,6 +86,7 @@ public struct LogLayout: Sendable {
         }
 
         var offset = Int64(FileHeader.size)
+        var window = FrameWindow(file, path: path)
         layout.committedEnd = offset
         var pending: [Batch] = []
         var pendingImports: [ImportNote] = []
@@ -98,7 +99,7 @@ public struct LogLayout: Sendable {
                 break
             }
             try frame.withUnsafeMutableBytes {
-                try file.readAll(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<8]), path: path)
+                try window.read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<8]))
             }
             let magic = frame.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self).littleEndian }
             let contentSize = Int64(frame.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self).littleEndian })
@@ -110,8 +111,7 @@ public struct LogLayout: Sendable {
                     break scanning
                 }
                 try frame.withUnsafeMutableBytes {
-                    try file.readAll(
-                        at: offset + 8, into: UnsafeMutableRawBufferPointer(rebasing: $0[8..<8 + Int(contentSize)]), path: path)
+                    try window.read(at: offset + 8, into: UnsafeMutableRawBufferPointer(rebasing: $0[8..<8 + Int(contentSize)]))
                 }
                 let content = frame.withUnsafeBytes { UnsafeRawBufferPointer(rebasing: $0[8..<8 + Int(contentSize)]) }
                 if magic == LogFormat.commitMagic {
@@ -156,7 +156,7 @@ public struct LogLayout: Sendable {
                     break scanning
                 }
                 try frame.withUnsafeMutableBytes {
-                    try file.readAll(at: offset + 8, into: UnsafeMutableRawBufferPointer(rebasing: $0[8..<ImportNote.size]), path: path)
+                    try window.read(at: offset + 8, into: UnsafeMutableRawBufferPointer(rebasing: $0[8..<ImportNote.size]))
                 }
                 let decoded = frame.withUnsafeBytes { bytes in
                     Result { () throws(ByteReader.Malformed) in
@@ -180,8 +180,7 @@ public struct LogLayout: Sendable {
                     break scanning
                 }
                 try frame.withUnsafeMutableBytes {
-                    try file.readAll(
-                        at: offset + 8, into: UnsafeMutableRawBufferPointer(rebasing: $0[8..<RecordFrame.headerSize]), path: path)
+                    try window.read(at: offset + 8, into: UnsafeMutableRawBufferPointer(rebasing: $0[8..<RecordFrame.headerSize]))
                 }
                 let decoded = frame.withUnsafeBytes { bytes in
                     Result { () throws(ByteReader.Malformed) in
