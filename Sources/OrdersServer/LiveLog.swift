@@ -640,7 +640,12 @@ actor LiveLog {
         let lent = Lent((writer, ids, work))
         fsyncsMade = try await withCheckedThrowingContinuation { (done: CheckedContinuation<Int, any Error>) in
             commits.async {
-                let result = lent.use { writer, ids, work in Result { try work(writer, ids); return writer.fsyncs } }
+                let result = lent.use { writer, ids, work in
+                    Result {
+                        try work(writer, ids)
+                        return writer.fsyncs
+                    }
+                }
                 done.resume(with: result)
             }
         }

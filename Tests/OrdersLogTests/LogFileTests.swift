@@ -386,7 +386,8 @@ struct LogFileTests {
         #expect(ends[81].size - ends[80].size > FrameWindow.smallest, "a batch larger than the smallest window")
         let bytes = contents(path), checkpoint = contents(WriterCheckpoint.path(of: path))
         #expect(try LogReader(path: path).eventCount == Int64(taken))
-        var lengths = Set(ends.enumerated().filter { $0.offset % 5 == 0 || $0.offset == 81 }.flatMap { [$1.size - 1, $1.size, $1.size + 9] })
+        var lengths = Set(
+            ends.enumerated().filter { $0.offset % 5 == 0 || $0.offset == 81 }.flatMap { [$1.size - 1, $1.size, $1.size + 9] })
         for k in 0..<40 { lengths.insert(FileHeader.size + k * (bytes.count - FileHeader.size) / 40) }
         for length in lengths.sorted() where length >= FileHeader.size && length <= bytes.count {
             write(Array(bytes[..<length]), to: path)

@@ -58,6 +58,8 @@ struct FrameWindow: ~Copyable {
             if n == 0 { break }
             count += n
         }
-        if count < needed { throw FileError(path: path, operation: "reading", reason: "the file ended early (it shrank while being read?)") }
+        if count < needed {
+            throw FileError(path: path, operation: "reading", reason: "the file ended early (it shrank while being read?)")
+        }
     }
 }
