@@ -42,58 +42,31 @@ actor LiveLog {
         var seqs: Range<Int64>
     }
 
-    /// An event as `/events/stream` sends it: its seq and its export line.
-    struct Published: Sendable {
-        var seq: Int64
-        var line: [UInt8]
-    }
-
-    /// How many events a subscriber of `/events/stream` may fall behind
-    /// before it is dropped (and told so in the log), so that a slow reader
-    /// neither slows the writers nor holds memory without bound.
-    static let subscriberBuffer = 4096
-
-    private var subscribers: [Int: AsyncStream<Published>.Continuation] = [:]
-    private var lastSubscriber = 0
+    private var subscribers = Subscribers()
     private let logger: Logger
 
-    /// A new subscriber: the seq of the last event folded (its stream
-    /// starts after it), the stream, and its number for `unsubscribe`.
-    func subscribe() -> (head: Int64, stream: AsyncStream<Published>, continuation: AsyncStream<Published>.Continuation, id: Int) {
-        let (stream, continuation) = AsyncStream.makeStream(of: Published.self, bufferingPolicy: .bufferingOldest(Self.subscriberBuffer))
-        lastSubscriber += 1
-        subscribers[lastSubscriber] = continuation
+    /// A new subscriber of `/events/stream`: the seq of the last event
+    /// folded (its stream starts after it), the subscriber and its stream,
+    /// and its number for `unsubscribe`.
+    func subscribe() -> (head: Int64, subscriber: Subscribers.Subscriber, stream: AsyncStream<Subscribers.Published>, id: Int) {
+        let (subscriber, stream, id) = subscribers.add()
         metrics.subscribers.set(to: Double(subscribers.count))
-        return (nextSeq - 1, stream, continuation, lastSubscriber)
+        return (nextSeq - 1, subscriber, stream, id)
     }
 
     func unsubscribe(_ id: Int) {
-        subscribers.removeValue(forKey: id)?.finish()
+        subscribers.remove(id)
         metrics.subscribers.set(to: Double(subscribers.count))
     }
 
-    /// Sends `events` (their records in `records`), the first at `first`, to every subscriber.
-    private func publish(_ events: [Event], records: EventRecords, first: Int64) {
-        guard !subscribers.isEmpty, !events.isEmpty else { return }
-        var text: [UInt8] = []
-        EventJSON.appendLines(firstSeq: first, events, records: records, ids: ids, to: &text)
-        var lines: [Published] = []
-        var start = 0
-        for (i, byte) in text.enumerated() where byte == 0x0A {
-            lines.append(Published(seq: first + Int64(lines.count), line: Array(text[start..<i])))
-            start = i + 1
+    /// Sends the export lines `text`, the first of seq `first`, to every subscriber.
+    private func publish(_ text: [UInt8], first: Int64) {
+        for id in subscribers.publish(text, first: first) {
+            logger.warning(
+                "dropped a subscriber of /events/stream that fell \(Subscribers.mostBehind) events behind",
+                metadata: ["subscriber": "\(id)"])
         }
-        for (id, continuation) in subscribers {
-            for line in lines {
-                if case .dropped = continuation.yield(line) {
-                    logger.warning(
-                        "dropped a subscriber of /events/stream that fell \(Self.subscriberBuffer) events behind",
-                        metadata: ["subscriber": "\(id)"])
-                    unsubscribe(id)
-                    break
-                }
-            }
-        }
+        metrics.subscribers.set(to: Double(subscribers.count))
     }
 
     /// One request's append, as it waits in the queue.
@@ -310,7 +283,7 @@ actor LiveLog {
     }
 
     /// The Server-Sent Events of the `limit` events after `after`, framed
-    /// as ``EventsController/serverSentEvent(seq:_:)`` frames one, read and
+    /// as ``EventsController/writeServerSentEvent(seq:_:to:)`` frames one, read and
     /// framed on a thread of its own (``LogReads``): a page of a stream's
     /// resume, ready to write, so that the pool only hands it on.
     nonisolated func serverSentEvents(after: Seq, limit: Int) async throws -> (events: ByteBuffer, count: Int) {
@@ -521,6 +494,10 @@ actor LiveLog {
         metrics.fsyncs.increment(by: Int64(fsyncsMade - fsyncsCounted))
         fsyncsCounted = fsyncsMade
         let zones = Array(zoned.values)
+        // The group's lines for the streams, framed once for all of them.
+        let groupFirst = nextSeq
+        var text: [UInt8] = []
+        var answers: [(CheckedContinuation<Outcome, any Error>, Outcome)] = []
         for request in group {
             let first = nextSeq
             for event in request.events {
@@ -537,10 +514,14 @@ actor LiveLog {
             }
             metrics.appends.increment()
             metrics.events.increment(by: Int64(request.events.count))
-            publish(request.events, records: request.records, first: first)
+            if !subscribers.isEmpty {
+                EventJSON.appendLines(firstSeq: first, request.events, records: request.records, ids: ids, to: &text)
+            }
             metrics.appendDuration.record(ContinuousClock.now - request.arrived)
-            request.reply.resume(returning: Outcome(appended: request.events.count, duplicates: request.duplicates, seqs: first..<nextSeq))
+            answers.append((request.reply, Outcome(appended: request.events.count, duplicates: request.duplicates, seqs: first..<nextSeq)))
         }
+        publish(text, first: groupFirst)
+        for (reply, outcome) in answers { reply.resume(returning: outcome) }
         snapshotIfDue()
     }
 
