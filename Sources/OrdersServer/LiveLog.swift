@@ -61,7 +61,9 @@ actor LiveLog {
 
     /// Sends the export lines `text`, the first of seq `first`, to every subscriber.
     private func publish(_ text: [UInt8], first: Int64) {
-        for id in subscribers.publish(text, first: first) {
+        let dropped = subscribers.publish(text, first: first)
+        guard !dropped.isEmpty else { return }
+        for id in dropped {
             logger.warning(
                 "dropped a subscriber of /events/stream that fell \(Subscribers.mostBehind) events behind",
                 metadata: ["subscriber": "\(id)"])
