@@ -77,8 +77,9 @@ public struct LogSurvey: Sendable {
         var seq: Seq = 1
         var lastCommitEnd = offset
         var content = [UInt8](repeating: 0, count: 64)
+        var window = FrameWindow(file, path: path)
         while offset < size {
-            let frame = try Self.frame(at: offset, in: file, size: size, path: path, buffer: &content)
+            let frame = try Self.frame(at: offset, in: &window, size: size, buffer: &content)
             switch frame {
             case .batch(let batch) where batch.firstSeq == seq || items.last.map({ if case .damage = $0 { true } else { false } }) == true:
                 let end = offset + Int64(BatchHeader.size) + Int64(batch.frameSize)
@@ -165,10 +166,10 @@ public struct LogSurvey: Sendable {
         case bad(String)
     }
 
-    static func frame(at offset: Int64, in file: FileDescriptor, size: Int64, path: String, buffer: inout [UInt8]) throws -> Frame {
+    static func frame(at offset: Int64, in window: inout FrameWindow, size: Int64, buffer: inout [UInt8]) throws -> Frame {
         guard size - offset >= 8 else { return .truncated("an incomplete frame header") }
         try buffer.withUnsafeMutableBytes {
-            try file.readAll(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<8]), path: path)
+            try window.read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<8]))
         }
         let magic = buffer.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self).littleEndian }
         let contentSize = Int(buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self).littleEndian })
@@ -177,7 +178,7 @@ public struct LogSurvey: Sendable {
         if magic == LogFormat.recordMagic && contentSize >= RecordFrame.headerContentSize {
             guard size - offset >= Int64(RecordFrame.headerSize) else { return .truncated("an incomplete record frame") }
             try buffer.withUnsafeMutableBytes {
-                try file.readAll(at: offset + 8, into: UnsafeMutableRawBufferPointer(rebasing: $0[8..<RecordFrame.headerSize]), path: path)
+                try window.read(at: offset + 8, into: UnsafeMutableRawBufferPointer(rebasing: $0[8..<RecordFrame.headerSize]))
             }
             return buffer.withUnsafeBytes { bytes -> Frame in
                 switch Result(catching: { () throws(ByteReader.Malformed) in
@@ -192,7 +193,7 @@ public struct LogSurvey: Sendable {
         if magic == LogFormat.importMagic && contentSize == ImportNote.contentSize {
             guard size - offset >= Int64(ImportNote.size) else { return .truncated("an incomplete import note") }
             try buffer.withUnsafeMutableBytes {
-                try file.readAll(at: offset + 8, into: UnsafeMutableRawBufferPointer(rebasing: $0[8..<ImportNote.size]), path: path)
+                try window.read(at: offset + 8, into: UnsafeMutableRawBufferPointer(rebasing: $0[8..<ImportNote.size]))
             }
             return buffer.withUnsafeBytes { bytes -> Frame in
                 switch Result(catching: { () throws(ByteReader.Malformed) in
@@ -208,7 +209,7 @@ public struct LogSurvey: Sendable {
             return .truncated("an incomplete \(isBatch ? "batch header" : "commit record")")
         }
         try buffer.withUnsafeMutableBytes {
-            try file.readAll(at: offset + 8, into: UnsafeMutableRawBufferPointer(rebasing: $0[8..<8 + contentSize]), path: path)
+            try window.read(at: offset + 8, into: UnsafeMutableRawBufferPointer(rebasing: $0[8..<8 + contentSize]))
         }
         return buffer.withUnsafeBytes { bytes -> Frame in
             let content = UnsafeRawBufferPointer(rebasing: bytes[8..<8 + contentSize])
