@@ -284,22 +284,16 @@ actor LiveLog {
         }
     }
 
-    /// The Server-Sent Events of the `limit` events after `after`, framed
-    /// as ``EventsController/writeServerSentEvent(seq:_:to:)`` frames one, read and
-    /// framed on a thread of its own (``LogReads``): a page of a stream's
-    /// resume, ready to write, so that the pool only hands it on.
+    /// The Server-Sent Events of the `limit` events after `after`
+    /// (``EventsController/serverSentEvents(of:first:)``), read and framed
+    /// on a thread of its own (``LogReads``): a page of a stream's resume,
+    /// ready to write, so that the pool only hands it on.
     nonisolated func serverSentEvents(after: Seq, limit: Int) async throws -> (events: ByteBuffer, count: Int) {
         try await LogReads.run {
             var text: [UInt8] = []
             try Responses.exportedLines(of: self.path, after: after, limit: limit, into: &text)
-            var events = ByteBuffer()
-            events.reserveCapacity(text.count + 32 * limit)
-            var seq = after
-            for line in text.split(separator: 0x0A) {
-                seq += 1
-                EventsController.writeServerSentEvent(seq: seq, line, to: &events)
-            }
-            return (events, Int(seq - after))
+            let (frames, ends) = EventsController.serverSentEvents(of: text, first: after + 1)
+            return (frames, ends.count)
         }
     }
 

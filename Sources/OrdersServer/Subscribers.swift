@@ -85,15 +85,7 @@ struct Subscribers {
     /// - Returns: the numbers of the subscribers dropped for falling behind.
     mutating func publish(_ text: [UInt8], first: Int64) -> [Int] {
         guard !all.isEmpty, !text.isEmpty else { return [] }
-        var frames = ByteBuffer()
-        frames.reserveCapacity(text.count + 32 * 64)
-        var ends: [Int] = []
-        var seq = first
-        for line in text.split(separator: 0x0A) {
-            EventsController.writeServerSentEvent(seq: seq, line, to: &frames)
-            ends.append(frames.readableBytes)
-            seq += 1
-        }
+        let (frames, ends) = EventsController.serverSentEvents(of: text, first: first)
         let published = Published(first: first, frames: frames, ends: ends)
         var dropped: [Int] = []
         for (id, subscriber) in all {

@@ -91,11 +91,21 @@ struct EventsController {
     /// at once: about 1 MB, so that a resume from far back holds a page, not all it sends.
     static let resumePage: Int64 = 4096
 
-    /// Writes the Server-Sent Event of `line`, of seq `seq`, at the end of
-    /// `buffer`: `id: <seq>`, `data: <export line>`, and the blank line that ends it.
-    static func writeServerSentEvent(seq: Int64, _ line: ArraySlice<UInt8>, to buffer: inout ByteBuffer) {
-        buffer.writeString("id: \(seq)\ndata: ")
-        buffer.writeBytes(line)
-        buffer.writeString("\n\n")
+    /// The Server-Sent Events of the export lines `text` (each ending in a
+    /// line feed), the first of seq `first`: each `id: <seq>`, `data: <export
+    /// line>`, and the blank line that ends it; and where each one ends.
+    static func serverSentEvents(of text: [UInt8], first: Int64) -> (frames: ByteBuffer, ends: [Int]) {
+        var frames = ByteBuffer()
+        frames.reserveCapacity(text.count + text.count / 4)
+        var ends: [Int] = []
+        var seq = first
+        for line in text.split(separator: 0x0A) {
+            frames.writeString("id: \(seq)\ndata: ")
+            frames.writeBytes(line)
+            frames.writeString("\n\n")
+            ends.append(frames.readableBytes)
+            seq += 1
+        }
+        return (frames, ends)
     }
 }
