@@ -45,9 +45,10 @@ struct IndexTests {
     @Test func everyCommitKeepsTheIndexCurrent() throws {
         let path = try writtenLog()
         let batches = try LogReader(path: path).batches
-        let trusted = LogIndex.read(log: path, batches: batches)
-        #expect(trusted.entries.count == batches.count && batches.count > 10, "\(trusted.entries.count) of \(batches.count)")
-        for (entry, (carts, orders)) in zip(trusted.entries, try names(path)) {
+        var entries: [IndexEntry] = []
+        let trusted = LogIndex.read(log: path, batches: batches) { _, entry in entries.append(entry.owned()) }
+        #expect(trusted.count == batches.count && batches.count > 10, "\(trusted.count) of \(batches.count)")
+        for (entry, (carts, orders)) in zip(entries, try names(path)) {
             for cart in carts { #expect(entry.mayName(cart, as: .cart), "\(String(decoding: cart, as: UTF8.self))") }
             for order in orders { #expect(entry.mayName(order, as: .order)) }
         }
@@ -64,7 +65,7 @@ struct IndexTests {
         for damage in ["flipped", "cut short", "header only", "empty", "another log's", "gone"] {
             let batches = try LogReader(path: path).batches
             let intact = try readWholeInput(index)
-            #expect(LogIndex.read(log: path, batches: batches).entries.count == batches.count, "\(damage): whole before")
+            #expect(LogIndex.read(log: path, batches: batches).count == batches.count, "\(damage): whole before")
             switch damage {
             case "flipped":
                 var flipped = intact
@@ -76,7 +77,7 @@ struct IndexTests {
             case "another log's": write(other, to: index)
             default: try FileManager.default.removeItem(atPath: index)
             }
-            #expect(LogIndex.read(log: path, batches: batches).entries.count < batches.count, "\(damage)")
+            #expect(LogIndex.read(log: path, batches: batches).count < batches.count, "\(damage)")
             let entries = try LogReader(path: path).indexEntries()
             #expect(entries.count == batches.count, "\(damage)")
             for (entry, (carts, orders)) in zip(entries, try names(path)) {
@@ -86,7 +87,7 @@ struct IndexTests {
             var ids = Identifiers()
             try writeLog(path, sampleEvents(3, seed: 9, ids: &ids), ids: ids)
             let after = try LogReader(path: path).batches
-            #expect(LogIndex.read(log: path, batches: after).entries.count == after.count, "\(damage): written whole again")
+            #expect(LogIndex.read(log: path, batches: after).count == after.count, "\(damage): written whole again")
         }
     }
 
@@ -117,5 +118,75 @@ struct IndexTests {
         let other = try writtenLog(seed: 6)
         let reader = try LogReader(path: other)
         #expect(try cache.entries(for: reader) == LogReader(path: other).indexEntries())
+    }
+
+    /// The index read a chunk at a time gives what it gives read at once,
+    /// whatever the chunk's size against its entries' (smaller, larger,
+    /// ending inside the size field), whole or cut anywhere.
+    @Test func anIndexReadChunkByChunkIsTheIndexReadWhole() throws {
+        let path = try writtenLog()
+        let batches = try LogReader(path: path).batches
+        let intact = try readWholeInput(LogIndex.path(of: path))
+        var whole: [IndexEntry] = []
+        let all = LogIndex.read(log: path, batches: batches, chunk: intact.count) { _, entry in whole.append(entry.owned()) }
+        #expect(all.count == batches.count && all.end == intact.count)
+        for cut in stride(from: intact.count, to: 0, by: -97) + [LogIndex.headerSize + 3, LogIndex.headerSize, 10] {
+            write(Array(intact.prefix(cut)), to: LogIndex.path(of: path))
+            let expected = LogIndex.read(log: path, batches: batches, chunk: cut)
+            #expect(expected.count == whole.prefix { $0.end(in: whole) <= cut }.count || cut < LogIndex.headerSize, "cut at \(cut)")
+            for chunk in [1, 2, 5, 64, 300, 4_096] {
+                var read: [IndexEntry] = []
+                let trusted = LogIndex.read(log: path, batches: batches, chunk: chunk) { index, entry in
+                    #expect(index == read.count)
+                    read.append(entry.owned())
+                }
+                #expect(trusted.count == expected.count && trusted.end == expected.end, "cut at \(cut), chunks of \(chunk)")
+                #expect(read == Array(whole.prefix(trusted.count)), "cut at \(cut), chunks of \(chunk)")
+            }
+        }
+    }
+
+    /// A question asked of the index file finds the batches that the
+    /// entries kept in memory find, with the file whole, cut short between
+    /// two questions, or gone (then with filters of another seed), and no
+    /// batch that names the id is missed.
+    @Test func eachQuestionReadsTheIndexFileAndFindsWhatTheKeptEntriesFind() throws {
+        let path = try writtenLog()
+        let reader = try LogReader(path: path)
+        let entries = try reader.indexEntries()
+        let named = try names(path)
+        let intact = try readWholeInput(LogIndex.path(of: path))
+        var lookup = try IndexLookup(reader, cache: nil)
+        let carts = Array(named.flatMap(\.carts).prefix(40)), orders = Array(named.flatMap(\.orders).prefix(20))
+        for (round, state) in ["whole", "cut short", "gone", "whole again"].enumerated() {
+            switch state {
+            case "cut short": write(Array(intact.prefix(intact.count / 3)), to: LogIndex.path(of: path))
+            case "gone": try FileManager.default.removeItem(atPath: LogIndex.path(of: path))
+            default: write(intact, to: LogIndex.path(of: path))
+            }
+            for (id, role) in carts.map({ ($0, Role.cart) }) + orders.map({ ($0, Role.order) }) {
+                let end = reader.batches[reader.batches.count / (round + 1) - 1].header.firstSeq + 1
+                let found = try lookup.batches(mayNaming: id, as: role, before: end)
+                let kept = entries.indices.filter { entries[$0].firstSeq < end && entries[$0].mayName(id, as: role) }
+                // With the file gone, the entries made from the log have a seed of their own, and other false positives.
+                #expect(found == kept || state == "gone", "\(state)")
+                let holding = named.indices.filter {
+                    reader.batches[$0].header.firstSeq < end && (role == .cart ? named[$0].carts : named[$0].orders).contains(id)
+                }
+                #expect(Set(holding).isSubset(of: found), "\(state)")
+            }
+        }
+    }
+}
+
+extension IndexEntry {
+    /// Where this entry ends in an index file that holds `entries` in order after its header.
+    fileprivate func end(in entries: [IndexEntry]) -> Int {
+        var end = LogIndex.headerSize
+        for entry in entries {
+            end += entry.encoded().count
+            if entry == self { return end }
+        }
+        return end
     }
 }

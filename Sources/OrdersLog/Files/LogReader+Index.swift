@@ -6,10 +6,11 @@ extension LogReader {
     /// stand for the log's batches, and the rest made from the log here,
     /// in memory (a reader never writes the index; the next writer does).
     func indexEntries() throws -> [IndexEntry] {
-        var trusted = LogIndex.read(log: name, batches: batches)
-        try LogIndex.makeEntries(for: batches[trusted.entries.count...], of: name, file: file, seed: trusted.seed ?? randomSeed()) {
-            trusted.entries.append($0)
+        var entries: [IndexEntry] = []
+        let trusted = LogIndex.read(log: name, batches: batches) { _, entry in entries.append(entry.owned()) }
+        try LogIndex.makeEntries(for: batches[trusted.count...], of: name, file: file, seed: trusted.seed ?? randomSeed()) {
+            entries.append($0)
         }
-        return trusted.entries
+        return entries
     }
 }

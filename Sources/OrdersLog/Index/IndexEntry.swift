@@ -29,6 +29,14 @@ struct IndexEntry: Sendable, Equatable {
             && frameCRC == batch.header.frameCRC
     }
 
+    /// This entry with a filter of bytes of its own, not a slice of the
+    /// bytes it was read from: one kept while they are read over.
+    func owned() -> IndexEntry {
+        var entry = self
+        entry.filter = BloomFilter(bytes: Array(filter.bytes)[...], seed: filter.seed)
+        return entry
+    }
+
     /// Whether the batch may hold an event of the cart (or order) spelled `id`.
     func mayName(_ id: [UInt8], as role: Role) -> Bool {
         id.withUnsafeBytes { filter.mayContain($0, tag: UInt8(role.rawValue)) }

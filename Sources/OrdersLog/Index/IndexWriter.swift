@@ -47,7 +47,7 @@ final class IndexWriter {
             throw FileError(path: path, operation: "truncating", reason: String(cString: strerror(errno)))
         }
         var bytes: [UInt8] = []
-        try LogIndex.makeEntries(for: batches[trusted.entries.count...], of: log, file: descriptor, seed: seed) { entry in
+        try LogIndex.makeEntries(for: batches[trusted.count...], of: log, file: descriptor, seed: seed) { entry in
             entry.encode(into: &bytes)
             if bytes.count >= 1 << 20 {
                 try write(bytes)

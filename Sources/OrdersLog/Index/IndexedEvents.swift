@@ -22,7 +22,7 @@ public final class IndexedEvents {
     public private(set) var batchesRead = 0
 
     private let reader: LogReader
-    private let entries: [IndexEntry]
+    private var lookup: IndexLookup
     private let upTo: Seq
     private var loader: BatchLoader
     private var loaded = LoadedBatch()
@@ -39,7 +39,7 @@ public final class IndexedEvents {
     public init(_ reader: LogReader, upTo: Seq? = nil, cache: IndexEntryCache? = nil) throws {
         self.reader = reader
         self.upTo = upTo ?? reader.endSeq
-        entries = try cache?.entries(for: reader) ?? reader.indexEntries()
+        lookup = try IndexLookup(reader, cache: cache)
         loader = try BatchLoader(file: reader.file, name: reader.name)
     }
 
@@ -58,7 +58,7 @@ public final class IndexedEvents {
     private func found(_ id: [UInt8], as role: Role, before: Seq? = nil) throws -> [Found] {
         var found: [Found] = []
         let end = min(upTo, before ?? upTo)
-        for (index, entry) in entries.enumerated() where entry.firstSeq < end && entry.mayName(id, as: role) {
+        for index in try lookup.batches(mayNaming: id, as: role, before: end) {
             found += try read(index, keeping: id, as: role)
         }
         return found
