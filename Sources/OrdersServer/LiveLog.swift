@@ -86,6 +86,8 @@ actor LiveLog {
     let path: String
     /// The log index's entries, kept between the reads through it of older carts, orders and audits.
     private let indexCache = IndexEntryCache()
+    /// The batches that the last pages of events and streams' resumes decoded, for the next.
+    private let recentBatches = RecentBatches()
     private let writer: LogWriter
     /// Every id, numbered as the log numbers them: the log's, then those the
     /// appends bring, in the order their events first use them. The writer
@@ -279,7 +281,7 @@ actor LiveLog {
     nonisolated func exportedLines(after: Seq, limit: Int) async throws -> [UInt8] {
         try await LogReads.run {
             var text: [UInt8] = []
-            try Responses.exportedLines(of: self.path, after: after, limit: limit, into: &text)
+            try Responses.exportedLines(of: self.path, after: after, limit: limit, recent: self.recentBatches, into: &text)
             return text
         }
     }
@@ -291,7 +293,7 @@ actor LiveLog {
     nonisolated func serverSentEvents(after: Seq, limit: Int) async throws -> (events: ByteBuffer, count: Int) {
         try await LogReads.run {
             var text: [UInt8] = []
-            try Responses.exportedLines(of: self.path, after: after, limit: limit, into: &text)
+            try Responses.exportedLines(of: self.path, after: after, limit: limit, recent: self.recentBatches, into: &text)
             let (frames, ends) = EventsController.serverSentEvents(of: text, first: after + 1)
             return (frames, ends.count)
         }

@@ -48,6 +48,33 @@ struct SeekTests {
         }
     }
 
+    /// A seek and a limit give the whole export's lines past the seq, as
+    /// many as the limit says: within one batch, across batches, past the
+    /// end, none; on one thread and with workers writing text (whose whole
+    /// batch, if longer than the limit, is not taken). The same with the
+    /// batches that readers decoded last kept for the next (``RecentBatches``),
+    /// as a server's pages are read.
+    @Test(arguments: [1, 3])
+    func aSeekWithALimitReadsThatManyOfTheLinesPastItsSeq(threads: Int) throws {
+        let path = try mixedLog()
+        let whole = try lines(LogReader(path: path))
+        let recent = RecentBatches()
+        for after in [0, 1, 5, 63, 64, 100, 699, 700, 703, 750, whole.count - 3, whole.count] {
+            for limit in [0, 1, 2, 10, 63, 64, 65, 130, whole.count] {
+                for keeping in [nil, recent] {
+                    let reader = try LogReader(path: path, options: ReadOptions(threads: threads, callerMostlyWaits: true))
+                    reader.recentBatches = keeping
+                    reader.seek(after: Seq(after))
+                    reader.stop(after: limit)
+                    let read = try lines(reader)
+                    #expect(
+                        read.elementsEqual(whole.dropFirst(after).prefix(limit)),
+                        "after \(after), at most \(limit), \(threads) threads, \(keeping == nil ? "none" : "a batch") kept")
+                }
+            }
+        }
+    }
+
     /// A time window, alone or after a seek, gives exactly the whole
     /// export's lines of the events in it, in seq order, on one thread and
     /// three: times that go back and forth across batches, windows that

@@ -33,6 +33,15 @@ extension LogReader {
         return first + Seq(linesToPass)
     }
 
+    /// Hands out, from here on, `count` events at most: the last batch read
+    /// is written as text only as far as they go, so that a page of ten
+    /// events in a batch of 65,536 renders ten. Call after ``seek(after:)``,
+    /// before the first read.
+    public func stop(after count: Int) {
+        precondition(seeked && submitted == nextBatch, "a reader is limited after its seek, before it reads")
+        linesLeft = max(0, count)
+    }
+
     /// Reads, from here on, only the events with a time in `times` (ms since
     /// the epoch): what `orders export --from/--to` reads. Each batch's
     /// header gives the earliest and latest time of its events (checked
@@ -52,28 +61,47 @@ extension LogReader {
     /// itself, less those of events at or before the seek's seq or out of
     /// the time window. A batch with none to give is passed over.
     func nextTextSeeked(into text: inout [UInt8]) throws -> Int? {
-        while nextBatch < batches.count {
+        while nextBatch < batches.count, linesLeft > 0 {
             let batch = batches[nextBatch]
             nextBatch += 1
             let from = linesToPass
             linesToPass = 0
             if let window = timeWindow, batch.header.maxAt < window.lowerBound || batch.header.minAt >= window.upperBound { continue }
             do {
-                if timeWindow == nil {
-                    try load(batch, workers > 0 ? .text : .events(checkingSpellings: false))
+                let records: EventRecords
+                if let recent = recentBatches, workers == 0 {
+                    if let (loaded, kept) = recent.loaded(batch) {
+                        (current, records) = (loaded, kept)
+                    } else {
+                        try loader.load(batch, into: &current, doing: .events(checkingSpellings: false))
+                        records = try recordLoader.records(of: batch, events: current.events)
+                        recent.keep(batch, current, records)
+                    }
                 } else {
-                    // Batches are skipped, which the workers, loading in order, cannot.
-                    try loader.load(batch, into: &current, doing: .events(checkingSpellings: false))
+                    if timeWindow == nil {
+                        try load(batch, workers > 0 ? .text : .events(checkingSpellings: false))
+                    } else {
+                        // Batches are skipped, which the workers, loading in order, cannot.
+                        try loader.load(batch, into: &current, doing: .events(checkingSpellings: false))
+                    }
+                    records = try recordLoader.records(of: batch, events: current.events)
                 }
-                let records = try recordLoader.records(of: batch, events: current.events)
                 let start = min(from, current.events.count)
-                if timeWindow == nil, current.hasText && records.isEmpty && start == 0 {
+                if timeWindow == nil, current.hasText && records.isEmpty && start == 0 && current.events.count <= linesLeft {
                     text.append(contentsOf: current.text)
+                    linesLeft -= current.events.count
                     return current.events.count
                 }
+                var left = linesLeft
                 let runs = (start..<current.events.count).runs { timeWindow?.contains(current.events[$0].at.milliseconds) ?? true }
+                    .compactMap { run -> Range<Int>? in
+                        let kept = run.prefix(left)
+                        left -= kept.count
+                        return kept.isEmpty ? nil : kept
+                    }
                 try loader.appendText(of: batch, current, records: records, runs: runs, to: &text)
                 let kept = runs.reduce(0) { $0 + $1.count }
+                linesLeft -= kept
                 if kept > 0 || timeWindow == nil { return kept }
             } catch let failure as BatchFailure {
                 throw corrupt(batch, failure)

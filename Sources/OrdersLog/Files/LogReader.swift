@@ -63,6 +63,11 @@ public final class LogReader: AppendableStream {
     var seeked = false
     /// After a seek: the lines of the first batch read that lie at or before the seek's seq.
     var linesToPass = 0
+    /// After a seek: the most lines still to hand out (``stop(after:)``).
+    var linesLeft = Int.max
+    /// After a seek, on one thread: the batches that readers of this log
+    /// decoded before, each taken if it is one to read, and those this reader decodes kept.
+    public var recentBatches: RecentBatches?
     /// The times of the events to read (``keepTimes(_:)``), ms since the epoch; nil for all.
     var timeWindow: Range<Int64>?
     /// Loaded batches the reader is done with, whose buffers the workers reuse.

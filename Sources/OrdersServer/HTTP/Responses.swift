@@ -34,25 +34,16 @@ enum Responses {
 
     /// The export lines of the events of the log at `path` with seq past
     /// `after`, at most `limit`: read from the batch that holds the first
-    /// of them (``LogReader/seek(after:)``), none of the batches before.
-    static func exportedLines(of path: String, after: Int64, limit: Int, into text: inout [UInt8]) throws {
+    /// of them (``LogReader/seek(after:)``), none of the batches before,
+    /// and of the last batch only as many as the page takes.
+    /// - Parameter recent: the batches the last such reads decoded, each taken if it is one to read.
+    static func exportedLines(of path: String, after: Int64, limit: Int, recent: RecentBatches? = nil, into text: inout [UInt8]) throws {
         let reader = try LogReader(path: path)
+        reader.recentBatches = recent
         reader.seek(after: after)
+        reader.stop(after: limit)
         var ids = Identifiers()
-        var batch: [UInt8] = []
-        var left = limit
-        while left > 0, let count = try reader.nextText(ids: &ids, into: &batch) {
-            if count <= left {
-                text += batch
-                left -= count
-            } else {
-                var end = 0
-                for _ in 0..<left { end = batch[end...].firstIndex(of: 0x0A)! + 1 }
-                text += batch[..<end]
-                left = 0
-            }
-            batch.removeAll(keepingCapacity: true)
-        }
+        while try reader.nextText(ids: &ids, into: &text) != nil {}
     }
 }
 
