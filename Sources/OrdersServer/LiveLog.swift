@@ -88,6 +88,8 @@ actor LiveLog {
     private let indexCache = IndexEntryCache()
     /// The batches that the last pages of events and streams' resumes decoded, for the next.
     private let recentBatches = RecentBatches()
+    /// The log's batch headers as the last read scanned them, so that each read scans only those since.
+    private let knownLayout = KnownLayout()
     private let writer: LogWriter
     /// Every id, numbered as the log numbers them: the log's, then those the
     /// appends bring, in the order their events first use them. The writer
@@ -281,7 +283,8 @@ actor LiveLog {
     nonisolated func exportedLines(after: Seq, limit: Int) async throws -> [UInt8] {
         try await LogReads.run {
             var text: [UInt8] = []
-            try Responses.exportedLines(of: self.path, after: after, limit: limit, recent: self.recentBatches, into: &text)
+            try Responses.exportedLines(
+                of: self.path, after: after, limit: limit, recent: self.recentBatches, known: self.knownLayout, into: &text)
             return text
         }
     }
@@ -293,7 +296,8 @@ actor LiveLog {
     nonisolated func serverSentEvents(after: Seq, limit: Int) async throws -> (events: ByteBuffer, count: Int) {
         try await LogReads.run {
             var text: [UInt8] = []
-            try Responses.exportedLines(of: self.path, after: after, limit: limit, recent: self.recentBatches, into: &text)
+            try Responses.exportedLines(
+                of: self.path, after: after, limit: limit, recent: self.recentBatches, known: self.knownLayout, into: &text)
             let (frames, ends) = EventsController.serverSentEvents(of: text, first: after + 1)
             return (frames, ends.count)
         }
@@ -311,7 +315,7 @@ actor LiveLog {
 
     nonisolated private func readAudit(cart: [UInt8]?, order: [UInt8]?, upTo: Seq) throws -> [UInt8]? {
         do {
-            let audit = try IndexedAudit(LogReader(path: path), upTo: upTo, cache: indexCache)
+            let audit = try IndexedAudit(LogReader(path: path, known: knownLayout), upTo: upTo, cache: indexCache)
             guard let cart = try cart ?? audit.cart(placing: order!) else { return nil }
             var text: [UInt8] = []
             try audit.audit(cart: cart) { entry, record, _ in text += AuditReport.line(entry, record: record, ids: audit.ids) }
@@ -333,7 +337,7 @@ actor LiveLog {
 
     nonisolated private func readViews(cart: [UInt8]?, order: [UInt8]?, upTo: Seq) throws -> FromLog? {
         do {
-            let audit = try IndexedAudit(LogReader(path: path), upTo: upTo, cache: indexCache)
+            let audit = try IndexedAudit(LogReader(path: path, known: knownLayout), upTo: upTo, cache: indexCache)
             guard let cart = try cart ?? audit.cart(placing: order!) else { return nil }
             return FromLog(views: try audit.views(ofCart: cart), ids: audit.ids, cart: cart)
         } catch is IndexedAudit.TooDeep {

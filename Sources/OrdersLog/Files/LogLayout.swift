@@ -63,7 +63,10 @@ public struct LogLayout: Sendable {
     ///   before the last commit record (corruption, not a torn append).
     /// - Parameter limit: read the file as if it ended there: a dataset's
     ///   part, whose manifest says how much of it the dataset holds.
-    static func scan(_ file: FileDescriptor, path: String, limit: Int64? = nil) throws -> LogLayout {
+    /// - Parameter known: the layout an earlier scan of the same file found:
+    ///   if its last commit record is still where it was, the scan goes on
+    ///   from there (``KnownLayout``).
+    static func scan(_ file: FileDescriptor, path: String, limit: Int64? = nil, from known: LogLayout? = nil) throws -> LogLayout {
         let size = min(try file.size(path: path), limit ?? .max)
         var layout = LogLayout()
         if size < Int64(FileHeader.size) {
@@ -91,6 +94,12 @@ public struct LogLayout: Sendable {
         var pending: [Batch] = []
         var pendingImports: [ImportNote] = []
         var seq: Seq = 1
+        if let known, known.version == layout.version, try known.lastCommitStands(in: file, size: size, path: path) {
+            (layout.batches, layout.imports, layout.committedEnd, layout.endSeq) = (
+                known.batches, known.imports, known.committedEnd, known.endSeq
+            )
+            (offset, seq) = (known.committedEnd, known.endSeq)
+        }
         var stop: (offset: Int64, reason: String, damaged: Bool)?
         var frame = [UInt8](repeating: 0, count: 8 + LogFormat.batchHeaderContentSize)
         scanning: while offset < size {
@@ -216,6 +225,23 @@ public struct LogLayout: Sendable {
                 reason: stop?.reason ?? "batches with no commit record after them")
         }
         return layout
+    }
+}
+
+extension LogLayout {
+    /// Whether this layout's last commit record is still where it was in
+    /// `file`, `size` bytes long, with the same end seq: the layout of a
+    /// log that has since only grown. False for a layout with no commit.
+    fileprivate func lastCommitStands(in file: FileDescriptor, size: Int64, path: String) throws -> Bool {
+        let start = committedEnd - Int64(CommitRecord.size)
+        guard !batches.isEmpty, start >= Int64(FileHeader.size), committedEnd <= size else { return false }
+        var bytes = [UInt8](repeating: 0, count: CommitRecord.size)
+        try bytes.withUnsafeMutableBytes { try file.readAll(at: start, into: $0, path: path) }
+        let record = bytes.withUnsafeBytes { bytes in
+            try? CommitRecord.decode(content: UnsafeRawBufferPointer(rebasing: bytes[8...]))
+        }
+        let magic = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self).littleEndian }
+        return magic == LogFormat.commitMagic && record?.offset == UInt64(start) && record?.endSeq == endSeq
     }
 }
 

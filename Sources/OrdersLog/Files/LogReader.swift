@@ -78,7 +78,10 @@ public final class LogReader: AppendableStream {
     /// Opens the log at `path` and reads its headers, to read it as `options` say.
     /// - Throws: ``FileError``, or ``InputError`` if it is not a log or (unless
     ///   skipping) is corrupt before its last commit.
-    public init(path: String, options: ReadOptions = ReadOptions()) throws {
+    /// - Parameter known: the layout that the last reader of this log in
+    ///   this process scanned, taken where it still stands, and this
+    ///   reader's kept in its place (strict reading only).
+    public init(path: String, options: ReadOptions = ReadOptions(), known: KnownLayout? = nil) throws {
         name = path
         let skippingCorrupt = options.skippingCorrupt, threads = options.threads
         self.skippingCorrupt = skippingCorrupt
@@ -98,7 +101,8 @@ public final class LogReader: AppendableStream {
                 committedEnd = survey.committedEnd
                 (skipped, harmlessDamage) = Self.gaps(in: survey, batches: batches, endSeq: endSeq)
             } else {
-                let layout = try LogLayout.scan(file, path: path, limit: options.endingAt)
+                let layout = try LogLayout.scan(file, path: path, limit: options.endingAt, from: known?.layout(of: file.rawValue))
+                known?.keep(layout, of: file.rawValue)
                 batches = layout.batches
                 endSeq = layout.endSeq
                 tail = layout.tail

@@ -36,9 +36,13 @@ enum Responses {
     /// `after`, at most `limit`: read from the batch that holds the first
     /// of them (``LogReader/seek(after:)``), none of the batches before,
     /// and of the last batch only as many as the page takes.
-    /// - Parameter recent: the batches the last such reads decoded, each taken if it is one to read.
-    static func exportedLines(of path: String, after: Int64, limit: Int, recent: RecentBatches? = nil, into text: inout [UInt8]) throws {
-        let reader = try LogReader(path: path)
+    /// - Parameters:
+    ///   - recent: the batches the last such reads decoded, each taken if it is one to read.
+    ///   - known: the log's layout as the last read scanned it.
+    static func exportedLines(
+        of path: String, after: Int64, limit: Int, recent: RecentBatches? = nil, known: KnownLayout? = nil, into text: inout [UInt8]
+    ) throws {
+        let reader = try LogReader(path: path, known: known)
         reader.recentBatches = recent
         reader.seek(after: after)
         reader.stop(after: limit)
