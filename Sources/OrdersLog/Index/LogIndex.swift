@@ -87,9 +87,8 @@ public enum LogIndex {
         guard load(from: 0, atLeast: headerSize), let seed = chunk.withUnsafeBytes(header) else { return Trusted() }
         var trusted = Trusted(seed: seed, end: headerSize)
         while trusted.count < batches.count {
-            if let entrySize = sizeField(at: trusted.end - chunkStart), trusted.end - chunkStart + 4 + entrySize <= chunk.count {
-                // Whole in the chunk.
-            } else {
+            let whole = sizeField(at: trusted.end - chunkStart).map { trusted.end - chunkStart + 4 + $0 <= chunk.count } ?? false
+            if !whole {
                 guard load(from: trusted.end, atLeast: 4), let entrySize = sizeField(at: 0), load(from: trusted.end, atLeast: 4 + entrySize)
                 else { break }
             }
