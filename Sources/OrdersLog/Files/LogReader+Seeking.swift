@@ -69,14 +69,8 @@ extension LogReader {
             if let window = timeWindow, batch.header.maxAt < window.lowerBound || batch.header.minAt >= window.upperBound { continue }
             do {
                 let records: EventRecords
-                if let recent = recentBatches, workers == 0 {
-                    if let (loaded, kept) = recent.loaded(batch) {
-                        (current, records) = (loaded, kept)
-                    } else {
-                        try loader.load(batch, into: &current, doing: .events(checkingSpellings: false))
-                        records = try recordLoader.records(of: batch, events: current.events)
-                        recent.keep(batch, current, records)
-                    }
+                if workers == 0, let (loaded, kept) = recentBatches?.loaded(batch) {
+                    (current, records) = (loaded, kept)
                 } else {
                     if timeWindow == nil {
                         try load(batch, workers > 0 ? .text : .events(checkingSpellings: false))
@@ -85,6 +79,7 @@ extension LogReader {
                         try loader.load(batch, into: &current, doing: .events(checkingSpellings: false))
                     }
                     records = try recordLoader.records(of: batch, events: current.events)
+                    if workers == 0 { recentBatches?.keep(batch, current, records) }
                 }
                 let start = min(from, current.events.count)
                 if timeWindow == nil, current.hasText && records.isEmpty && start == 0 && current.events.count <= linesLeft {

@@ -6,8 +6,8 @@ import OrdersCore
 /// and decoding it (65,536 events in an imported batch) was most of what
 /// each cost.
 ///
-/// A committed batch never changes, and is known by its header's offset,
-/// first seq, event count and frame CRC, as an index entry knows it. The
+/// A committed batch never changes, and is known by its place and its
+/// header (``LogLayout/Batch``'s equality: offset, header, record frame). The
 /// last ``most`` batches read are kept, several megabytes for a large one:
 /// a resume at the head of a served log reads the last large batch and the
 /// small ones a server wrote after it.
@@ -29,7 +29,7 @@ public final class RecentBatches: Sendable {
     /// `batch`, decoded, and its records, if it is kept.
     func loaded(_ batch: LogLayout.Batch) -> (LoadedBatch, EventRecords)? {
         kept.withLock { kept in
-            guard let index = kept.firstIndex(where: { Self.same($0.batch, batch) }) else { return nil }
+            guard let index = kept.firstIndex(where: { $0.batch == batch }) else { return nil }
             kept.append(kept.remove(at: index))
             return (kept.last!.loaded, kept.last!.records)
         }
@@ -41,14 +41,9 @@ public final class RecentBatches: Sendable {
         new.loaded.text = []
         new.loaded.hasText = false
         kept.withLock { kept in
-            kept.removeAll { Self.same($0.batch, batch) }
+            kept.removeAll { $0.batch == batch }
             if kept.count == Self.most { kept.removeFirst() }
             kept.append(new)
         }
-    }
-
-    private static func same(_ one: LogLayout.Batch, _ other: LogLayout.Batch) -> Bool {
-        one.offset == other.offset && one.header.firstSeq == other.header.firstSeq
-            && one.header.eventCount == other.header.eventCount && one.header.frameCRC == other.header.frameCRC
     }
 }
