@@ -63,10 +63,18 @@ final class AppendFile {
         } catch {
             throw FileError.opening(path, reason: "\(error)")
         }
-        descriptor = opened
         self.created = created
         do {
             try Self.lock(opened, path: path, waiting: waiting)
+            // A log put in another file's place while this waited for its lock (`orders compact`
+            // renames its copy over the log) is opened again: the lock to hold is the new file's.
+            while !created, try !Self.isStill(opened, at: path) {
+                let again = try Self.reopen(path)
+                try? opened.close()
+                opened = again
+                try Self.lock(opened, path: path, waiting: waiting)
+            }
+            descriptor = opened
             let layout = try LogLayout.scan(opened, path: path)
             var end = layout.committedEnd
             // What was acknowledged is checked before anything is cut: a log shorter than that lost events.
@@ -130,6 +138,17 @@ final class AppendFile {
             try heldByServer()
             usleep(50_000)
         }
+    }
+
+    /// Whether `path` still names the file open as `file`.
+    private static func isStill(_ file: FileDescriptor, at path: String) throws -> Bool {
+        var open = stat(), named = stat()
+        guard fstat(file.rawValue, &open) == 0 else { throw FileError(path: path, operation: "locking", errno: Errno(rawValue: errno)) }
+        guard stat(path, &named) == 0 else {
+            if errno == ENOENT { return false }
+            throw FileError(path: path, operation: "locking", errno: Errno(rawValue: errno))
+        }
+        return open.st_dev == named.st_dev && open.st_ino == named.st_ino
     }
 
     private static func reopen(_ path: String) throws -> FileDescriptor {

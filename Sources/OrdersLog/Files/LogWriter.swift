@@ -193,6 +193,9 @@ public final class LogWriter {
         return nil
     }
 
+    /// The import notes of the log's committed part, in the order written.
+    var committedImports: ArraySlice<ImportNote> { importNotes[..<committedImportNotes] }
+
     /// The names of the streams this transaction noted, in the order of `importNotes` past the committed ones.
     private var notedStreams: [String] = []
 
@@ -489,8 +492,9 @@ public final class LogWriter {
     ///   - progress: called after each chunk with how many events it held.
     /// - Throws: what reading or writing throws; call `rollback()` then.
     ///   - again: append NDJSON whose content was imported before (``importedBefore(_:)``) all the same.
+    ///   - noting: whether the stream's content is noted as imported (a log's copy of itself is no import).
     public func append(
-        contentsOf stream: any AppendableStream, compressors: Int = 1, again: Bool = false,
+        contentsOf stream: any AppendableStream, compressors: Int = 1, again: Bool = false, noting: Bool = true,
         progress: (Int) throws -> Void = { _ in }
     ) throws {
         precondition(pending.isEmpty, "flush events appended with their own tables of ids first")
@@ -544,7 +548,7 @@ public final class LogWriter {
                     foreseenTooLong = inGroups == 0 && Self.foresees(streamHeld.count, of: stream, pastHolding: holdAtMost)
                 }
                 if ended {
-                    let note = try noteToTake(for: stream, again: again)
+                    let note = noting ? try noteToTake(for: stream, again: again) : nil
                     if heldCount + streamHeld.count > holdAtMost {
                         // Too many to hold with the streams held before: theirs are looked up and written first.
                         if sharesHeldIDs { heldIDs = ids }
@@ -589,7 +593,7 @@ public final class LogWriter {
             if !pending.isEmpty { try emit(encodeBatch(ids: ids), through: pool) }
         }
         try drain(pool)
-        if let note = try noteToTake(for: stream, again: again) {
+        if noting, let note = try noteToTake(for: stream, again: again) {
             noteImport(note, seqs: streamStarts[serial]!..<nextSeq, stream: stream.name)
         }
     }
