@@ -26,6 +26,17 @@ struct CompactTests {
         return (log, paths)
     }
 
+    /// `orders compact LOG` on one thread, running.
+    private func startCompaction(of log: String) throws -> Process {
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = ["compact", log, "--threads", "1"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
     private func json(_ result: CLI.Result) throws -> [String: Int] {
         try JSONDecoder().decode([String: Int].self, from: Data(result.stdout))
     }
@@ -91,12 +102,7 @@ struct CompactTests {
         var random = UInt64(11), killed = 0, switched = 0
         for trial in 0..<6 {
             try fresh()
-            let process = Process()
-            process.executableURL = CLI.binary
-            process.arguments = ["compact", log, "--threads", "1"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try startCompaction(of: log)
             random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             usleep(UInt32((random >> 33) % UInt64(span * 1_000_000)))
             kill(process.processIdentifier, SIGKILL)
@@ -116,12 +122,7 @@ struct CompactTests {
     @Test func aWriterThatWaitedForTheLockAppendsToTheCompactedLog() throws {
         let (log, _) = try smallBatchedLog(events: 20_000, pieces: 20)
         let expected = try CLI.run(["export", log]).text
-        let compact = Process()
-        compact.executableURL = CLI.binary
-        compact.arguments = ["compact", log, "--threads", "1"]
-        compact.standardOutput = FileHandle.nullDevice
-        compact.standardError = FileHandle.nullDevice
-        try compact.run()
+        let compact = try startCompaction(of: log)
         // Once the copy is being written, the log is locked: this import waits for the lock, on the old file.
         let deadline = Date().addingTimeInterval(20)
         while !FileManager.default.fileExists(atPath: log + ".compacting"), Date() < deadline { usleep(1_000) }
