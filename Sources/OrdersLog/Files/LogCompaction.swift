@@ -53,13 +53,13 @@ public enum LogCompaction {
         advanced: (_ step: String, _ events: Int, _ position: (done: Int64, total: Int64)?) -> Void = { _, _, _ in }
     ) throws -> Outcome {
         precondition(!DatasetManifest.isDataset(path), "a log, not a dataset")
-        // A log to compact, not one to create.
-        _ = try LogReader(path: path)
+        // A log to compact, not one for the writer below to create.
+        guard access(path, F_OK) == 0 else { throw FileError.opening(path, reason: Errno(rawValue: errno).description) }
         // Held, never appended to, until the copy is in its place: no other writer appends meanwhile.
         let holder = try LogWriter(path: path, waiting: waiting)
         if let recovery = holder.recovery { note(recovery) }
         let copy = copyPath(of: path)
-        for leftover in [copy, WriterCheckpoint.path(of: copy), LogIndex.path(of: copy)] { _ = unlink(leftover) }
+        for leftover in files(of: copy) { _ = unlink(leftover) }
         let source = try LogReader(path: path, options: ReadOptions(threads: threads))
         var outcome = Outcome(
             events: source.endSeq - 1, batchesBefore: source.batches.count, batchesAfter: 0,
@@ -75,7 +75,7 @@ public enum LogCompaction {
             (outcome.batchesAfter, outcome.bytesAfter) = (written.batches.count, written.committedEnd)
             try sameExports(path, copy, threads: threads) { advanced("comparing", $0, $1) }
         } catch {
-            for file in [copy, WriterCheckpoint.path(of: copy), LogIndex.path(of: copy)] { _ = unlink(file) }
+            for file in files(of: copy) { _ = unlink(file) }
             throw error
         }
         // `writer` keeps the copy locked until every file is in its place: a writer opening the log
@@ -95,6 +95,9 @@ public enum LogCompaction {
         withExtendedLifetime((writer, holder)) {}
         return outcome
     }
+
+    /// A log's file and the writer's files beside it: its checkpoint and its index.
+    private static func files(of log: String) -> [String] { [log, WriterCheckpoint.path(of: log), LogIndex.path(of: log)] }
 
     /// Throws ``Differs`` unless the logs at `a` and `b` export the same lines.
     static func sameExports(
