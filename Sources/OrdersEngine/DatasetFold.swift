@@ -28,18 +28,48 @@ public enum DatasetFold {
     ///   - advanced: told, on the caller's thread, of the events read.
     ///   - foldedAgain: told of each part whose refold disagreed with the
     ///     decisions and that was folded again whole, which no sound stream does.
+    ///   - fromSnapshot: whether the fold may start from the dataset's
+    ///     snapshot (``DatasetSnapshot``), and fold only the events after it;
+    ///     `note` is told why one was passed over.
     public static func fold(
-        _ dataset: Dataset, threads: Int, zone: ZoneRules, onePassAtMost: Int64 = onePassAtMost, advanced: (Int) -> Void = { _ in },
-        foldedAgain: @escaping @Sendable (Int) -> Void = { _ in }
+        _ dataset: Dataset, threads: Int, zone: ZoneRules, fromSnapshot: Bool = false, onePassAtMost: Int64 = onePassAtMost,
+        note: (String) -> Void = { _ in }, advanced: (Int) -> Void = { _ in }, foldedAgain: @escaping @Sendable (Int) -> Void = { _ in }
     ) throws -> (reports: Reports, ids: Identifiers) {
-        let parts = dataset.partsWithEvents
-        let threads = max(1, min(threads, parts.count))
+        let threads = max(1, min(threads, dataset.partsWithEvents.count))
+        if fromSnapshot, let snapshot = SnapshotShares.open(dataset, note: note), dataset.manifest.events - snapshot.events <= onePassAtMost
+        {
+            do {
+                return try fold(dataset, after: snapshot, threads: threads, zone: zone, advanced: advanced, foldedAgain: foldedAgain)
+            } catch {
+                // A share whose checksums hold but whose content is not its part's (a forgery, or a bug): the whole
+                // dataset answers, and fails only if it does.
+                note(
+                    "\(DatasetSnapshot.path(in: dataset.directory)): passed over: the fold after it failed (\(error)); folding the whole dataset"
+                )
+            }
+        }
         if dataset.manifest.events > onePassAtMost {
             return try foldTwice(dataset, threads: threads, zone: zone, advanced: advanced)
         }
-        let passes = try onParts(parts, threads: threads) { part in try PartPass(dataset, part: part, zone: zone) }
+        return try fold(dataset, after: nil, threads: threads, zone: zone, advanced: advanced, foldedAgain: foldedAgain)
+    }
+
+    /// The fold in one pass over each part, from its share of `snapshot` if given.
+    private static func fold(
+        _ dataset: Dataset, after snapshot: SnapshotShares?, threads: Int, zone: ZoneRules, advanced: (Int) -> Void,
+        foldedAgain: @escaping @Sendable (Int) -> Void
+    ) throws -> (reports: Reports, ids: Identifiers) {
+        let parts = dataset.partsWithEvents
+        let passes = try onParts(parts, threads: threads) { part in
+            if let snapshot {
+                try PartPass(dataset, part: part, after: snapshot, zone: zone)
+            } else {
+                try PartPass(dataset, part: part, zone: zone)
+            }
+        }
         advanced(Int(dataset.manifest.events))
-        let (decided, notes) = try decideEach(passes, threads: threads)
+        if let snapshot { try markTakenBefore(passes, snapshot) }
+        let (decided, notes) = try decideEach(passes, threads: threads, before: (snapshot?.index.endSeq ?? 1) - 1)
         // Each thread adds up its parts' sums, their orders told straight to one gatherer; then the threads' sums add up.
         let sums = try onThreads(threads) { thread in
             Result { () throws -> (reports: Reports, ids: Identifiers) in
@@ -53,7 +83,11 @@ public enum DatasetFold {
                         reports.merge(partReports, naming: pass.ids, into: &ids)
                     } else {
                         foldedAgain(parts[index])
-                        let whole = try self.fold(dataset, part: parts[index], zone: zone, notes: notes[index])
+                        let whole =
+                            try snapshot.map {
+                                try self.fold(dataset, part: parts[index], after: $0, zone: zone, notes: notes[index]).reports()
+                            }
+                            ?? self.fold(dataset, part: parts[index], zone: zone, notes: notes[index])
                         reports.merge(whole.reports, naming: whole.ids, into: &ids)
                     }
                 }
@@ -103,37 +137,64 @@ public enum DatasetFold {
     }
 
     /// One part read once, as the ordered pass waits for every part.
-    private final class PartPass: @unchecked Sendable {  // Each is used by one thread at a time, the ordered pass between.
+    final class PartPass: @unchecked Sendable {  // Each is used by one thread at a time, the ordered pass between.
         var fold: LocalFold?
         let claims: [CheckoutClaims.Claim]
         let applied: [Bool]
         let ids: Identifiers
+        /// The spellings of the order ids its claims use, by the part's numbers.
+        let orders: SymbolTable
         /// By order number: the fingerprint of the id, for those its claims use.
         let orderPrints: [UInt64]
         /// Those fingerprints, sorted.
         let sortedPrints: [UInt64]
+        /// From a snapshot: the order ids the part took before it, by the part's numbers (the ledger's bits).
+        let takenHere: [UInt64]
+        /// From a snapshot: the order ids of its claims that any part took before it (``markTakenBefore(_:_:)``).
+        var takenBefore = BitSet()
 
         init(_ dataset: Dataset, part: Int, zone: ZoneRules) throws {
             let reader = try dataset.openPart(part, threads: 1)
             var fold = LocalFold(zone: zone, seqs: try dataset.seqs(of: part))
             var ids = Identifiers()
             try reader.fold(into: &fold, ids: &ids)
+            (claims, applied, orders, takenHere) = (fold.claims, fold.applied, ids.orders, [])
+            (orderPrints, sortedPrints) = DatasetFold.prints(of: claims, in: orders)
             fold.settle()
-            claims = fold.claims
-            applied = fold.applied
-            var prints = [UInt64](repeating: 0, count: ids.orders.count)
-            for claim in claims where prints[claim.order.index] == 0 {
-                prints[claim.order.index] = DatasetFold.fingerprint(claim.order, in: ids.orders)
-            }
-            orderPrints = prints
-            sortedPrints = prints.filter { $0 != 0 }.sorted()
+            self.ids = ids
+            self.fold = consume fold
+        }
+
+        /// The part's events after its share of `snapshot`, folded from it.
+        init(_ dataset: Dataset, part: Int, after snapshot: SnapshotShares, zone: ZoneRules) throws {
+            let reader = try dataset.openPart(part, threads: 1)
+            var resumed = try snapshot.resume(part, reader: reader, zone: zone, partial: true)
+            var fold = LocalFold(resuming: resumed.projector, seqs: snapshot.tailSeqs[part])
+            try reader.fold(into: &fold, ids: &resumed.ids)
+            (claims, applied, takenHere) = (fold.claims, fold.applied, resumed.takenBefore)
+            let ids = resumed.ids
+            // A claim of an id the part spelled before the snapshot: its spelling is in the part's dictionaries alone.
+            let unspelled = claims.contains { $0.order.index >= ids.orders.count || ids.orders.isPlaceholder($0.order) }
+            orders = unspelled ? try dataset.openPart(part, threads: 1).readOrderIDs() : ids.orders
+            (orderPrints, sortedPrints) = DatasetFold.prints(of: claims, in: orders)
+            fold.settle()
             self.ids = ids
             self.fold = consume fold
         }
     }
 
+    /// By order number, the fingerprints of the order ids `claims` use (0
+    /// for the rest), and those fingerprints sorted.
+    static func prints(of claims: [CheckoutClaims.Claim], in orders: SymbolTable) -> (byOrder: [UInt64], sorted: [UInt64]) {
+        var prints = [UInt64](repeating: 0, count: orders.count)
+        for claim in claims where prints[claim.order.index] == 0 {
+            prints[claim.order.index] = fingerprint(claim.order, in: orders)
+        }
+        return (prints, prints.filter { $0 != 0 }.sorted())
+    }
+
     /// A 64-bit fingerprint of an order id's bytes, never 0, the same in every part.
-    private static func fingerprint(_ order: Symbol, in orders: SymbolTable) -> UInt64 {
+    static func fingerprint(_ order: Symbol, in orders: SymbolTable) -> UInt64 {
         var print = Fingerprint()
         orders.withBytes(of: order) { print.add($0) }
         return max(print.value, 1)
@@ -145,14 +206,23 @@ public enum DatasetFold {
     /// their fingerprints, sorted; two ids that share one (1 in 2⁶⁴ a pair)
     /// are both taken for contested, which costs only their checkouts a
     /// place in the ordered pass, where ids are told apart by their bytes.
-    private static func decideEach(_ passes: [PartPass], threads: Int) throws -> (decided: [[Bool]], notes: [[CheckoutDecisions.Note]]) {
+    ///
+    /// After a snapshot, an id taken before it (``PartPass/takenBefore``) is
+    /// contested too, and taken at seq `before`.
+    static func decideEach(
+        _ passes: [PartPass], threads: Int, before: Int64
+    ) throws -> (decided: [[Bool]], notes: [[CheckoutDecisions.Note]]) {
         // Each part's fingerprints are of distinct ids, so one met twice is of two parts (or, by chance, of two ids).
         let prints = mergedInOrder(passes.map(\.sortedPrints))
         let contested = Set(prints.indices.dropFirst().lazy.filter { prints[$0] == prints[$0 - 1] }.map { prints[$0] })
         let selected = try onParts(Array(passes.indices), threads: threads) { part in
-            ContestedClaims.select(passes[part].claims) { contested.contains(passes[part].orderPrints[$0.index]) }
+            ContestedClaims.select(passes[part].claims) {
+                passes[part].takenBefore.contains($0.index) || contested.contains(passes[part].orderPrints[$0.index])
+            }
         }
-        let (applies, notes) = decideInOrder(selected.map { $0.map(\.claim) }, orders: passes.map(\.ids.orders))
+        let (applies, notes) = decideInOrder(
+            selected.map { $0.map(\.claim) }, orders: passes.map(\.orders),
+            takenBefore: { passes[$0].takenBefore.contains($1.index) }, before: before)
         var decided = passes.map(\.applied)
         for part in passes.indices {
             for (k, sent) in selected[part].enumerated() { decided[part][sent.index] = applies[part][k] }
@@ -247,16 +317,19 @@ public enum DatasetFold {
     /// part's order ids spelled in its table of `orders`, numbered across
     /// parts by their bytes as the ordered pass meets them.
     private static func decideInOrder(
-        _ claims: [[CheckoutClaims.Claim]], orders: [SymbolTable]
+        _ claims: [[CheckoutClaims.Claim]], orders: [SymbolTable], takenBefore: (Int, Symbol) -> Bool = { _, _ in false },
+        before: Int64 = 0
     ) -> (applies: [[Bool]], notes: [[CheckoutDecisions.Note]]) {
         var all = SymbolTable()
         var numbering = orders.map { [Int](repeating: -1, count: $0.count) }
-        return CheckoutDecisions.decideEach(claims) { part, symbol in
-            if numbering[part][symbol.index] < 0 {
-                numbering[part][symbol.index] = orders[part].withBytes(of: symbol) { all.intern($0) }.index
-            }
-            return numbering[part][symbol.index]
-        }
+        return CheckoutDecisions.decideEach(
+            claims,
+            orderID: { part, symbol in
+                if numbering[part][symbol.index] < 0 {
+                    numbering[part][symbol.index] = orders[part].withBytes(of: symbol) { all.intern($0) }.index
+                }
+                return numbering[part][symbol.index]
+            }, takenBefore: takenBefore, before: before)
     }
 
     /// The second pass over one part: its reports, and the ids they name by the part's numbers.
@@ -271,7 +344,7 @@ public enum DatasetFold {
     }
 
     /// `body` of each part, the parts dealt out in turn to `threads` threads; results in the parts' order.
-    private static func onParts<Result: Sendable>(
+    static func onParts<Result: Sendable>(
         _ parts: [Int], threads: Int, _ body: @escaping @Sendable (Int) throws -> Result
     ) throws -> [Result] {
         let threads = max(1, min(threads, parts.count))

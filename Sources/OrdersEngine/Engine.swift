@@ -10,7 +10,7 @@ public enum Engine {
     /// NDJSON, and a log read past damaged batches, event by event.
     /// - Parameters:
     ///   - fromSnapshot: whether a log's fold may start from the snapshot
-    ///     beside it (``resume(_:zone:productSales:partial:note:)``), and
+    ///     beside it (a dataset's, from its snapshot: ``DatasetFold``) (``resume(_:zone:productSales:partial:note:)``), and
     ///     fold only the batches after it, on one thread and a worker;
     ///     `note` is told why one was passed over.
     ///   - productSales: whether the reports' product sales are wanted: if
@@ -22,7 +22,8 @@ public enum Engine {
         advanced: (Int, (done: Int64, total: Int64)?) -> Void = { _, _ in }
     ) throws -> (reports: Reports, ids: Identifiers) {
         if let dataset = stream as? DatasetReader {
-            return try DatasetFold.fold(dataset.dataset, threads: threads, zone: zone, advanced: { advanced($0, nil) })
+            return try DatasetFold.fold(
+                dataset.dataset, threads: threads, zone: zone, fromSnapshot: fromSnapshot, note: note, advanced: { advanced($0, nil) })
         }
         var ids = Identifiers()
         if let log = stream as? LogReader, log.foldsDirectly {

@@ -140,6 +140,67 @@ struct DatasetTests {
         #expect(try CLI.run(["verify", dataset]).status == 0)
     }
 
+    /// `orders snapshot DIR`, and an import's own: a fold from the
+    /// snapshot answers as the whole dataset and the one log, with order ids
+    /// taken before the snapshot checked out again after it, in other parts.
+    @Test func aDatasetsSnapshotAnswersAsTheWholeDataset() throws {
+        let (dir, log, dataset) = try logAndDataset(parts: 3)
+        let first = try CLI.run(["snapshot", dataset])
+        #expect(
+            first.status == 0 && first.stderr.contains("wrote \(dataset)/dataset.snapshot and the shares of 3 parts"), "\(first.stderr)")
+        #expect(try CLI.run(["snapshot", dataset]).stderr.contains("covers every event of \(dataset) already"))
+        // More events: generated later, and the order-id chains again, whose ids the snapshot holds as taken.
+        let later = dir + "/later.ndjson"
+        #expect(
+            try CLI.run(["generate", "--events", "3000", "--seed", "6", "--start", "2025-12-01", "--format", "ndjson", "-o", later]).status
+                == 0)
+        for target in [log, dataset] {
+            let more = try CLI.run(["import", target, later, "Fixtures/order-collisions.ndjson", "--again", "--snapshot-after", "0"])
+            #expect(more.status == 0, "\(more.stderr)")
+        }
+        let commands: [[String]] = [
+            ["replay", "--json"], ["report", "daily", "--format", "csv", "--tz", "Asia/Seoul"],
+            ["report", "products", "--format", "csv", "--tz", "America/New_York"], ["tally", "--format", "csv"],
+        ]
+        func answers(_ command: [String], _ target: String, _ more: [String] = []) throws -> CLI.Result {
+            let head = command[0] == "report" ? 2 : 1
+            return try CLI.run(command.prefix(head) + [target] + command.dropFirst(head) + more)
+        }
+        func check(_ comment: String, quiet: Bool = true) throws {
+            for command in commands {
+                let fromLog = try answers(command, log), whole = try answers(command, dataset, ["--no-snapshot"])
+                let fromSnapshot = try answers(command, dataset)
+                #expect(fromLog.status == 0 && whole.stdout == fromLog.stdout, "\(comment), \(command): \(whole.stderr)")
+                #expect(fromSnapshot.stdout == fromLog.stdout, "\(comment), \(command): \(fromSnapshot.stderr)")
+                #expect(!quiet || fromSnapshot.stderr.isEmpty, "\(comment), \(command): \(fromSnapshot.stderr)")
+            }
+        }
+        try check("after the snapshot")
+        #expect(try answers(["replay", "--json"], dataset).text.contains("\"duplicate_order\": "))
+
+        let second = try CLI.run(["snapshot", dataset])
+        #expect(second.status == 0 && second.stderr.contains("3,048 events folded to take it"), "\(second.stderr)")
+        try check("from the second snapshot")
+
+        // An import takes one itself once enough events are past the last.
+        let third = try CLI.run(["import", dataset, later, "--again", "--snapshot-after", "3000"])
+        #expect(third.status == 0 && third.stderr.contains("took a snapshot of the fold to dataset seq"), "\(third.stderr)")
+        #expect(try CLI.run(["import", log, later, "--again"]).status == 0)
+        try check("from the import's snapshot")
+
+        // A damaged one is passed over, said so, and changes no answer.
+        let tying = dataset + "/dataset.snapshot"
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: tying)))
+        bytes[bytes.count - 9] ^= 0x04
+        try Data(bytes).write(to: URL(fileURLWithPath: tying))
+        try check("a damaged snapshot", quiet: false)
+        #expect(try CLI.run(["tally", dataset]).stderr.contains("passed over"))
+        let again = try CLI.run(["snapshot", dataset])
+        #expect(again.status == 0 && again.stderr.contains("passed over") && again.stderr.contains("wrote"), "\(again.stderr)")
+        try check("a snapshot taken again")
+        #expect(try CLI.run(["verify", dataset]).status == 0)
+    }
+
     @Test func repartitionKeepsEveryAnswer() throws {
         let (dir, log, dataset) = try logAndDataset(parts: 3)
         #expect(try CLI.run(["repartition", dataset, dir + "/seven", "--partitions", "7"]).status == 0)

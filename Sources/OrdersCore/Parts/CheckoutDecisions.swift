@@ -35,8 +35,16 @@ public enum CheckoutDecisions {
     }
 
     /// ``decide(_:orderID:)``, with whether each claim applies.
+    /// - Parameters:
+    ///   - takenBefore: whether a claim's order id (by part and the part's
+    ///     number) was taken before every claim, at seq `before`: by the
+    ///     events a dataset's snapshot covers. Each part whose claims use
+    ///     such an id gets a note of it.
     /// - Returns: for each part, by claim, whether it applies; and its notes.
-    public static func decideEach(_ claims: [[CheckoutClaims.Claim]], orderID: (Int, Symbol) -> Int) -> (
+    public static func decideEach(
+        _ claims: [[CheckoutClaims.Claim]], orderID: (Int, Symbol) -> Int, takenBefore: (Int, Symbol) -> Bool = { _, _ in false },
+        before: Int64 = 0
+    ) -> (
         applies: [[Bool]], notes: [[Note]]
     ) {
         struct Entry {
@@ -54,6 +62,12 @@ public enum CheckoutDecisions {
         all.sort { $0.seq < $1.seq }
         /// By order id across parts: the seq and part of the checkout that took it; seq 0 for none.
         var taken = [(seq: Int64, part: Int32)](repeating: (0, -1), count: (ids.lazy.compactMap { $0.max() }.max() ?? -1) + 1)
+        for (part, list) in claims.enumerated() {
+            for (index, claim) in list.enumerated() where takenBefore(part, claim.order) {
+                precondition(before > 0 && before < claim.seq, "an id taken before every claim")
+                taken[ids[part][index]] = (before, -1)
+            }
+        }
         var closed = claims.map { _ in [Bool]() }
         var applies = claims.map { [Bool](repeating: false, count: $0.count) }
         for entry in all {

@@ -41,7 +41,14 @@ public struct LocalFold: EventSink, ~Copyable {
     private var openCarts: Int64?
 
     public init(zone: ZoneRules, seqs: [Int64]) {
-        projector = Projector(zone: zone)
+        self.init(resuming: Projector(zone: zone), seqs: seqs)
+    }
+
+    /// The fold of a part's events after those `projector` folded, as the
+    /// dataset decided them (a part's share of a dataset's snapshot): its
+    /// claims are those of the events after, which `seqs` are the seqs of.
+    public init(resuming projector: consuming Projector, seqs: [Int64]) {
+        self.projector = projector
         self.seqs = seqs
         // Room for a checkout in eight events and their lines, so that the lists are not copied as they grow;
         // pages a stream of fewer checkouts never touches cost nothing.
@@ -96,7 +103,10 @@ public struct LocalFold: EventSink, ~Copyable {
             possible = projector.ledger.wouldCheckOut(cart: cart)
             placed.claim = claims.count
             status = projector.ledger.checkOut(cart: cart, order: order, at: at, observer: &placed)
-            if case .anomaly(let anomaly) = status, anomaly != .duplicateOrder { refusedWithIDFree.append((claims.count, anomaly)) }
+            // Only these come after `duplicate_order` in the rules; `cart_closed`, before it, is a cart closed before a snapshot.
+            if case .anomaly(let anomaly) = status, anomaly == .emptyCart || anomaly == .overflow {
+                refusedWithIDFree.append((claims.count, anomaly))
+            }
             if status == .applied {
                 if cart.index >= closedBy.count { closedBy.append(contentsOf: repeatElement(0, count: cart.index + 1 - closedBy.count)) }
                 closedBy[cart.index] = Int32(placed.count)

@@ -11,7 +11,13 @@ public struct NotedFold: EventSink, ~Copyable {
     private var takenElsewhere: [Int64] = []
 
     public init(zone: ZoneRules, seqs: [Int64], notes: [CheckoutDecisions.Note]) {
-        projector = Projector(zone: zone)
+        self.init(resuming: Projector(zone: zone), seqs: seqs, notes: notes)
+    }
+
+    /// The second pass over a part's events after those `projector`
+    /// folded (a part's share of a dataset's snapshot), whose seqs are `seqs`.
+    public init(resuming projector: consuming Projector, seqs: [Int64], notes: [CheckoutDecisions.Note]) {
+        self.projector = projector
         self.seqs = seqs
         for note in notes {
             if note.order.index >= takenElsewhere.count {

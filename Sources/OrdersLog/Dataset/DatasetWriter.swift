@@ -80,7 +80,7 @@ public final class DatasetWriter {
     }
 
     /// A file in `directory` that no dataset writes (its lock, its parts' logs, checkpoints and
-    /// seqs, which a first import killed before its manifest leaves), if there is one.
+    /// seqs, which a first import killed before its manifest leaves, and its snapshot's files), if there is one.
     static func strangerFile(in directory: String) -> String? {
         guard let dir = opendir(directory) else { return nil }
         defer { closedir(dir) }
@@ -89,7 +89,8 @@ public final class DatasetWriter {
             if name == "." || name == ".." || name == "lock" { continue }
             let stem = name.hasPrefix("part-") ? name.dropFirst(5).prefix { $0.isASCII && $0.isNumber } : ""
             let rest = name.dropFirst(5 + stem.count)
-            if stem.count >= 4, [".log", ".log.chk", ".log.index", ".seqs"].contains(rest) { continue }
+            if stem.count >= 4, [".log", ".log.chk", ".log.index", ".seqs", ".dataset.snapshot"].contains(rest) { continue }
+            if name == "dataset.snapshot" { continue }
             return name
         }
         return nil

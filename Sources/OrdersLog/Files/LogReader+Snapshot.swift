@@ -30,9 +30,11 @@ extension LogReader {
     ///   product sales hold only the events after it.
     /// - Returns: the snapshot, if one matches; and, if a snapshot file is
     ///   there but was passed over, why.
-    public func openSnapshot(productSales: Bool = true) -> (snapshot: OpenedSnapshot?, passedOver: String?) {
+    /// - Parameter path: the snapshot's file, if not the one beside the log
+    ///   (a part's share of a dataset's snapshot, ``DatasetSnapshot``).
+    public func openSnapshot(at path: String? = nil, productSales: Bool = true) -> (snapshot: OpenedSnapshot?, passedOver: String?) {
         do {
-            guard let opened = try SnapshotFile.open(besideLog: name) else { return (nil, nil) }
+            guard let opened = try SnapshotFile.open(at: path ?? Snapshot.path(of: name)) else { return (nil, nil) }
             guard opened.point.isPoint(of: batches) else {
                 return (nil, "its batches are not this log's first ones (a snapshot of another log, or of this one before a repair)")
             }
@@ -95,10 +97,16 @@ extension LogReader {
         try SnapshotFile.write(pieces, besideLog: name)
     }
 
-    /// Writes `snapshot` beside this log, in place of any there.
+    /// Writes `snapshot` beside this log, or at `path`, in place of any there.
     /// - Returns: its size in bytes.
     @discardableResult
-    public func write(_ snapshot: Snapshot) throws -> Int {
-        try SnapshotFile.write(snapshot, besideLog: name)
+    public func write(_ snapshot: Snapshot, at path: String? = nil) throws -> Int {
+        try SnapshotFile.write(SnapshotFile.bytes(of: snapshot), at: path ?? Snapshot.path(of: name))
+    }
+
+    /// The spellings of every order id of the log's committed batches, read
+    /// from their dictionaries alone (no event is decoded), at the log's numbers.
+    public func readOrderIDs() throws -> SymbolTable {
+        try readIdentifiers().orders
     }
 }

@@ -257,7 +257,11 @@ enum SnapshotFile {
 
     /// The snapshot file beside `log`, opened: nil if there is none; ``Unusable`` if the file is there but is not one.
     static func open(besideLog log: String) throws(Unusable) -> Opened? {
-        let path = Snapshot.path(of: log)
+        try open(at: Snapshot.path(of: log))
+    }
+
+    /// The snapshot file at `path`, opened, as ``open(besideLog:)`` opens the one beside a log.
+    static func open(at path: String) throws(Unusable) -> Opened? {
         guard access(path, F_OK) == 0 else { return nil }
         let file: FileDescriptor
         do {
@@ -303,8 +307,15 @@ enum SnapshotFile {
     /// - Returns: the file's size.
     @discardableResult
     static func write(_ pieces: [[UInt8]], besideLog log: String) throws -> Int {
+        try write(pieces, at: Snapshot.path(of: log))
+    }
+
+    /// Writes the file whose bytes are `pieces` at `path`, as ``write(_:besideLog:)`` does beside a log.
+    /// - Returns: the file's size.
+    @discardableResult
+    static func write(_ pieces: [[UInt8]], at path: String) throws -> Int {
         // One temporary name, so that a writer killed mid-write leaves nothing the next does not replace.
-        try DatasetFiles.replace(Snapshot.path(of: log), withPieces: pieces)
+        try DatasetFiles.replace(path, withPieces: pieces)
         return pieces.reduce(0) { $0 + $1.count }
     }
 }

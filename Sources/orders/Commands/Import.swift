@@ -80,7 +80,7 @@ extension Orders {
 
         @Option(
             help: ArgumentHelp(
-                "Take a snapshot of LOG's fold after the import (LOG.snapshot, see orders snapshot --help) once this many events are past the last one; 0 for never.",
+                "Take a snapshot of LOG's fold after the import (LOG.snapshot, or a dataset's, see orders snapshot --help) once this many events are past the last one; 0 for never.",
                 valueName: "n"))
         var snapshotAfter: Int64 = 100_000
 
@@ -206,6 +206,16 @@ extension Orders {
             let progress = Progress("taking a snapshot of \(log)")
             defer { progress.finish() }
             do {
+                if DatasetManifest.isDataset(log) {
+                    let taken = try DatasetFold.takeSnapshot(of: Dataset(directory: log), threads: threads) {
+                        Console.note("orders: note: \($0)")
+                    }
+                    progress.finish()
+                    guard let bytes = taken.bytes else { return }
+                    return Console.note(
+                        "orders: took a snapshot of the fold to dataset seq \(taken.endSeq - 1) (\(DatasetSnapshot.path(in: log)) and the shares of \(counted(taken.shares, "part")), \(counted(bytes, "byte")))"
+                    )
+                }
                 let taken = try Engine.takeSnapshot(of: log, threads: threads) { Console.note("orders: note: \($0)") }
                 progress.finish()
                 if let bytes = taken.bytes {
@@ -245,6 +255,7 @@ extension Orders {
                 }
                 printOutcome(
                     appended: Int64(seqs.count), first: seqs.lowerBound, duplicates: writer.duplicates + duplicatesRead, warnings: [])
+                if DatasetFold.snapshotDue(log, endSeq: seqs.upperBound, after: snapshotAfter) { takeSnapshot() }
             }
         }
 

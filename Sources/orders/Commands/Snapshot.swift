@@ -7,7 +7,7 @@ extension Orders {
     struct Snapshot: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "snapshot",
-            abstract: "Save the fold of a log beside it, so that later folds start there.",
+            abstract: "Save the fold of a log (or a dataset) beside it, so that later folds start there.",
             discussion: """
                 Folds every committed event of the log and writes the fold's whole state (carts,
                 order ids, votes, every report's sums) to LOG.snapshot, replacing the one there.
@@ -22,12 +22,18 @@ extension Orders {
                 (orders import --help). When the events since the last are few, the new one is
                 taken from it: the parts that hold no cart or voter they name are copied.
 
+                A dataset's snapshot is each part's share of the dataset's fold, in
+                DIR/part-NNNN.dataset.snapshot, and DIR/dataset.snapshot, which ties them together
+                and keeps the order ids taken before it (the one rule that crosses parts). Taken
+                from the one before, it folds only the parts with events since, those events alone.
+
                 Examples:
                   orders snapshot store.log
                   orders replay store.log --no-snapshot    # the whole log, for comparison
+                  orders snapshot store.dataset
                 """)
 
-        @Argument(help: ArgumentHelp("The log.", valueName: "log"))
+        @Argument(help: ArgumentHelp("The log, or a dataset's directory.", valueName: "log"))
         var log: String
 
         @Option(help: ArgumentHelp("Threads to read with: 1, or 2 for a worker that decodes ahead of the fold.", valueName: "n"))
@@ -37,6 +43,7 @@ extension Orders {
 
         func run() throws {
             try reportingFailures {
+                if DatasetManifest.isDataset(log) { return try snapshotDataset() }
                 let taken = try Engine.takeSnapshot(of: log, threads: threads) { Console.note("orders: note: \($0)") }
                 let path = OrdersLog.Snapshot.path(of: log)
                 guard let bytes = taken.bytes else {
@@ -46,6 +53,19 @@ extension Orders {
                     "orders: wrote \(path) (\(counted(bytes, "byte"))): seq 1–\(taken.endSeq - 1), \(counted(taken.folded, "event")) folded to take it"
                 )
             }
+        }
+
+        /// The snapshot of the dataset in `log`.
+        private func snapshotDataset() throws {
+            let dataset = try Dataset(directory: log)
+            let taken = try DatasetFold.takeSnapshot(of: dataset, threads: threads) { Console.note("orders: note: \($0)") }
+            let path = DatasetSnapshot.path(in: log)
+            guard let bytes = taken.bytes else {
+                return Console.note("orders: \(path) covers every event of \(log) already (dataset seq 1–\(taken.endSeq - 1)); kept it")
+            }
+            Console.note(
+                "orders: wrote \(path) and the shares of \(counted(taken.shares, "part")) (\(counted(bytes, "byte"))): dataset seq 1–\(taken.endSeq - 1), \(counted(taken.folded, "event")) folded to take it"
+            )
         }
     }
 }

@@ -1,0 +1,282 @@
+import OrdersCore
+import OrdersLog
+
+/// A dataset's fold from its snapshot (``DatasetSnapshot``), and the taking of one.
+///
+/// Each part's share is its fold as the dataset decided it, so the fold of
+/// the events after goes on from it as the one-pass fold of the whole
+/// dataset does (``fold(_:threads:zone:fromSnapshot:onePassAtMost:note:advanced:foldedAgain:)``):
+/// every decision before the snapshot stands, since a checkout is decided
+/// by the events before it alone. What the events after need of the parts'
+/// past is which order ids were taken, in any part.
+extension DatasetFold {
+    /// A dataset's snapshot, opened and checked against its parts: each
+    /// part's share, and the dataset seqs of the part's events after it.
+    struct SnapshotShares: Sendable {
+        let dataset: Dataset
+        let index: DatasetSnapshot
+        /// By part: its share, opened; nil for a part it covers no event of.
+        let shares: [OpenedSnapshot?]
+        /// By part: the dataset seqs of the part's events after its share.
+        let tailSeqs: [[Int64]]
+
+        /// The events it covers.
+        var events: Int64 { shares.reduce(0) { $0 + ($1?.events ?? 0) } }
+
+        /// The dataset's snapshot, if it has one that its parts bear out:
+        /// each share is of its part's first batches as they are now, and
+        /// every share ends at the same dataset seq. Tells `note` why one was passed over.
+        static func open(_ dataset: Dataset, note: (String) -> Void) -> SnapshotShares? {
+            let path = DatasetSnapshot.path(in: dataset.directory)
+            func passedOver(_ reason: String) -> SnapshotShares? {
+                note("\(path): passed over: \(reason); folding the whole dataset")
+                return nil
+            }
+            let index: DatasetSnapshot
+            do {
+                guard let read = try DatasetSnapshot.read(in: dataset.directory) else { return nil }
+                index = read
+            } catch {
+                return passedOver("\(error)")
+            }
+            let parts = dataset.manifest.parts
+            guard index.partEndSeqs.count == parts.count else {
+                return passedOver("it has \(index.partEndSeqs.count) parts, the dataset \(parts.count)")
+            }
+            var shares: [OpenedSnapshot?] = []
+            var tailSeqs: [[Int64]] = []
+            for part in parts.indices {
+                let covered = Int(index.partEndSeqs[part] - 1)
+                guard covered <= parts[part].events else {
+                    return passedOver("it covers \(covered) events of part \(part), which holds \(parts[part].events)")
+                }
+                do {
+                    let seqs = try dataset.seqs(of: part)
+                    guard covered == 0 || seqs[covered - 1] < index.endSeq, covered == seqs.count || seqs[covered] >= index.endSeq else {
+                        return passedOver("part \(part)'s share does not end at dataset seq \(index.endSeq)")
+                    }
+                    tailSeqs.append(Array(seqs[covered...]))
+                    guard covered > 0 else {
+                        shares.append(nil)
+                        continue
+                    }
+                    let sharePath = DatasetSnapshot.partPath(dataset, part)
+                    let (opened, why) = try dataset.openPart(part, threads: 1).openSnapshot(at: sharePath)
+                    guard let opened else { return passedOver("\(sharePath): \(why ?? "missing")") }
+                    guard opened.endSeq == index.partEndSeqs[part] else {
+                        return passedOver(
+                            "\(sharePath) ends at seq \(opened.endSeq), not \(index.partEndSeqs[part]): taken at another time")
+                    }
+                    shares.append(opened)
+                } catch {
+                    return passedOver("\(error)")
+                }
+            }
+            return SnapshotShares(dataset: dataset, index: index, shares: shares, tailSeqs: tailSeqs)
+        }
+
+        /// A part's fold, resumed from its share.
+        struct Resumed: ~Copyable {
+            var projector: Projector
+            var ids: Identifiers
+            /// The order ids taken before the share's end, by the part's numbers: its ledger's bits.
+            var takenBefore: [UInt64]
+        }
+
+        /// Part `part`'s fold after its share, with `reader` (the part's,
+        /// unread) moved past the share; from nothing if it covers none of the part.
+        /// - Parameter partial: whether, if the events after are few, only the carts and voters they name are restored.
+        func resume(_ part: Int, reader: LogReader, zone: ZoneRules, partial: Bool) throws -> Resumed {
+            guard let share = shares[part] else { return Resumed(projector: Projector(zone: zone), ids: Identifiers(), takenBefore: []) }
+            var touched: TouchedIDs?
+            if partial && reader.hasFewEvents(past: share) { touched = try dataset.openPart(part, threads: 1).touched(after: share) }
+            let snapshot = try share.snapshot(keeping: touched)
+            let projector = try Projector(resuming: snapshot.fold, idCounts: snapshot.idCounts, zone: zone)
+            var ids = reader.skip(past: snapshot)
+            // The order ids before it are numbers alone: a fold that spells those after it numbers them on from there.
+            ids.orders.extend(to: snapshot.idCounts[Role.order.rawValue])
+            return Resumed(projector: projector, ids: ids, takenBefore: snapshot.fold.ledger.usedOrders)
+        }
+    }
+
+    /// Marks in each pass the order ids of its claims that a part took
+    /// before the snapshot: the pass's own part (its ledger's bits) or
+    /// another, found among the snapshot's fingerprints and told by its
+    /// bytes, which that part's dictionaries are read for only then.
+    static func markTakenBefore(_ passes: [PartPass], _ snapshot: SnapshotShares) throws {
+        let parts = snapshot.dataset.partsWithEvents
+        var passOfPart: [Int: Int] = [:]
+        for (index, part) in parts.enumerated() { passOfPart[part] = index }
+        var spellings: [Int: SymbolTable] = [:]
+        for pass in passes {
+            var asked = BitSet()
+            for claim in pass.claims where !asked.contains(claim.order.index) {
+                asked.insert(claim.order.index)
+                if isSet(pass.takenHere, claim.order.index) {
+                    pass.takenBefore.insert(claim.order.index)
+                    continue
+                }
+                for taker in snapshot.index.parts(taking: pass.orderPrints[claim.order.index]) {
+                    let taker = Int(taker)
+                    guard let other = passOfPart[taker] else { continue }
+                    if spellings[taker] == nil {
+                        var table = try snapshot.dataset.openPart(taker, threads: 1).readOrderIDs()
+                        table.indexAll()
+                        spellings[taker] = table
+                    }
+                    let symbol = pass.orders.withBytes(of: claim.order) { spellings[taker]!.lookup($0) }
+                    if let symbol, isSet(passes[other].takenHere, symbol.index) {
+                        pass.takenBefore.insert(claim.order.index)
+                        break
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether bit `index` of `words` is set.
+    static func isSet(_ words: [UInt64], _ index: Int) -> Bool {
+        index >> 6 < words.count && words[index >> 6] & (1 << UInt64(index & 63)) != 0
+    }
+
+    /// The second pass over one part, after its share of `snapshot`.
+    static func fold(
+        _ dataset: Dataset, part: Int, after snapshot: SnapshotShares, zone: ZoneRules, notes: [CheckoutDecisions.Note],
+        partial: Bool = true
+    ) throws -> NotedPart {
+        let reader = try dataset.openPart(part, threads: 1)
+        var resumed = try snapshot.resume(part, reader: reader, zone: zone, partial: partial)
+        var sink = NotedFold(resuming: resumed.projector, seqs: snapshot.tailSeqs[part], notes: notes)
+        let before = sink.projector.eventsFolded
+        try reader.fold(into: &sink, ids: &resumed.ids)
+        return NotedPart(
+            sink: sink, ids: resumed.ids, reader: reader, takenBefore: resumed.takenBefore, folded: sink.projector.eventsFolded - before)
+    }
+
+    /// One part folded on from its share by ``fold(_:part:after:zone:notes:partial:)``.
+    struct NotedPart: ~Copyable {
+        var sink: NotedFold
+        var ids: Identifiers
+        /// The part's reader, read to its end.
+        let reader: LogReader
+        var takenBefore: [UInt64]
+        /// The events folded after the share.
+        var folded: Int64
+
+        consuming func reports() -> (reports: Reports, ids: Identifiers) { (sink.projector.reports, ids) }
+    }
+
+    /// Whether the dataset in `directory`, whose events end before dataset
+    /// seq `endSeq`, is due a new snapshot: `after` events or more are past
+    /// the one it has (or it has none). `after` 0 is never.
+    public static func snapshotDue(_ directory: String, endSeq: Int64, after: Int64) -> Bool {
+        after > 0 && endSeq - (DatasetSnapshot.endSeq(in: directory) ?? 1) >= after
+    }
+
+    /// What ``takeSnapshot(of:threads:note:)`` did.
+    public struct SnapshotTaken: Sendable {
+        /// The dataset seq after the last event it covers.
+        public var endSeq: Int64
+        /// The events folded to take it: those after the snapshot before, if any.
+        public var folded: Int64
+        /// The parts whose shares were written.
+        public var shares: Int
+        /// The bytes written; nil if the snapshot there covered every event already, and was kept.
+        public var bytes: Int?
+    }
+
+    /// Takes a snapshot of the fold of every committed event of `dataset`:
+    /// each part's share (``DatasetSnapshot/partPath(_:_:)``), then the file
+    /// that ties them together. From the snapshot there, if the parts bear
+    /// it out: only the parts with events after it are folded (those
+    /// events alone) and their shares written again. Otherwise from nothing.
+    public static func takeSnapshot(of dataset: Dataset, threads: Int, note: (String) -> Void) throws -> SnapshotTaken {
+        let parts = dataset.partsWithEvents
+        let threads = max(1, min(threads, parts.count))
+        let endSeq = (dataset.manifest.parts.map(\.lastSeq).max() ?? 0) + 1
+        var snapshot = SnapshotShares.open(dataset, note: note)
+        if let snapshot, snapshot.index.endSeq == endSeq {
+            return SnapshotTaken(endSeq: endSeq, folded: 0, shares: 0, bytes: nil)
+        }
+        var notes: [[CheckoutDecisions.Note]] = []
+        var orders: [SymbolTable] = []
+        if let shares = snapshot {
+            do {
+                let passes = try onParts(parts, threads: threads) { part in
+                    try PartPass(dataset, part: part, after: shares, zone: .quarterHours)
+                }
+                try markTakenBefore(passes, shares)
+                notes = try decideEach(passes, threads: threads, before: shares.index.endSeq - 1).notes
+                orders = passes.map(\.orders)
+            } catch {
+                note(
+                    "\(DatasetSnapshot.path(in: dataset.directory)): passed over: the fold after it failed (\(error)); folding the whole dataset"
+                )
+                snapshot = nil
+            }
+        }
+        if snapshot == nil {
+            let claims = try onParts(parts, threads: threads) { part in try self.claims(of: dataset, part: part) }
+            notes = decide(claims)
+            orders = claims.map(\.orders)
+        }
+        let (from, decided, spelled) = (snapshot, notes, orders)
+        let written = try onParts(Array(parts.indices), threads: threads) { index in
+            try writeShare(dataset, part: parts[index], after: from, notes: decided[index], orders: spelled[index])
+        }
+        var taken = (snapshot.map { Array(zip($0.index.takenPrints, $0.index.takenParts)) } ?? [])
+        for (index, share) in written.enumerated() { taken += share.prints.map { ($0, UInt32(parts[index])) } }
+        taken.sort { ($0.0, $0.1) < ($1.0, $1.1) }
+        let index = DatasetSnapshot(
+            endSeq: endSeq, partEndSeqs: dataset.manifest.parts.map { $0.events + 1 }, takenPrints: taken.map(\.0),
+            takenParts: taken.map(\.1))
+        try index.write(in: dataset.directory)
+        return SnapshotTaken(
+            endSeq: endSeq, folded: written.reduce(0) { $0 + $1.folded }, shares: written.filter { $0.bytes > 0 }.count,
+            bytes: written.reduce(0) { $0 + $1.bytes } + 28 + 8 * index.partEndSeqs.count + 12 * taken.count)
+    }
+
+    /// Folds part `part` after its share of `snapshot` (or whole, if nil),
+    /// told `notes`, and writes its new share; nothing if no event of the
+    /// part is after its share, which then stands.
+    /// - Returns: the fingerprints of the order ids it took after its old
+    ///   share (their spellings in `orders`, or else its dictionaries), the
+    ///   share's bytes, and the events folded.
+    private static func writeShare(
+        _ dataset: Dataset, part: Int, after snapshot: SnapshotShares?, notes: [CheckoutDecisions.Note], orders: SymbolTable
+    ) throws -> (prints: [UInt64], bytes: Int, folded: Int64) {
+        let state: FoldState
+        let reader: LogReader
+        let ids: Identifiers
+        let takenBefore: [UInt64]
+        let folded: Int64
+        if let snapshot {
+            guard !snapshot.tailSeqs[part].isEmpty else { return ([], 0, 0) }
+            let noted = try fold(dataset, part: part, after: snapshot, zone: .quarterHours, notes: notes, partial: false)
+            (state, reader, ids, takenBefore, folded) = (
+                noted.sink.projector.state, noted.reader, noted.ids, noted.takenBefore, noted.folded
+            )
+        } else {
+            reader = try dataset.openPart(part, threads: 1)
+            var sink = NotedFold(zone: .quarterHours, seqs: try dataset.seqs(of: part), notes: notes)
+            var all = Identifiers()
+            try reader.fold(into: &sink, ids: &all)
+            (state, ids, takenBefore, folded) = (sink.projector.state, all, [], sink.projector.eventsFolded)
+        }
+        let bytes = try reader.write(reader.snapshot(of: state, ids: ids), at: DatasetSnapshot.partPath(dataset, part))
+        var spelled = orders
+        var prints: [UInt64] = []
+        for (word, bits) in state.ledger.usedOrders.enumerated() {
+            var new = bits & ~(word < takenBefore.count ? takenBefore[word] : 0)
+            while new != 0 {
+                let order = Symbol(rawValue: UInt32(word * 64 + new.trailingZeroBitCount))
+                new &= new - 1
+                if order.index >= spelled.count || spelled.isPlaceholder(order) {
+                    spelled = try dataset.openPart(part, threads: 1).readOrderIDs()
+                }
+                prints.append(fingerprint(order, in: spelled))
+            }
+        }
+        return (prints, bytes, folded)
+    }
+}
