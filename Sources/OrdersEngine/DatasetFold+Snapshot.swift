@@ -26,7 +26,9 @@ extension DatasetFold {
         /// The dataset's snapshot, if it has one that its parts bear out:
         /// each share is of its part's first batches as they are now, and
         /// every share ends at the same dataset seq. Tells `note` why one was passed over.
-        static func open(_ dataset: Dataset, note: (String) -> Void) -> SnapshotShares? {
+        /// - Parameter productSales: whether the shares' product sales are
+        ///   read; without them, a fold's product sales hold only the events after it.
+        static func open(_ dataset: Dataset, productSales: Bool = true, note: (String) -> Void) -> SnapshotShares? {
             let path = DatasetSnapshot.path(in: dataset.directory)
             func passedOver(_ reason: String) -> SnapshotShares? {
                 note("\(path): passed over: \(reason); folding the whole dataset")
@@ -40,32 +42,32 @@ extension DatasetFold {
                 return passedOver("\(error)")
             }
             let parts = dataset.manifest.parts
-            guard index.partEndSeqs.count == parts.count else {
-                return passedOver("it has \(index.partEndSeqs.count) parts, the dataset \(parts.count)")
+            guard index.parts.count == parts.count else {
+                return passedOver("it has \(index.parts.count) parts, the dataset \(parts.count)")
             }
             var shares: [OpenedSnapshot?] = []
             var tailSeqs: [[Int64]] = []
             for part in parts.indices {
-                let covered = Int(index.partEndSeqs[part] - 1)
+                let covered = index.parts[part].events
                 guard covered <= parts[part].events else {
                     return passedOver("it covers \(covered) events of part \(part), which holds \(parts[part].events)")
                 }
                 do {
-                    let seqs = try dataset.seqs(of: part)
-                    guard covered == 0 || seqs[covered - 1] < index.endSeq, covered == seqs.count || seqs[covered] >= index.endSeq else {
+                    // The seqs after the share alone, their bytes checked with those before by the CRC-32C it kept.
+                    let seqs = try dataset.seqs(of: part, after: index.parts[part])
+                    guard seqs.first.map({ $0 >= index.endSeq }) ?? true else {
                         return passedOver("part \(part)'s share does not end at dataset seq \(index.endSeq)")
                     }
-                    tailSeqs.append(Array(seqs[covered...]))
+                    tailSeqs.append(seqs)
                     guard covered > 0 else {
                         shares.append(nil)
                         continue
                     }
                     let sharePath = DatasetSnapshot.partPath(dataset, part)
-                    let (opened, why) = try dataset.openPart(part, threads: 1).openSnapshot(at: sharePath)
+                    let (opened, why) = try dataset.openPart(part, threads: 1).openSnapshot(at: sharePath, productSales: productSales)
                     guard let opened else { return passedOver("\(sharePath): \(why ?? "missing")") }
-                    guard opened.endSeq == index.partEndSeqs[part] else {
-                        return passedOver(
-                            "\(sharePath) ends at seq \(opened.endSeq), not \(index.partEndSeqs[part]): taken at another time")
+                    guard opened.endSeq == covered + 1 else {
+                        return passedOver("\(sharePath) ends at seq \(opened.endSeq), not \(covered + 1): taken at another time")
                     }
                     shares.append(opened)
                 } catch {
@@ -108,6 +110,8 @@ extension DatasetFold {
         var passOfPart: [Int: Int] = [:]
         for (index, part) in parts.enumerated() { passOfPart[part] = index }
         var spellings: [Int: SymbolTable] = [:]
+        guard passes.contains(where: { !$0.claims.isEmpty }) else { return }
+        let taken = try snapshot.index.taken()
         for pass in passes {
             var asked = BitSet()
             for claim in pass.claims where !asked.contains(claim.order.index) {
@@ -116,7 +120,7 @@ extension DatasetFold {
                     pass.takenBefore.insert(claim.order.index)
                     continue
                 }
-                for taker in snapshot.index.parts(taking: pass.orderPrints[claim.order.index]) {
+                for taker in taken.parts(taking: pass.orderPrints[claim.order.index]) {
                     let taker = Int(taker)
                     guard let other = passOfPart[taker] else { continue }
                     if spellings[taker] == nil {
@@ -224,16 +228,13 @@ extension DatasetFold {
         let written = try onParts(Array(parts.indices), threads: threads) { index in
             try writeShare(dataset, part: parts[index], after: from, notes: decided[index], orders: spelled[index])
         }
-        var taken = (snapshot.map { Array(zip($0.index.takenPrints, $0.index.takenParts)) } ?? [])
-        for (index, share) in written.enumerated() { taken += share.prints.map { ($0, UInt32(parts[index])) } }
-        taken.sort { ($0.0, $0.1) < ($1.0, $1.1) }
-        let index = DatasetSnapshot(
-            endSeq: endSeq, partEndSeqs: dataset.manifest.parts.map { $0.events + 1 }, takenPrints: taken.map(\.0),
-            takenParts: taken.map(\.1))
-        try index.write(in: dataset.directory)
+        let before = try snapshot?.index.taken() ?? TakenOrderIDs()
+        let taken = before.adding(written.indices.flatMap { index in written[index].prints.map { ($0, UInt32(parts[index])) } })
+        let index = DatasetSnapshot(endSeq: endSeq, parts: dataset.manifest.parts.map(SeqFile.Point.init), taken: taken)
+        let bytes = try index.write(in: dataset.directory)
         return SnapshotTaken(
             endSeq: endSeq, folded: written.reduce(0) { $0 + $1.folded }, shares: written.filter { $0.bytes > 0 }.count,
-            bytes: written.reduce(0) { $0 + $1.bytes } + 28 + 8 * index.partEndSeqs.count + 12 * taken.count)
+            bytes: written.reduce(bytes) { $0 + $1.bytes })
     }
 
     /// Folds part `part` after its share of `snapshot` (or whole, if nil),

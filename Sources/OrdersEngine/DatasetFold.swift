@@ -31,12 +31,16 @@ public enum DatasetFold {
     ///   - fromSnapshot: whether the fold may start from the dataset's
     ///     snapshot (``DatasetSnapshot``), and fold only the events after it;
     ///     `note` is told why one was passed over.
+    ///   - productSales: whether the reports' product sales are wanted: if
+    ///     not, a fold from a snapshot leaves the snapshot's out of them.
     public static func fold(
-        _ dataset: Dataset, threads: Int, zone: ZoneRules, fromSnapshot: Bool = false, onePassAtMost: Int64 = onePassAtMost,
-        note: (String) -> Void = { _ in }, advanced: (Int) -> Void = { _ in }, foldedAgain: @escaping @Sendable (Int) -> Void = { _ in }
+        _ dataset: Dataset, threads: Int, zone: ZoneRules, fromSnapshot: Bool = false, productSales: Bool = true,
+        onePassAtMost: Int64 = onePassAtMost, note: (String) -> Void = { _ in }, advanced: (Int) -> Void = { _ in },
+        foldedAgain: @escaping @Sendable (Int) -> Void = { _ in }
     ) throws -> (reports: Reports, ids: Identifiers) {
         let threads = max(1, min(threads, dataset.partsWithEvents.count))
-        if fromSnapshot, let snapshot = SnapshotShares.open(dataset, note: note), dataset.manifest.events - snapshot.events <= onePassAtMost
+        if fromSnapshot, let snapshot = SnapshotShares.open(dataset, productSales: productSales, note: note),
+            dataset.manifest.events - snapshot.events <= onePassAtMost
         {
             do {
                 return try fold(dataset, after: snapshot, threads: threads, zone: zone, advanced: advanced, foldedAgain: foldedAgain)

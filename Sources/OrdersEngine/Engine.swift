@@ -23,7 +23,8 @@ public enum Engine {
     ) throws -> (reports: Reports, ids: Identifiers) {
         if let dataset = stream as? DatasetReader {
             return try DatasetFold.fold(
-                dataset.dataset, threads: threads, zone: zone, fromSnapshot: fromSnapshot, note: note, advanced: { advanced($0, nil) })
+                dataset.dataset, threads: threads, zone: zone, fromSnapshot: fromSnapshot, productSales: productSales, note: note,
+                advanced: { advanced($0, nil) })
         }
         var ids = Identifiers()
         if let log = stream as? LogReader, log.foldsDirectly {

@@ -45,8 +45,9 @@ public struct Dataset: Sendable {
         return reader
     }
 
-    /// Reads the dataset seqs of part `index`'s events.
-    public func seqs(of index: Int) throws -> [Int64] {
-        try SeqFile.read(manifest.parts[index], in: directory)
+    /// Reads the dataset seqs of part `index`'s events: all of them, or
+    /// those after `point`, where the part's seqs stood before.
+    public func seqs(of index: Int, after point: SeqFile.Point? = nil) throws -> [Int64] {
+        try SeqFile.read(manifest.parts[index], in: directory, after: point)
     }
 }

@@ -15,9 +15,10 @@ import Darwin
 ///
 /// What crosses parts is the one rule that does: the order ids taken before
 /// the snapshot, which a later checkout in any part may reuse. They are
-/// kept as sorted 64-bit fingerprints of their bytes, each with a part
-/// whose log spells the id, so that a fold from the snapshot tells a reused
-/// id from a new one by its bytes, reading that part's ids only then.
+/// kept as sorted keys of their fingerprints, each with a part whose log
+/// spells the id, so that a fold from the snapshot tells a reused id from a
+/// new one by its bytes, reading that part's ids only then. And each part's
+/// point in its file of seqs, so that a fold reads only the seqs after it.
 ///
 /// Derived from the parts, and never trusted over them: a part's share must
 /// be of its log's first batches as they are now, and end where this file
@@ -25,19 +26,32 @@ import Darwin
 public struct DatasetSnapshot: Equatable, Sendable {
     /// The dataset seq after the last event it covers.
     public var endSeq: Int64
-    /// By part: the part's own seq after its last event it covers (1: none).
-    public var partEndSeqs: [Int64]
-    /// The fingerprints of the order ids taken before `endSeq`, ascending.
-    public var takenPrints: [UInt64]
-    /// By fingerprint: a part whose log spells the id.
-    public var takenParts: [UInt32]
+    /// By part: where its seqs stood at the snapshot, and so the events it covers.
+    public var parts: [SeqFile.Point]
+    /// The order ids taken before `endSeq`, encoded: decoded only by a fold
+    /// that has checkouts to ask about (``taken()``).
+    private var takenBytes: [UInt8]
 
-    public init(endSeq: Int64, partEndSeqs: [Int64], takenPrints: [UInt64], takenParts: [UInt32]) {
-        precondition(takenPrints.count == takenParts.count, "a part for every fingerprint")
+    public init(endSeq: Int64, parts: [SeqFile.Point], taken: TakenOrderIDs) {
         self.endSeq = endSeq
-        self.partEndSeqs = partEndSeqs
-        self.takenPrints = takenPrints
-        self.takenParts = takenParts
+        self.parts = parts
+        var writer = ByteWriter(capacity: 6 * taken.keys.count)
+        taken.encode(into: &writer)
+        takenBytes = writer.bytes
+    }
+
+    private init(endSeq: Int64, parts: [SeqFile.Point], takenBytes: [UInt8]) {
+        (self.endSeq, self.parts, self.takenBytes) = (endSeq, parts, takenBytes)
+    }
+
+    /// The order ids taken before `endSeq`.
+    /// - Throws: ``InputError`` if their bytes do not decode, which a file whose CRC-32C holds never gives.
+    public func taken() throws -> TakenOrderIDs {
+        do {
+            return try takenBytes.withUnsafeBytes { try TakenOrderIDs.decode($0, parts: parts.count) }
+        } catch let malformed as ByteReader.Malformed {
+            throw InputError(file: "dataset.snapshot", message: "its order ids: \(malformed.reason)", code: .corruptLog)
+        }
     }
 
     static let magic = Array("ORDDSNAP".utf8)
@@ -53,71 +67,57 @@ public struct DatasetSnapshot: Equatable, Sendable {
         return dataset.directory + "/" + stem + ".dataset.snapshot"
     }
 
-    /// The parts whose fingerprint is `print`, in `takenParts`.
-    public func parts(taking print: UInt64) -> ArraySlice<UInt32> {
-        var low = 0, high = takenPrints.count
-        while low < high {
-            let middle = (low + high) / 2
-            if takenPrints[middle] < print { low = middle + 1 } else { high = middle }
-        }
-        var end = low
-        while end < takenPrints.count && takenPrints[end] == print { end += 1 }
-        return takenParts[low..<end]
-    }
-
-    /// The file's bytes: the magic, the version, `endSeq`, the parts' end
-    /// seqs, the fingerprints and their parts, then a CRC-32C of all before.
+    /// The file's bytes: the magic, the version, `endSeq`, the parts'
+    /// points, the order ids taken (``TakenOrderIDs``), then a CRC-32C of all before.
     func bytes() -> [UInt8] {
-        var writer = ByteWriter(capacity: 32 + 8 * partEndSeqs.count + 12 * takenPrints.count)
+        var writer = ByteWriter(capacity: 32 + 28 * parts.count + takenBytes.count)
         writer.write(contentsOf: Self.magic)
         writer.write(littleEndian: Self.version)
         writer.write(littleEndian: UInt64(endSeq))
-        writer.write(littleEndian: UInt32(partEndSeqs.count))
-        for seq in partEndSeqs { writer.write(littleEndian: UInt64(seq)) }
-        writer.write(littleEndian: UInt64(takenPrints.count))
-        for print in takenPrints { writer.write(littleEndian: print) }
-        for part in takenParts { writer.write(littleEndian: part) }
+        writer.write(littleEndian: UInt32(parts.count))
+        for part in parts {
+            writer.write(littleEndian: UInt64(part.events))
+            writer.write(littleEndian: UInt64(part.bytes))
+            writer.write(littleEndian: part.crc)
+            writer.write(littleEndian: UInt64(part.lastSeq))
+        }
+        writer.write(contentsOf: takenBytes)
         writer.write(littleEndian: CRC32C.checksum(writer.bytes))
         return writer.bytes
     }
 
-    /// Decodes the file's `bytes`.
+    /// Decodes the file's bytes, `all`, but for its order ids, which are kept as bytes.
     /// - Throws: a reason, if they are not such a file's.
     static func decode(_ all: UnsafeRawBufferPointer) throws(ByteReader.Malformed) -> DatasetSnapshot {
-        do {
-            guard all.count >= Self.magic.count + 8, all.starts(with: Self.magic) else {
-                throw ByteReader.Malformed(position: 0, reason: "not a dataset's snapshot (no ORDDSNAP)")
-            }
-            let crc = UInt32(littleEndian: all.loadUnaligned(fromByteOffset: all.count - 4, as: UInt32.self))
-            guard CRC32C.checksum(UnsafeRawBufferPointer(rebasing: all[..<(all.count - 4)])) == crc else {
-                throw ByteReader.Malformed(position: all.count - 4, reason: "its CRC-32C does not match its bytes")
-            }
-            var reader = ByteReader(UnsafeRawBufferPointer(rebasing: all[..<(all.count - 4)]), position: Self.magic.count)
-            let version = try reader.read(littleEndian: UInt32.self)
-            guard version == Self.version else {
-                throw ByteReader.Malformed(position: Self.magic.count, reason: "version \(version), which this release does not read")
-            }
-            let endSeq = Int64(truncatingIfNeeded: try reader.read(littleEndian: UInt64.self))
-            let parts = Int(try reader.read(littleEndian: UInt32.self))
-            guard parts <= reader.remaining / 8 else { throw ByteReader.Malformed(position: reader.position, reason: "too many parts") }
-            var partEndSeqs: [Int64] = []
-            for _ in 0..<parts { partEndSeqs.append(Int64(truncatingIfNeeded: try reader.read(littleEndian: UInt64.self))) }
-            let count = try reader.read(littleEndian: UInt64.self)
-            guard count == UInt64(reader.remaining / 12), reader.remaining % 12 == 0 else {
-                throw ByteReader.Malformed(position: reader.position, reason: "\(count) order ids, not the file's length")
-            }
-            var prints: [UInt64] = [], takers: [UInt32] = []
-            prints.reserveCapacity(Int(count))
-            takers.reserveCapacity(Int(count))
-            for _ in 0..<count { prints.append(try reader.read(littleEndian: UInt64.self)) }
-            for _ in 0..<count { takers.append(try reader.read(littleEndian: UInt32.self)) }
-            guard endSeq >= 1, partEndSeqs.allSatisfy({ $0 >= 1 }), zip(prints, prints.dropFirst()).allSatisfy({ $0 <= $1 }),
-                takers.allSatisfy({ Int($0) < parts })
-            else {
-                throw ByteReader.Malformed(position: 0, reason: "a seq, fingerprint or part out of range or order")
-            }
-            return DatasetSnapshot(endSeq: endSeq, partEndSeqs: partEndSeqs, takenPrints: prints, takenParts: takers)
+        guard all.count >= Self.magic.count + 8, all.starts(with: Self.magic) else {
+            throw ByteReader.Malformed(position: 0, reason: "not a dataset's snapshot (no ORDDSNAP)")
         }
+        let crc = UInt32(littleEndian: all.loadUnaligned(fromByteOffset: all.count - 4, as: UInt32.self))
+        guard CRC32C.checksum(UnsafeRawBufferPointer(rebasing: all[..<(all.count - 4)])) == crc else {
+            throw ByteReader.Malformed(position: all.count - 4, reason: "its CRC-32C does not match its bytes")
+        }
+        var reader = ByteReader(UnsafeRawBufferPointer(rebasing: all[..<(all.count - 4)]), position: Self.magic.count)
+        let version = try reader.read(littleEndian: UInt32.self)
+        guard version == Self.version else {
+            throw ByteReader.Malformed(position: Self.magic.count, reason: "version \(version), which this release does not read")
+        }
+        let endSeq = Int64(truncatingIfNeeded: try reader.read(littleEndian: UInt64.self))
+        guard endSeq >= 1 else { throw ByteReader.Malformed(position: reader.position, reason: "an end seq below 1") }
+        let count = Int(try reader.read(littleEndian: UInt32.self))
+        guard count <= reader.remaining / 28 else { throw ByteReader.Malformed(position: reader.position, reason: "too many parts") }
+        var parts: [SeqFile.Point] = []
+        for _ in 0..<count {
+            let events = Int64(truncatingIfNeeded: try reader.read(littleEndian: UInt64.self))
+            let bytes = Int64(truncatingIfNeeded: try reader.read(littleEndian: UInt64.self))
+            let crc = try reader.read(littleEndian: UInt32.self)
+            let lastSeq = Int64(truncatingIfNeeded: try reader.read(littleEndian: UInt64.self))
+            guard events >= 0, bytes >= 0, lastSeq >= 0, lastSeq < endSeq else {
+                throw ByteReader.Malformed(position: reader.position, reason: "a part's seqs out of range")
+            }
+            parts.append(SeqFile.Point(events: events, bytes: bytes, crc: crc, lastSeq: lastSeq))
+        }
+        let taken = Array(try reader.readBytes(reader.remaining))
+        return DatasetSnapshot(endSeq: endSeq, parts: parts, takenBytes: taken)
     }
 
     /// The snapshot file of the dataset in `directory`: nil if there is none.
@@ -147,7 +147,11 @@ public struct DatasetSnapshot: Equatable, Sendable {
 
     /// Writes this as the dataset's snapshot file, in place of the one
     /// there, whole or not at all; its parts' shares are written first.
-    public func write(in directory: String) throws {
-        try DatasetFiles.replace(Self.path(in: directory), with: bytes())
+    /// - Returns: its size in bytes.
+    @discardableResult
+    public func write(in directory: String) throws -> Int {
+        let bytes = bytes()
+        try DatasetFiles.replace(Self.path(in: directory), with: bytes)
+        return bytes.count
     }
 }
