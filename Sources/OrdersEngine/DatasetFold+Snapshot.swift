@@ -88,8 +88,10 @@ extension DatasetFold {
         /// Part `part`'s fold after its share, with `reader` (the part's,
         /// unread) moved past the share; from nothing if it covers none of the part.
         /// - Parameter partial: whether, if the events after are few, only the carts and voters they name are restored.
-        func resume(_ part: Int, reader: LogReader, zone: ZoneRules, partial: Bool) throws -> Resumed {
-            guard let share = shares[part] else { return Resumed(projector: Projector(zone: zone), ids: Identifiers(), takenBefore: []) }
+        /// - Parameter productSales: whether the share's product sales are read, if it was opened without.
+        func resume(_ part: Int, reader: LogReader, zone: ZoneRules, partial: Bool, productSales: Bool = false) throws -> Resumed {
+            guard let opened = shares[part] else { return Resumed(projector: Projector(zone: zone), ids: Identifiers(), takenBefore: []) }
+            let share = productSales ? opened.withProductSales : opened
             var touched: TouchedIDs?
             if partial && reader.hasFewEvents(past: share) { touched = try dataset.openPart(part, threads: 1).touched(after: share) }
             let snapshot = try share.snapshot(keeping: touched)
@@ -146,10 +148,10 @@ extension DatasetFold {
     /// The second pass over one part, after its share of `snapshot`.
     static func fold(
         _ dataset: Dataset, part: Int, after snapshot: SnapshotShares, zone: ZoneRules, notes: [CheckoutDecisions.Note],
-        partial: Bool = true
+        partial: Bool = true, productSales: Bool = false
     ) throws -> NotedPart {
         let reader = try dataset.openPart(part, threads: 1)
-        var resumed = try snapshot.resume(part, reader: reader, zone: zone, partial: partial)
+        var resumed = try snapshot.resume(part, reader: reader, zone: zone, partial: partial, productSales: productSales)
         var sink = NotedFold(resuming: resumed.projector, seqs: snapshot.tailSeqs[part], notes: notes)
         let before = sink.projector.eventsFolded
         try reader.fold(into: &sink, ids: &resumed.ids)
@@ -198,7 +200,8 @@ extension DatasetFold {
         let parts = dataset.partsWithEvents
         let threads = max(1, min(threads, parts.count))
         let endSeq = (dataset.manifest.parts.map(\.lastSeq).max() ?? 0) + 1
-        var snapshot = SnapshotShares.open(dataset, note: note)
+        // Opened without product sales, which a share taken from the one before copies as they are.
+        var snapshot = SnapshotShares.open(dataset, productSales: false, note: note)
         if let snapshot, snapshot.index.endSeq == endSeq {
             return SnapshotTaken(endSeq: endSeq, folded: 0, shares: 0, bytes: nil)
         }
@@ -253,7 +256,11 @@ extension DatasetFold {
         let folded: Int64
         if let snapshot {
             guard !snapshot.tailSeqs[part].isEmpty else { return ([], 0, 0) }
-            let noted = try fold(dataset, part: part, after: snapshot, zone: .quarterHours, notes: notes, partial: false)
+            if let share = snapshot.shares[part], try dataset.openPart(part, threads: 1).hasFewEvents(past: share) {
+                return try writeShare(dataset, part: part, from: share, after: snapshot, notes: notes, orders: orders)
+            }
+            let noted = try fold(
+                dataset, part: part, after: snapshot, zone: .quarterHours, notes: notes, partial: false, productSales: true)
             (state, reader, ids, takenBefore, folded) = (
                 noted.sink.projector.state, noted.reader, noted.ids, noted.takenBefore, noted.folded
             )
@@ -265,10 +272,45 @@ extension DatasetFold {
             (state, ids, takenBefore, folded) = (sink.projector.state, all, [], sink.projector.eventsFolded)
         }
         let bytes = try reader.write(reader.snapshot(of: state, ids: ids), at: DatasetSnapshot.partPath(dataset, part))
+        return (try prints(taken: state.ledger.usedOrders, notIn: takenBefore, part: part, of: dataset, orders: orders), bytes, folded)
+    }
+
+    /// ``writeShare(_:part:after:notes:orders:)`` when the events after the
+    /// part's `share` are few: as a log's snapshot is taken from the one
+    /// before, only the share's chunks that hold a cart or voter they name
+    /// are read and written anew, and the rest copied.
+    private static func writeShare(
+        _ dataset: Dataset, part: Int, from share: OpenedSnapshot, after snapshot: SnapshotShares, notes: [CheckoutDecisions.Note],
+        orders: SymbolTable
+    ) throws -> (prints: [UInt64], bytes: Int, folded: Int64) {
+        let reader = try dataset.openPart(part, threads: 1)
+        let touched = try dataset.openPart(part, threads: 1).touched(after: share)
+        let restored = try share.snapshot(keeping: share.widened(touched))
+        var ids = reader.skip(past: restored)
+        ids.orders.extend(to: restored.idCounts[Role.order.rawValue])
+        var sink = NotedFold(
+            resuming: try Projector(resuming: restored.fold, idCounts: restored.idCounts, zone: .quarterHours),
+            seqs: snapshot.tailSeqs[part],
+            notes: notes)
+        let before = sink.projector.eventsFolded
+        try reader.fold(into: &sink, ids: &ids)
+        let pieces = try share.bytes(updatedBy: sink.projector, ids: ids, log: reader, touched: touched)
+        let bytes = try reader.write(pieces: pieces, at: DatasetSnapshot.partPath(dataset, part))
+        let taken = sink.projector.ledger.fragment(openCartsIn: [], votesIn: []).usedOrders
+        let prints = try prints(taken: taken, notIn: restored.fold.ledger.usedOrders, part: part, of: dataset, orders: orders)
+        return (prints, bytes, sink.projector.eventsFolded - before)
+    }
+
+    /// The fingerprints of the order ids whose bits are set in `taken` and
+    /// not in `before` (by part `part`'s numbers), spelled in `orders` or
+    /// else in the part's dictionaries.
+    private static func prints(taken: [UInt64], notIn before: [UInt64], part: Int, of dataset: Dataset, orders: SymbolTable) throws
+        -> [UInt64]
+    {
         var spelled = orders
         var prints: [UInt64] = []
-        for (word, bits) in state.ledger.usedOrders.enumerated() {
-            var new = bits & ~(word < takenBefore.count ? takenBefore[word] : 0)
+        for (word, bits) in taken.enumerated() {
+            var new = bits & ~(word < before.count ? before[word] : 0)
             while new != 0 {
                 let order = Symbol(rawValue: UInt32(word * 64 + new.trailingZeroBitCount))
                 new &= new - 1
@@ -278,6 +320,6 @@ extension DatasetFold {
                 prints.append(fingerprint(order, in: spelled))
             }
         }
-        return (prints, bytes, folded)
+        return prints
     }
 }

@@ -12,6 +12,9 @@ public struct OpenedSnapshot: Sendable {
     /// How many events it covers.
     public var events: Int64 { file.point.events }
 
+    /// This snapshot, its product sales read.
+    public var withProductSales: OpenedSnapshot { OpenedSnapshot(file: file, productSales: true) }
+
     /// The whole snapshot, its ledger read for the carts and voters of
     /// `keeping` alone, if given (``LedgerState/partial``).
     /// - Throws: an error that says why it is not one, if its content does not decode.
@@ -91,10 +94,11 @@ extension LogReader {
         return Snapshot(point: SnapshotPoint(after: batches[...]), idCounts: idCounts, ids: reported, fold: fold)
     }
 
-    /// Writes the snapshot file whose bytes are `pieces`, one after the other, beside this log, in place of any there.
+    /// Writes the snapshot file whose bytes are `pieces`, one after the
+    /// other, beside this log or at `path`, in place of any there.
     /// - Returns: its size in bytes.
-    public func write(pieces: [[UInt8]]) throws -> Int {
-        try SnapshotFile.write(pieces, besideLog: name)
+    public func write(pieces: [[UInt8]], at path: String? = nil) throws -> Int {
+        try SnapshotFile.write(pieces, at: path ?? Snapshot.path(of: name))
     }
 
     /// Writes `snapshot` beside this log, or at `path`, in place of any there.
