@@ -34,6 +34,13 @@ let package = Package(
             ],
             path: "Targets/FuzzSnapshotFile", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
         .executableTarget(
+            name: "FuzzDatasetSnapshot",
+            dependencies: [
+                "FuzzSupport", .product(name: "OrdersLog", package: "orders"), .product(name: "OrdersCore", package: "orders"),
+                .product(name: "OrdersEngine", package: "orders"),
+            ],
+            path: "Targets/FuzzDatasetSnapshot", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+        .executableTarget(
             name: "FuzzPartSums",
             dependencies: ["FuzzSupport", .product(name: "OrdersLog", package: "orders"), .product(name: "OrdersCore", package: "orders")],
             path: "Targets/FuzzPartSums", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),

@@ -112,7 +112,8 @@ extension DatasetFold {
         var passOfPart: [Int: Int] = [:]
         for (index, part) in parts.enumerated() { passOfPart[part] = index }
         var spellings: [Int: SymbolTable] = [:]
-        guard passes.contains(where: { !$0.claims.isEmpty }) else { return }
+        // Nothing is taken before seq 1, whatever a forged file says.
+        guard snapshot.index.endSeq > 1, passes.contains(where: { !$0.claims.isEmpty }) else { return }
         let taken = try snapshot.index.taken()
         for pass in passes {
             var asked = BitSet()

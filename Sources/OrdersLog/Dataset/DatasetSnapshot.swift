@@ -111,7 +111,8 @@ public struct DatasetSnapshot: Equatable, Sendable {
             let bytes = Int64(truncatingIfNeeded: try reader.read(littleEndian: UInt64.self))
             let crc = try reader.read(littleEndian: UInt32.self)
             let lastSeq = Int64(truncatingIfNeeded: try reader.read(littleEndian: UInt64.self))
-            guard events >= 0, bytes >= 0, lastSeq >= 0, lastSeq < endSeq else {
+            // Dataset seqs ascend from 1: a part's last is at least its count of events, and 0 for none.
+            guard events >= 0, bytes >= 0, lastSeq >= events, (events == 0) == (lastSeq == 0), lastSeq < endSeq else {
                 throw ByteReader.Malformed(position: reader.position, reason: "a part's seqs out of range")
             }
             parts.append(SeqFile.Point(events: events, bytes: bytes, crc: crc, lastSeq: lastSeq))
