@@ -26,6 +26,8 @@ public enum LogCompaction {
         public var bytesBefore: Int64, bytesAfter: Int64
         /// Whether the log had a snapshot beside it, which no longer matches and was removed.
         public var removedSnapshot: Bool
+        /// Whether it was written again: not if every batch but its last was full already.
+        public var compacted: Bool
     }
 
     /// The copy's path while it is written.
@@ -63,7 +65,12 @@ public enum LogCompaction {
         let source = try LogReader(path: path, options: ReadOptions(threads: threads))
         var outcome = Outcome(
             events: source.endSeq - 1, batchesBefore: source.batches.count, batchesAfter: 0,
-            bytesBefore: source.committedEnd, bytesAfter: 0, removedSnapshot: false)
+            bytesBefore: source.committedEnd, bytesAfter: 0, removedSnapshot: false, compacted: true)
+        if source.batches.dropLast().allSatisfy({ Int($0.header.eventCount) >= batchEvents }) {
+            // A copy would be the same batches: the log, its index and its snapshot stay as they are.
+            (outcome.batchesAfter, outcome.bytesAfter, outcome.compacted) = (outcome.batchesBefore, outcome.bytesBefore, false)
+            return outcome
+        }
         let writer: LogWriter
         do {
             writer = try LogWriter(path: copy, batchEvents: batchEvents, level: level, threads: threads)

@@ -42,6 +42,11 @@ public struct JSONObject {
         bytes.append(contentsOf: text.utf8)
     }
 
+    public mutating func boolean(_ name: String, _ value: Bool) {
+        key(name)
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+
     public mutating func null(_ name: String) {
         key(name)
         bytes.append(contentsOf: "null".utf8)

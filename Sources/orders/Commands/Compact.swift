@@ -22,7 +22,8 @@ extension Orders {
                 serve holds is refused (stop the server first). A crash or Ctrl-C before the
                 rename leaves LOG as it was (the next compact removes the unfinished copy);
                 after it, the copy, whole. A log whose copy would not export the same (one
-                whose seqs do not run from 1 without a gap) is left as it was (exit 65).
+                whose seqs do not run from 1 without a gap) is left as it was (exit 65), and so
+                is a log whose every batch but the last is full already (exit 0: nothing to gain).
 
                 Prints what it did: events, batches and bytes before and after.
 
@@ -40,7 +41,7 @@ extension Orders {
         @Option(help: ArgumentHelp("Threads that read and compress; 1 to 256.", valueName: "n"))
         var threads: Int = Threads.cores
 
-        @Flag(help: "Print the outcome as one JSON object: events, batches_before, batches_after, bytes_before, bytes_after.")
+        @Flag(help: "Print the outcome as one JSON object: compacted, events, batches_before, batches_after, bytes_before, bytes_after.")
         var json = false
 
         func validate() throws {
@@ -81,6 +82,7 @@ extension Orders {
         private func printOutcome(_ outcome: LogCompaction.Outcome) {
             if json {
                 var object = JSONObject()
+                object.boolean("compacted", outcome.compacted)
                 object.integer("events", outcome.events)
                 object.integer("batches_before", Int64(outcome.batchesBefore))
                 object.integer("batches_after", Int64(outcome.batchesAfter))
@@ -89,6 +91,11 @@ extension Orders {
                 Console.write(object.closed + [0x0A])
             } else {
                 func batches(_ count: Int) -> String { "\(Thousands.grouped(count)) batch\(count == 1 ? "" : "es")" }
+                guard outcome.compacted else {
+                    return Console.write(
+                        "left \(log) as it was: \(counted(outcome.events, "event")) in \(batches(outcome.batchesBefore)), each but the last full already\n"
+                    )
+                }
                 Console.write(
                     "compacted \(log): \(counted(outcome.events, "event")) in \(batches(outcome.batchesBefore)) → \(batches(outcome.batchesAfter)),"
                         + " \(Thousands.grouped(outcome.bytesBefore)) → \(counted(outcome.bytesAfter, "byte"))\n")
