@@ -45,27 +45,7 @@ private final class Fixture: Sendable {
     let summary: Summary
 
     private init() {
-        var ids = Identifiers()
-        var events: [Event] = []
-        var random = FixtureRandom(seed: 11)
-        func next(_ bound: Int) -> Int { random.next(bound) }
-        func id(_ role: Role, _ n: Int) -> Symbol { FixtureRandom.id(role, n, in: &ids) }
-        for i in 0..<800 {
-            let at = Timestamp(milliseconds: 1_758_000_000_000 + Int64(i) * 600_000)
-            let cart = id(.cart, next(30))
-            switch next(12) {
-            case 0..<5:
-                let kind = Event.Kind.itemAdded(
-                    cart: cart, product: id(.product, next(5)), qty: Int64(1 + next(3)), price: Int64(100 + next(900)),
-                    currency: next(4) == 0 ? Currency("EUR")! : Currency("USD")!)
-                events.append(Event(at: at, kind))
-            case 5: events.append(Event(at: at, .itemRemoved(cart: cart, product: id(.product, next(5)))))
-            case 6, 7, 8: events.append(Event(at: at, .checkedOut(cart: cart, order: id(.order, next(25)))))
-            default:
-                events.append(
-                    Event(at: at, .voteCast(poll: id(.poll, next(2)), voter: id(.voter, next(20)), candidate: id(.candidate, next(3)))))
-            }
-        }
+        let (events, ids) = FixtureRandom.collidingEvents(seed: 11)
         do {
             for (index, range) in [0..<700, 700..<800].enumerated() {
                 let piece = directory + "-piece-\(index).log"
