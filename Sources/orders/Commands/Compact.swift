@@ -12,18 +12,19 @@ extension Orders {
                 orders serve commits each group of requests as a batch of its own, and a batch
                 costs about 100 bytes of frame: a log served for long takes many times the
                 bytes of the same events imported, and every read of it is slower. compact
-                writes LOG's events again in batches of --batch-events, with the same seqs, ids,
-                extras and import notes, to LOG.compacting beside it; syncs it; checks that it
-                exports exactly what LOG exports; and only then renames it over LOG and syncs
-                the directory. LOG's index comes with it; a snapshot beside LOG no longer
-                matches its batches, so it is taken again.
+                writes LOG's events again in batches of --batch-events, with the same seqs,
+                ids, extras and import notes, to LOG.compacting beside it; syncs it; checks
+                that it exports exactly what LOG exports; and only then renames it over LOG
+                and syncs the directory. LOG's index comes with it; a snapshot beside LOG no
+                longer matches its batches, so it is taken again.
 
                 LOG is locked for writers throughout: an import waits, and a log that orders
                 serve holds is refused (stop the server first). A crash or Ctrl-C before the
                 rename leaves LOG as it was (the next compact removes the unfinished copy);
                 after it, the copy, whole. A log whose copy would not export the same (one
-                whose seqs do not run from 1 without a gap) is left as it was (exit 65), and so
-                is a log whose every batch but the last is full already (exit 0: nothing to gain).
+                whose seqs do not run from 1 without a gap) is left as it was (exit 65), and
+                so is a log whose every batch but the last is full already (exit 0: nothing
+                to gain).
 
                 Prints what it did: events, batches and bytes before and after.
 

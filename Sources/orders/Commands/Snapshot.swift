@@ -9,11 +9,11 @@ extension Orders {
             commandName: "snapshot",
             abstract: "Save the fold of a log (or a dataset) beside it, so that later folds start there.",
             discussion: """
-                Folds every committed event of the log and writes the fold's whole state (carts,
-                order ids, votes, every report's sums) to LOG.snapshot, replacing the one there.
-                replay, report and tally then read the snapshot and fold only the events after
-                it: the same answers, byte for byte, from a fraction of the work. The fold
-                starts from the snapshot already there, if it is the log's.
+                Folds every committed event of the log and writes the fold's whole state
+                (carts, order ids, votes, every report's sums) to LOG.snapshot, replacing the
+                one there. replay, report and tally then read the snapshot and fold only the
+                events after it: the same answers, byte for byte, from a fraction of the work.
+                The fold starts from the snapshot already there, if it is the log's.
 
                 A snapshot is derived from its log, never trusted over it: one that is damaged,
                 or is not of the log's batches as they are now, is passed over with a note on
@@ -23,9 +23,10 @@ extension Orders {
                 taken from it: the parts that hold no cart or voter they name are copied.
 
                 A dataset's snapshot is each part's share of the dataset's fold, in
-                DIR/part-NNNN.dataset.snapshot, and DIR/dataset.snapshot, which ties them together
-                and keeps the order ids taken before it (the one rule that crosses parts). Taken
-                from the one before, it folds only the parts with events since, those events alone.
+                DIR/part-NNNN.dataset.snapshot, and DIR/dataset.snapshot, which ties them
+                together and keeps the order ids taken before it (the one rule that crosses
+                parts). Taken from the one before, it folds only the parts with events since,
+                those events alone.
 
                 Examples:
                   orders snapshot store.log
