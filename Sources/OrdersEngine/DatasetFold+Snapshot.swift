@@ -94,7 +94,13 @@ extension DatasetFold {
             let share = productSales ? opened.withProductSales : opened
             var touched: TouchedIDs?
             if partial && reader.hasFewEvents(past: share) { touched = try dataset.openPart(part, threads: 1).touched(after: share) }
-            let snapshot = try share.snapshot(keeping: touched)
+            return try resume(share, reader: reader, zone: zone, keeping: touched)
+        }
+
+        /// The fold after `share`, its ledger restored for the carts and voters of `keeping` alone if given,
+        /// with `reader` (its part's, unread) moved past it.
+        func resume(_ share: OpenedSnapshot, reader: LogReader, zone: ZoneRules, keeping: TouchedIDs?) throws -> Resumed {
+            let snapshot = try share.snapshot(keeping: keeping)
             let projector = try Projector(resuming: snapshot.fold, idCounts: snapshot.idCounts, zone: zone)
             var ids = reader.skip(past: snapshot)
             // The order ids before it are numbers alone: a fold that spells those after it numbers them on from there.
@@ -111,10 +117,10 @@ extension DatasetFold {
         let parts = snapshot.dataset.partsWithEvents
         var passOfPart: [Int: Int] = [:]
         for (index, part) in parts.enumerated() { passOfPart[part] = index }
-        var spellings: [Int: SymbolTable] = [:]
         // Nothing is taken before seq 1, whatever a forged file says.
         guard snapshot.index.endSeq > 1, passes.contains(where: { !$0.claims.isEmpty }) else { return }
         let taken = try snapshot.index.taken()
+        var spellings: [Int: SymbolTable] = [:]
         for pass in passes {
             var asked = BitSet()
             for claim in pass.claims where !asked.contains(claim.order.index) {
@@ -286,19 +292,14 @@ extension DatasetFold {
     ) throws -> (prints: [UInt64], bytes: Int, folded: Int64) {
         let reader = try dataset.openPart(part, threads: 1)
         let touched = try dataset.openPart(part, threads: 1).touched(after: share)
-        let restored = try share.snapshot(keeping: share.widened(touched))
-        var ids = reader.skip(past: restored)
-        ids.orders.extend(to: restored.idCounts[Role.order.rawValue])
-        var sink = NotedFold(
-            resuming: try Projector(resuming: restored.fold, idCounts: restored.idCounts, zone: .quarterHours),
-            seqs: snapshot.tailSeqs[part],
-            notes: notes)
+        var resumed = try snapshot.resume(share, reader: reader, zone: .quarterHours, keeping: share.widened(touched))
+        var sink = NotedFold(resuming: resumed.projector, seqs: snapshot.tailSeqs[part], notes: notes)
         let before = sink.projector.eventsFolded
-        try reader.fold(into: &sink, ids: &ids)
-        let pieces = try share.bytes(updatedBy: sink.projector, ids: ids, log: reader, touched: touched)
+        try reader.fold(into: &sink, ids: &resumed.ids)
+        let pieces = try share.bytes(updatedBy: sink.projector, ids: resumed.ids, log: reader, touched: touched)
         let bytes = try reader.write(pieces: pieces, at: DatasetSnapshot.partPath(dataset, part))
         let taken = sink.projector.ledger.fragment(openCartsIn: [], votesIn: []).usedOrders
-        let prints = try prints(taken: taken, notIn: restored.fold.ledger.usedOrders, part: part, of: dataset, orders: orders)
+        let prints = try prints(taken: taken, notIn: resumed.takenBefore, part: part, of: dataset, orders: orders)
         return (prints, bytes, sink.projector.eventsFolded - before)
     }
 

@@ -10,9 +10,10 @@ public enum Engine {
     /// NDJSON, and a log read past damaged batches, event by event.
     /// - Parameters:
     ///   - fromSnapshot: whether a log's fold may start from the snapshot
-    ///     beside it (a dataset's, from its snapshot: ``DatasetFold``) (``resume(_:zone:productSales:partial:note:)``), and
-    ///     fold only the batches after it, on one thread and a worker;
-    ///     `note` is told why one was passed over.
+    ///     beside it (``resume(_:zone:productSales:partial:note:)``), and
+    ///     fold only the batches after it, on one thread and a worker (a
+    ///     dataset's, from its snapshot: ``DatasetFold``); `note` is told
+    ///     why one was passed over.
     ///   - productSales: whether the reports' product sales are wanted: if
     ///     not, a fold from a snapshot leaves the snapshot's out of them.
     ///   - advanced: told of each chunk folded, with its event count and the input's position.

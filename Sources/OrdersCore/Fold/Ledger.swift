@@ -230,12 +230,6 @@ public struct Ledger: ~Copyable, @unchecked Sendable {  // Owns its tables; noth
         markUsed(order: order)
     }
 
-    /// Whether an applied checkout took `order`: one this ledger folded, or
-    /// one ``notePlacedElsewhere(order:)`` told it of.
-    public func isTaken(order: Symbol) -> Bool {
-        isUsed(order: order)
-    }
-
     // MARK: Storage
 
     /// The cart if it is open; nil if it is closed or was never seen.

@@ -34,7 +34,7 @@ enum SnapshotFile {
         case copied(SnapshotDirectory.Frame, [UInt8])
     }
 
-    /// The file's bytes for `snapshot`, in pieces, one after the other (``write(_:besideLog:)``).
+    /// The file's bytes for `snapshot`, in pieces, one after the other (``write(_:at:)``).
     static func bytes(of snapshot: Snapshot) throws -> [[UInt8]] {
         let sections = snapshot.encodedSections()
         return try bytes(
@@ -255,12 +255,8 @@ enum SnapshotFile {
         }
     }
 
-    /// The snapshot file beside `log`, opened: nil if there is none; ``Unusable`` if the file is there but is not one.
-    static func open(besideLog log: String) throws(Unusable) -> Opened? {
-        try open(at: Snapshot.path(of: log))
-    }
-
-    /// The snapshot file at `path`, opened, as ``open(besideLog:)`` opens the one beside a log.
+    /// The snapshot file at `path` (beside a log, `Snapshot.path(of:)`), opened: nil if there is none;
+    /// ``Unusable`` if the file is there but is not one.
     static func open(at path: String) throws(Unusable) -> Opened? {
         guard access(path, F_OK) == 0 else { return nil }
         let file: FileDescriptor
@@ -280,7 +276,7 @@ enum SnapshotFile {
 
     /// The snapshot beside `log`, whole: nil if there is none; ``Unusable`` if the file is there but is not one.
     static func read(besideLog log: String) throws(Unusable) -> Snapshot? {
-        try open(besideLog: log)?.snapshot()
+        try open(at: Snapshot.path(of: log))?.snapshot()
     }
 
     /// The point of the snapshot beside `log`, read from its header alone;
@@ -300,17 +296,11 @@ enum SnapshotFile {
     /// the new one whole, never a mix (``DatasetFiles/replace(_:with:temporary:)``, through `LOG.snapshot.tmp`).
     /// - Returns: the file's size.
     static func write(_ snapshot: Snapshot, besideLog log: String) throws -> Int {
-        try write(bytes(of: snapshot), besideLog: log)
+        try write(bytes(of: snapshot), at: Snapshot.path(of: log))
     }
 
-    /// Writes the file whose bytes are `pieces`, one after the other, beside `log`, as ``write(_:besideLog:)`` does.
-    /// - Returns: the file's size.
-    @discardableResult
-    static func write(_ pieces: [[UInt8]], besideLog log: String) throws -> Int {
-        try write(pieces, at: Snapshot.path(of: log))
-    }
-
-    /// Writes the file whose bytes are `pieces` at `path`, as ``write(_:besideLog:)`` does beside a log.
+    /// Writes the file whose bytes are `pieces`, one after the other, at
+    /// `path` (beside a log, or a part's share of a dataset's snapshot), as ``write(_:besideLog:)`` does.
     /// - Returns: the file's size.
     @discardableResult
     static func write(_ pieces: [[UInt8]], at path: String) throws -> Int {
