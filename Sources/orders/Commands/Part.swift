@@ -36,6 +36,7 @@ extension Orders {
 extension Orders.Part {
     struct Claims: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "claims",
             abstract: "The first pass over part K: its checkouts, each with its seq, order id and whether it could apply.")
 
         @Argument(help: ArgumentHelp("The dataset.", valueName: "dir"))
@@ -56,6 +57,7 @@ extension Orders.Part {
 
     struct Select: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "select",
             abstract: "Of part K's claims, those the ordered pass needs, given the order ids used in more than one part.",
             discussion: """
                 The contested file is `orders-contested<TAB>1` on its first line, then one order
@@ -86,6 +88,7 @@ extension Orders.Part {
 
     struct Decide: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "decide",
             abstract: "The ordered pass: every part's claims in, every part's notes out (order ids another part took first).")
 
         @Argument(help: ArgumentHelp("Every part's claims, one file a part.", valueName: "claims"))
@@ -102,6 +105,7 @@ extension Orders.Part {
 
     struct Fold: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "fold",
             abstract: "The second pass over part K: its reports' sums, as bytes, given the notes.")
 
         @Argument(help: ArgumentHelp("The dataset.", valueName: "dir"))
@@ -132,6 +136,7 @@ extension Orders.Part {
 
     struct Merge: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "merge",
             abstract: "Adds every part's reports and prints one, as `orders replay --json`, `report` or `tally` would.")
 
         enum Output: String, ExpressibleByArgument, CaseIterable {
