@@ -46,7 +46,7 @@ struct IndexTests {
         let path = try writtenLog()
         let batches = try LogReader(path: path).batches
         var entries: [IndexEntry] = []
-        let trusted = LogIndex.read(log: path, batches: batches) { _, entry in entries.append(entry.owned()) }
+        let trusted = LogIndex.read(log: path, batches: batches) { _, entry in entries.append(entry) }
         #expect(trusted.count == batches.count && batches.count > 10, "\(trusted.count) of \(batches.count)")
         for (entry, (carts, orders)) in zip(entries, try names(path)) {
             for cart in carts { #expect(entry.mayName(cart, as: .cart), "\(String(decoding: cart, as: UTF8.self))") }
@@ -128,7 +128,7 @@ struct IndexTests {
         let batches = try LogReader(path: path).batches
         let intact = try readWholeInput(LogIndex.path(of: path))
         var whole: [IndexEntry] = []
-        let all = LogIndex.read(log: path, batches: batches, chunk: intact.count) { _, entry in whole.append(entry.owned()) }
+        let all = LogIndex.read(log: path, batches: batches, chunk: intact.count) { _, entry in whole.append(entry) }
         #expect(all.count == batches.count && all.end == intact.count)
         for cut in stride(from: intact.count, to: 0, by: -97) + [LogIndex.headerSize + 3, LogIndex.headerSize, 10] {
             write(Array(intact.prefix(cut)), to: LogIndex.path(of: path))
@@ -138,7 +138,7 @@ struct IndexTests {
                 var read: [IndexEntry] = []
                 let trusted = LogIndex.read(log: path, batches: batches, chunk: chunk) { index, entry in
                     #expect(index == read.count)
-                    read.append(entry.owned())
+                    read.append(entry)
                 }
                 #expect(trusted.count == expected.count && trusted.end == expected.end, "cut at \(cut), chunks of \(chunk)")
                 #expect(read == Array(whole.prefix(trusted.count)), "cut at \(cut), chunks of \(chunk)")
@@ -176,6 +176,46 @@ struct IndexTests {
                 #expect(Set(holding).isSubset(of: found), "\(state)")
             }
         }
+    }
+
+    /// A question reads each entry's head and the one block of its filter
+    /// that the id falls in, each checked by its CRC. A bit flipped in a
+    /// block it reads ends what it trusts there (the batches after are
+    /// made from the log, and it still finds every batch that names the
+    /// id); one in a block it does not read changes nothing for it, while
+    /// a whole read (a writer's) trusts nothing from that entry on.
+    @Test func aQuestionReadsOneCheckedBlockOfEachEntry() throws {
+        let path = temporaryDirectory() + "/blocks.log", index = LogIndex.path(of: path)
+        var ids = Identifiers()
+        try writeLog(path, sampleEvents(20_000, seed: 3, ids: &ids), ids: ids, batchEvents: 5_000)
+        let reader = try LogReader(path: path)
+        let entries = try reader.indexEntries()
+        #expect(
+            entries.count == 4 && entries.allSatisfy { $0.filter.bytes.count / 8 > BloomFilter.blockWords }, "filters of several blocks")
+        let intact = try readWholeInput(index)
+        let cart = Array("cart-7".utf8)
+        let whole = LogIndex.batches(mayNaming: cart, as: .cart, log: path, batches: reader.batches[...])
+        #expect(whole.trusted == 4 && whole.found == entries.indices.filter { entries[$0].mayName(cart, as: .cart) })
+        #expect(whole.found == [0, 1, 2, 3], "cart-7, one of 200 carts, is in every batch of 5,000 events")
+
+        let probe = cart.withUnsafeBytes { BloomFilter.Probe($0, tag: UInt8(Role.cart.rawValue), seed: entries[1].filter.seed) }
+        let blockSize = 8 * BloomFilter.blockWords, blocks = entries[1].filter.bytes.count / blockSize
+        let asked = probe.block(of: blocks)
+        func flipping(block: Int) -> [UInt8] {
+            var bytes = intact
+            bytes[LogIndex.headerSize + entries[0].encoded().count + IndexEntry.headSize + block * (blockSize + 4) + 3] ^= 1
+            return bytes
+        }
+        write(flipping(block: (asked + 1) % blocks), to: index)
+        let unread = LogIndex.batches(mayNaming: cart, as: .cart, log: path, batches: reader.batches[...])
+        #expect(unread.trusted == 4 && unread.found == whole.found, "a flip in a block not read")
+        #expect(LogIndex.read(log: path, batches: reader.batches).count == 1, "a whole read checks every block")
+
+        write(flipping(block: asked), to: index)
+        let read = LogIndex.batches(mayNaming: cart, as: .cart, log: path, batches: reader.batches[...])
+        #expect(read.trusted == 1 && read.found == [0], "a flip in the block read")
+        var lookup = try IndexLookup(reader, cache: nil)
+        #expect(try lookup.batches(mayNaming: cart, as: .cart, before: .max) == [0, 1, 2, 3])
     }
 }
 

@@ -19,14 +19,17 @@ public func fuzzIndexFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     _ = write(fd, data, size)
     close(fd)
     do {
-        let audit = try IndexedAudit(LogReader(path: fixture.log))
-        for (cart, expected) in fixture.audits {
-            var lines: [Fixture.Line] = []
-            try audit.audit(cart: cart) { entry, _, currency in lines.append(Fixture.Line(entry, currency)) }
-            if lines != expected { fatalError("the audit of \(String(decoding: cart, as: UTF8.self)) through the index differs") }
-        }
-        for (order, cart) in fixture.placers where try audit.cart(placing: order) != cart {
-            fatalError("the cart that placed \(String(decoding: order, as: UTF8.self)) differs through the index")
+        // Asked of the file one id at a time (a command's), and of its entries read whole and kept (a server's).
+        for cache in [nil, IndexEntryCache()] {
+            let audit = try IndexedAudit(LogReader(path: fixture.log), cache: cache)
+            for (cart, expected) in fixture.audits {
+                var lines: [Fixture.Line] = []
+                try audit.audit(cart: cart) { entry, _, currency in lines.append(Fixture.Line(entry, currency)) }
+                if lines != expected { fatalError("the audit of \(String(decoding: cart, as: UTF8.self)) through the index differs") }
+            }
+            for (order, cart) in fixture.placers where try audit.cart(placing: order) != cart {
+                fatalError("the cart that placed \(String(decoding: order, as: UTF8.self)) differs through the index")
+            }
         }
     } catch {
         fatalError("reading through the index failed: \(error)")

@@ -7,7 +7,7 @@ extension LogReader {
     /// in memory (a reader never writes the index; the next writer does).
     func indexEntries() throws -> [IndexEntry] {
         var entries: [IndexEntry] = []
-        let trusted = LogIndex.read(log: name, batches: batches) { _, entry in entries.append(entry.owned()) }
+        let trusted = LogIndex.read(log: name, batches: batches) { _, entry in entries.append(entry) }
         try LogIndex.makeEntries(for: batches[trusted.count...], of: name, file: file, seed: trusted.seed ?? randomSeed()) {
             entries.append($0)
         }

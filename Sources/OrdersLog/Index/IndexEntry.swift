@@ -29,21 +29,19 @@ struct IndexEntry: Sendable, Equatable {
             && frameCRC == batch.header.frameCRC
     }
 
-    /// This entry with a filter of bytes of its own, not a slice of the
-    /// bytes it was read from: one kept while they are read over.
-    func owned() -> IndexEntry {
-        var entry = self
-        entry.filter = BloomFilter(bytes: Array(filter.bytes)[...], seed: filter.seed)
-        return entry
-    }
-
     /// Whether the batch may hold an event of the cart (or order) spelled `id`.
     func mayName(_ id: [UInt8], as role: Role) -> Bool {
         id.withUnsafeBytes { filter.mayContain($0, tag: UInt8(role.rawValue)) }
     }
 
-    /// size u32 (of what follows), offset i64, firstSeq i64, eventCount u32,
-    /// frameCRC u32, words u32, the words (u64 each), CRC-32C u32 of all before it.
+    /// The bytes before an entry's blocks: size u32 (of what follows),
+    /// offset i64, firstSeq i64, eventCount u32, frameCRC u32, words u32,
+    /// and the CRC-32C of those 32 bytes, u32.
+    static let headSize = 36
+
+    /// ``headSize`` bytes, then each block of the filter followed by its
+    /// CRC-32C (``blockCRC(_:number:head:)``), so that a question reads
+    /// and checks the one block it needs (FORMAT.md, "The index").
     func encoded() -> [UInt8] {
         var bytes: [UInt8] = []
         encode(into: &bytes)
@@ -55,51 +53,89 @@ struct IndexEntry: Sendable, Equatable {
         var writer = ByteWriter(capacity: 0)
         swap(&writer.bytes, &bytes)
         defer { swap(&writer.bytes, &bytes) }
+        let words = filter.bytes.count / 8, blockSize = 8 * BloomFilter.wordsPerBlock(words: words)
+        let blocks = words * 8 / blockSize
         let start = writer.bytes.count
-        writer.write(littleEndian: UInt32(32 + filter.bytes.count))
+        writer.write(littleEndian: UInt32(Self.headSize - 4 + blocks * (blockSize + 4)))
         writer.write(littleEndian: UInt64(offset))
         writer.write(seq: firstSeq)
         writer.write(littleEndian: eventCount)
         writer.write(littleEndian: frameCRC)
-        writer.write(littleEndian: UInt32(filter.bytes.count / 8))
-        writer.write(contentsOf: filter.bytes)
-        writer.write(littleEndian: writer.bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[start...])) })
-    }
-
-    /// The entry at `start` in `file` (an index file's bytes), and its
-    /// length; nil if it is cut short or its CRC does not match (a write
-    /// torn by a crash, or damage). Its filter shares `file`'s bytes.
-    static func decode(_ file: [UInt8], at start: Int, seed: UInt64) -> (IndexEntry, Int)? {
-        file.withUnsafeBytes { all -> (IndexEntry, Int)? in
-            let bytes = UnsafeRawBufferPointer(rebasing: all[start...])
-            var reader = ByteReader(bytes)
-            do throws(ByteReader.Malformed) {
-                let size = Int(try reader.read(littleEndian: UInt32.self))
-                guard size >= 32 + 8, size <= bytes.count - 4, (size - 32) % 8 == 0 else { return nil }
-                let length = 4 + size
-                let crc = bytes.loadUnaligned(fromByteOffset: length - 4, as: UInt32.self).littleEndian
-                guard crc == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<length - 4])) else { return nil }
-                let offset = Int64(bitPattern: try reader.read(littleEndian: UInt64.self))
-                let firstSeq = try reader.readSeq()
-                let eventCount = try reader.read(littleEndian: UInt32.self)
-                let frameCRC = try reader.read(littleEndian: UInt32.self)
-                let count = Int(try reader.read(littleEndian: UInt32.self))
-                guard count == (size - 32) / 8 else { return nil }
-                var entry = IndexEntry(offset: offset, firstSeq: firstSeq, eventCount: eventCount, frameCRC: frameCRC)
-                entry.filter = BloomFilter(bytes: file[start + 32..<start + 32 + 8 * count], seed: seed)
-                return (entry, length)
-            } catch {
-                return nil
+        writer.write(littleEndian: UInt32(words))
+        let head = writer.bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+        writer.write(littleEndian: head)
+        filter.bytes.withUnsafeBytes { all in
+            for block in 0..<blocks {
+                let bytes = UnsafeRawBufferPointer(rebasing: all[block * blockSize..<(block + 1) * blockSize])
+                writer.write(contentsOf: bytes)
+                writer.write(littleEndian: Self.blockCRC(bytes, number: block, head: head))
             }
         }
     }
 
-    private init(offset: Int64, firstSeq: Seq, eventCount: UInt32, frameCRC: UInt32) {
+    /// A block's CRC-32C: of the entry's head CRC's bytes' continuation by
+    /// the block's number (u32) and the block, so that a block is checked
+    /// as its entry's, at its place.
+    static func blockCRC(_ block: UnsafeRawBufferPointer, number: Int, head: UInt32) -> UInt32 {
+        withUnsafeBytes(of: UInt32(number).littleEndian) { CRC32C.checksum(block, continuing: CRC32C.checksum($0, continuing: head)) }
+    }
+
+    /// What an entry's head says, once its CRC holds.
+    struct Head {
+        var entry: IndexEntry
+        /// The entry's length, from its size field on.
+        var length: Int
+        var headCRC: UInt32
+        var blocks: Int
+        var blockSize: Int
+    }
+
+    /// The head of an entry at the start of `bytes` (``headSize`` of them
+    /// at least), if its CRC holds and its sizes agree; its filter empty.
+    static func head(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> Head? {
+        guard bytes.count >= headSize else { return nil }
+        func load<T: FixedWidthInteger>(_ at: Int, _: T.Type) -> T { T(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: T.self)) }
+        let headCRC = load(32, UInt32.self)
+        guard headCRC == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<32])) else { return nil }
+        let words = Int(load(28, UInt32.self))
+        guard BloomFilter.isWhole(words: words) else { return nil }
+        let blockSize = 8 * BloomFilter.wordsPerBlock(words: words), blocks = words * 8 / blockSize
+        guard Int(load(0, UInt32.self)) == headSize - 4 + blocks * (blockSize + 4) else { return nil }
+        let entry = IndexEntry(
+            offset: Int64(bitPattern: load(4, UInt64.self)), firstSeq: Seq(bitPattern: load(12, UInt64.self)),
+            eventCount: load(20, UInt32.self), frameCRC: load(24, UInt32.self), seed: seed)
+        return Head(entry: entry, length: headSize + blocks * (blockSize + 4), headCRC: headCRC, blocks: blocks, blockSize: blockSize)
+    }
+
+    /// The entry at `start` in `bytes` (an index file's), and its length;
+    /// nil if it is cut short, or its head's or any block's CRC does not
+    /// match (a write torn by a crash, or damage).
+    static func decode(_ bytes: [UInt8], at start: Int, seed: UInt64) -> (IndexEntry, Int)? {
+        bytes.withUnsafeBytes { all -> (IndexEntry, Int)? in
+            let bytes = UnsafeRawBufferPointer(rebasing: all[start...])
+            guard var head = head(bytes, seed: seed), head.length <= bytes.count else { return nil }
+            var filter: [UInt8] = []
+            filter.reserveCapacity(head.blocks * head.blockSize)
+            for block in 0..<head.blocks {
+                let at = headSize + block * (head.blockSize + 4)
+                let blockBytes = UnsafeRawBufferPointer(rebasing: bytes[at..<at + head.blockSize])
+                guard
+                    bytes.loadUnaligned(fromByteOffset: at + head.blockSize, as: UInt32.self).littleEndian
+                        == blockCRC(blockBytes, number: block, head: head.headCRC)
+                else { return nil }
+                filter.append(contentsOf: blockBytes)
+            }
+            head.entry.filter = BloomFilter(bytes: filter, seed: seed)
+            return (head.entry, head.length)
+        }
+    }
+
+    private init(offset: Int64, firstSeq: Seq, eventCount: UInt32, frameCRC: UInt32, seed: UInt64) {
         self.offset = offset
         self.firstSeq = firstSeq
         self.eventCount = eventCount
         self.frameCRC = frameCRC
-        filter = BloomFilter(members: 0, seed: 0)
+        filter = BloomFilter(members: 0, seed: seed)
     }
 }
 

@@ -2,9 +2,10 @@ import OrdersCore
 
 /// Which of a log's batches may name one cart or order, by its index: from
 /// entries kept in memory by a process that asks many questions of one log
-/// (a server's ``IndexEntryCache``), or else from `LOG.index` read a
-/// chunk at a time for each question, as a command asks a few (an audit
-/// asks one for the cart and one for each order it checked out into).
+/// (a server's ``IndexEntryCache``), or else from `LOG.index` for each
+/// question, as a command asks a few (an audit asks one for the cart and
+/// one for each order it checked out into): each entry's head and the one
+/// block of its filter the id falls in.
 ///
 /// Read for each question, the file is checked again for each: the
 /// entries that stand for the log's batches are taken, and the batches
@@ -13,34 +14,30 @@ struct IndexLookup {
     private let reader: LogReader
     /// The entries kept from earlier questions, for every batch; nil to read the file.
     private let kept: [IndexEntry]?
-    /// Entries made from the log for its batches from ``madeFrom`` on: those the file did not reach.
-    private var made: [IndexEntry] = []
-    private var madeFrom: Int
+    /// Entries made from the log, by batch position, for the batches the file did not reach.
+    private var made: [Int: IndexEntry] = [:]
 
     init(_ reader: LogReader, cache: IndexEntryCache?) throws {
         self.reader = reader
         kept = try cache?.entries(for: reader)
-        madeFrom = reader.batches.count
     }
 
     /// The positions, in log order, of the batches that begin before seq
     /// `end` and may name the cart or order spelled `id`.
     mutating func batches(mayNaming id: [UInt8], as role: Role, before end: Seq) throws -> [Int] {
-        func mayName(_ entry: IndexEntry) -> Bool { entry.firstSeq < end && entry.mayName(id, as: role) }
-        if let kept { return kept.indices.filter { mayName(kept[$0]) } }
-        var found: [Int] = []
-        let trusted = LogIndex.read(log: reader.name, batches: reader.batches) { index, entry in
-            if mayName(entry) { found.append(index) }
-        }
-        if trusted.count < madeFrom {
-            var earlier: [IndexEntry] = []
+        let wanted = reader.batches.prefix { $0.header.firstSeq < end }.count
+        if let kept { return (0..<wanted).filter { kept[$0].mayName(id, as: role) } }
+        let read = LogIndex.batches(mayNaming: id, as: role, log: reader.name, batches: reader.batches[..<wanted])
+        let missing = (read.trusted..<wanted).filter { made[$0] == nil }
+        if let first = missing.first, let last = missing.last {
+            var position = first
             try LogIndex.makeEntries(
-                for: reader.batches[trusted.count..<madeFrom], of: reader.name, file: reader.file, seed: trusted.seed ?? randomSeed()
-            ) { earlier.append($0) }
-            made = earlier + made
-            madeFrom = trusted.count
+                for: reader.batches[first...last], of: reader.name, file: reader.file, seed: read.seed ?? randomSeed()
+            ) {
+                made[position] = $0
+                position += 1
+            }
         }
-        for index in trusted.count..<reader.batches.count where mayName(made[index - madeFrom]) { found.append(index) }
-        return found
+        return read.found + (read.trusted..<wanted).filter { made[$0]!.mayName(id, as: role) }
     }
 }
