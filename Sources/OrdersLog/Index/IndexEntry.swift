@@ -3,7 +3,8 @@ import OrdersCore
 /// What a log's index keeps for one committed batch: which batch it stands
 /// for (its offset, first seq, event count and the CRC-32C of its zstd
 /// frame, all from the batch's header) and a filter of the carts and orders
-/// its events name (FORMAT.md, "The index").
+/// its events name, written in blocks that each carry their own CRC
+/// (FORMAT.md, "The index").
 struct IndexEntry: Sendable, Equatable {
     var offset: Int64
     var firstSeq: Seq
@@ -73,9 +74,9 @@ struct IndexEntry: Sendable, Equatable {
         }
     }
 
-    /// A block's CRC-32C: of the entry's head CRC's bytes' continuation by
-    /// the block's number (u32) and the block, so that a block is checked
-    /// as its entry's, at its place.
+    /// A block's CRC-32C: the head's CRC continued over the block's number
+    /// (u32) and the block's bytes, so that a block checks as its own
+    /// entry's, at its place.
     static func blockCRC(_ block: UnsafeRawBufferPointer, number: Int, head: UInt32) -> UInt32 {
         withUnsafeBytes(of: UInt32(number).littleEndian) { CRC32C.checksum(block, continuing: CRC32C.checksum($0, continuing: head)) }
     }
