@@ -111,7 +111,7 @@ public enum LogIndex {
     ///
     /// Reads the head of each entry and the one block of its filter that
     /// `id` falls in, each checked by its CRC, never the whole file: at
-    /// 100M events, 1,526 entries' 2 × 1,526 small reads, where the whole
+    /// 100M events, 2 × 1,526 reads of 36 and 516 bytes, where the whole
     /// file is 42 MB. A block whose CRC fails ends what is trusted, as a
     /// whole read's would.
     static func batches(
