@@ -32,6 +32,8 @@ public final class IndexedAudit {
     public var ids: Identifiers { events.ids }
     /// How many batches were read so far.
     public var batchesRead: Int { events.batchesRead }
+    /// How many batches were indexed from the log so far, for want of a sound entry in its index.
+    public var batchesIndexedFromLog: Int { events.batchesIndexedFromLog }
 
     /// An audit of `reader`'s log up to seq `upTo` (by default, all of it).
     /// - Parameter cache: the index's entries kept from earlier audits of the same log, if any.

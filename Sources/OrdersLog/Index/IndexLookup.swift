@@ -16,6 +16,8 @@ struct IndexLookup {
     private let kept: [IndexEntry]?
     /// Entries made from the log, by batch position, for the batches the file did not reach.
     private var made: [Int: IndexEntry] = [:]
+    /// How many batches had no sound entry in the file, and were indexed from the log.
+    var batchesIndexedFromLog: Int { made.count }
 
     init(_ reader: LogReader, cache: IndexEntryCache?) throws {
         self.reader = reader

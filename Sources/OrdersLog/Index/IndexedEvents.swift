@@ -20,6 +20,9 @@ public final class IndexedEvents {
     public private(set) var ids = Identifiers()
     /// How many batches were read, for tests and measurements.
     public private(set) var batchesRead = 0
+    /// How many batches had no sound entry in `LOG.index` (an index of another version, behind the
+    /// log, damaged or missing) and were indexed from the log for the questions so far.
+    public var batchesIndexedFromLog: Int { lookup.batchesIndexedFromLog }
 
     private let reader: LogReader
     private var lookup: IndexLookup

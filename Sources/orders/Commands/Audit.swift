@@ -100,6 +100,7 @@ extension Orders {
             var cartID = Array((cart ?? "").utf8)
             if let order {
                 guard let found = try audit.cart(placing: Array(order.utf8)) else {
+                    noteIndexedFromLog(audit, of: log)
                     Console.note("orders: no applied checkout placed order \(order) in \(input.log)")
                     return
                 }
@@ -115,7 +116,18 @@ extension Orders {
             }
             Console.write(text)
             if format == .table { Console.write("cart \(String(identifier: cartID))\n" + table.rendered) }
+            noteIndexedFromLog(audit, of: log)
             if found == 0 { Console.note("orders: no events for cart \(String(decoding: cartID, as: UTF8.self)) in \(input.log)") }
+        }
+
+        /// Says how many batches the audit indexed from the log for want of
+        /// a sound index: slower than the index, never another answer, and
+        /// said so that a slow audit is no mystery.
+        private func noteIndexedFromLog(_ audit: IndexedAudit, of log: LogReader) {
+            guard audit.batchesIndexedFromLog > 0 else { return }
+            Console.note(
+                "orders: note: \(audit.batchesIndexedFromLog) of the \(log.batchCount) batches of \(input.log) had no sound entry in its index (an index of another version, behind the log, damaged or missing) and were indexed from the log for this audit; the next append to the log writes them to the index"
+            )
         }
 
         /// The cart whose applied checkout placed `order`, found in a first
