@@ -89,6 +89,16 @@ struct IndexEntry: Sendable, Equatable {
         var headCRC: UInt32
         var blocks: Int
         var blockSize: Int
+
+        /// Where block `number` starts, from the entry's start.
+        func offset(ofBlock number: Int) -> Int { headSize + number * (blockSize + 4) }
+
+        /// Block `number`'s bytes, at the start of `bytes` (the block and its CRC), if its CRC holds.
+        func checked(block number: Int, in bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+            let block = UnsafeRawBufferPointer(rebasing: bytes[0..<blockSize])
+            let crc = bytes.loadUnaligned(fromByteOffset: blockSize, as: UInt32.self).littleEndian
+            return crc == blockCRC(block, number: number, head: headCRC) ? block : nil
+        }
     }
 
     /// The head of an entry at the start of `bytes` (``headSize`` of them
@@ -117,14 +127,10 @@ struct IndexEntry: Sendable, Equatable {
             guard var head = head(bytes, seed: seed), head.length <= bytes.count else { return nil }
             var filter: [UInt8] = []
             filter.reserveCapacity(head.blocks * head.blockSize)
-            for block in 0..<head.blocks {
-                let at = headSize + block * (head.blockSize + 4)
-                let blockBytes = UnsafeRawBufferPointer(rebasing: bytes[at..<at + head.blockSize])
-                guard
-                    bytes.loadUnaligned(fromByteOffset: at + head.blockSize, as: UInt32.self).littleEndian
-                        == blockCRC(blockBytes, number: block, head: head.headCRC)
+            for number in 0..<head.blocks {
+                guard let block = head.checked(block: number, in: UnsafeRawBufferPointer(rebasing: bytes[head.offset(ofBlock: number)...]))
                 else { return nil }
-                filter.append(contentsOf: blockBytes)
+                filter.append(contentsOf: block)
             }
             head.entry.filter = BloomFilter(bytes: filter, seed: seed)
             return (head.entry, head.length)

@@ -138,16 +138,9 @@ public enum LogIndex {
                 head.entry.stands(for: batch), head.length <= size - at
             else { break }
             let block = probe.block(of: head.blocks)
-            guard read(head.blockSize + 4, at: at + IndexEntry.headSize + block * (head.blockSize + 4)) else { break }
-            let maybe = buffer.withUnsafeBytes { bytes -> Bool? in
-                let blockBytes = UnsafeRawBufferPointer(rebasing: bytes[0..<head.blockSize])
-                guard
-                    bytes.loadUnaligned(fromByteOffset: head.blockSize, as: UInt32.self).littleEndian
-                        == IndexEntry.blockCRC(blockBytes, number: block, head: head.headCRC)
-                else { return nil }
-                return probe.isMaybe(in: blockBytes)
-            }
-            guard let maybe else { break }
+            guard read(head.blockSize + 4, at: at + head.offset(ofBlock: block)),
+                let maybe = buffer.withUnsafeBytes({ head.checked(block: block, in: $0).map(probe.isMaybe(in:)) })
+            else { break }
             if maybe { found.append(position) }
             trusted += 1
             at += head.length
