@@ -90,10 +90,13 @@ let package = Package(
         .testTarget(name: "OrdersReportsTests", dependencies: ["OrdersReports", "OrdersCore", "OrdersLog"]),
         .testTarget(name: "OrdersWorkloadTests", dependencies: ["OrdersWorkload", "OrdersCore"]),
         .testTarget(name: "OrdersEngineTests", dependencies: ["OrdersEngine", "OrdersLog", "OrdersCore", "OrdersWorkload"]),
-        // The server's routes through Hummingbird's own test client (no socket), beside OrdersCLITests' live ones.
+        // The server's routes through its application's responder (no socket), beside OrdersCLITests' live ones.
         .testTarget(
             name: "OrdersServerTests",
-            dependencies: ["OrdersServer", "OrdersCore", .product(name: "HummingbirdTesting", package: "hummingbird")]
+            dependencies: [
+                "OrdersServer", "OrdersCore", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
         ),
         .testTarget(name: "OrdersClientTests", dependencies: ["OrdersClient", "OrdersLog", "OrdersCore"]),
         .testTarget(

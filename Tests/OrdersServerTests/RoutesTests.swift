@@ -1,12 +1,11 @@
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import Logging
 import OrdersServer
 import Testing
 
-/// Every route and every error it answers, through Hummingbird's test client
-/// on the application `orders serve` runs (`buildApplication`), with no socket.
+/// Every route and every error it answers, through a client of the responder
+/// of the application `orders serve` runs (`buildApplication`), with no socket.
 @Suite("The server's routes")
 struct RoutesTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -14,7 +13,7 @@ struct RoutesTests {
 
     /// Runs `test` against a server of a log of its own, `options` changed as `configure` says.
     private func withServer(
-        _ configure: (inout ServerOptions) -> Void = { _ in }, _ test: @Sendable (any TestClientProtocol) async throws -> Void
+        _ configure: (inout ServerOptions) -> Void = { _ in }, _ test: (ResponderClient) async throws -> Void
     ) async throws {
         let directory = NSTemporaryDirectory() + "orders-routes-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -23,13 +22,13 @@ struct RoutesTests {
         configure(&options)
         var logger = Logger(label: "routes-tests")
         logger.logLevel = .error
-        try await buildApplication(options, logger: logger).test(.router, test)
+        try await test(ResponderClient(buildApplication(options, logger: logger)))
     }
 
-    private static func text(_ response: TestResponse) -> String { String(buffer: response.body) }
+    private static func text(_ response: ResponderClient.Response) -> String { String(buffer: response.body) }
 
     /// The kiosk day, appended.
-    private static func appendDay(_ client: some TestClientProtocol) async throws {
+    private static func appendDay(_ client: ResponderClient) async throws {
         try await client.execute(uri: "/events", method: .post, body: ByteBuffer(bytes: kioskDay)) { response in
             #expect(response.status == .ok)
             #expect(text(response) == #"{"appended": 17, "duplicates": 0, "first_seq": 1, "last_seq": 17}"# + "\n")
