@@ -75,7 +75,7 @@ public enum DatasetFold {
         if let snapshot { try markTakenBefore(passes, snapshot) }
         let (decided, notes) = try decideEach(passes, threads: threads, before: (snapshot?.index.endSeq ?? 1) - 1)
         // Each thread adds up its parts' sums, their orders told straight to one gatherer; then the threads' sums add up.
-        let sums = try onThreads(threads) { thread in
+        let sums = onThreads(threads) { thread in
             Result { () throws -> (reports: Reports, ids: Identifiers) in
                 var ids = Identifiers()
                 var reports = Reports(zone: zone)

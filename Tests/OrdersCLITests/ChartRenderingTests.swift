@@ -21,7 +21,7 @@ struct ChartRenderingTests {
 
     private func measure(_ svg: [UInt8], in directory: String) throws -> Measured {
         let path = directory + "/chart.svg"
-        FileManager.default.createFile(atPath: path, contents: Data(svg))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(svg))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = [CLI.root.path + "/Tests/Tools/text-boxes.py", path]
@@ -63,7 +63,7 @@ struct ChartRenderingTests {
                 + "\n"
             text += #"{"type": "checked_out", "at": "\#(at)", "cart": "c\#(i)", "order": "o\#(i)"}"# + "\n"
         }
-        FileManager.default.createFile(atPath: directory + "/wide.ndjson", contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: directory + "/wide.ndjson", contents: Data(text.utf8))
         let chart = try CLI.run(["report", "daily", directory + "/wide.ndjson", "--format", "svg"])
         #expect(chart.status == 0)
         #expect(chart.text.contains("₩9,000,000,000,000,000"))

@@ -41,7 +41,7 @@ struct FirstUseTests {
     @Test func anImportWithTheLogNamedSecondIsRefused() throws {
         let dir = CLI.temporaryDirectory()
         let text = dir + "/day.ndjson"
-        FileManager.default.createFile(atPath: text, contents: Data(CLI.fixture(day)))
+        _ = FileManager.default.createFile(atPath: text, contents: Data(CLI.fixture(day)))
         let log = dir + "/store.log"
         #expect(try CLI.run(["import", log, text]).status == 0)
         let logBytes = try Data(contentsOf: URL(fileURLWithPath: log))

@@ -31,7 +31,7 @@ struct NewUserTests {
         process.executableURL = CLI.binary
         process.arguments = ["import", log, fifo, "--threads", "1", "--batch-events", "1000", "--warn-earlier", "off"]
         let errors = dir + "/stderr"
-        FileManager.default.createFile(atPath: errors, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors, contents: nil)
         process.standardError = FileHandle(forWritingAtPath: errors)
         process.standardOutput = FileHandle.nullDevice
         try process.run()
@@ -60,7 +60,7 @@ struct NewUserTests {
     @Test func aDatasetIsNotWrittenIntoADirectoryOfOtherFiles() throws {
         let dir = CLI.temporaryDirectory() + "/photos"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: dir + "/holiday.jpg", contents: Data([1, 2, 3]))
+        _ = FileManager.default.createFile(atPath: dir + "/holiday.jpg", contents: Data([1, 2, 3]))
         let run = try CLI.run(["import", "--partitions", "4", dir, day])
         #expect(run.status == 65)
         #expect(run.stderr.contains("not a dataset and holds other files (holiday.jpg)"), "\(run.stderr)")

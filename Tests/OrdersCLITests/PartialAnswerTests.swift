@@ -92,7 +92,7 @@ struct PartialAnswerTests {
         let lines = (1...3).map {
             #"{"type": "item_added", "at": "2025-09-16T09:00:0\#($0)Z", "cart": "c", "product": "p", "qty": 1, "price": 5, "currency": "USD", "id": "e\#($0)"}"#
         }
-        FileManager.default.createFile(atPath: text, contents: Data((lines.joined(separator: "\n") + "\n").utf8))
+        _ = FileManager.default.createFile(atPath: text, contents: Data((lines.joined(separator: "\n") + "\n").utf8))
         #expect(try CLI.run(["import", source, text]).status == 0)
         #expect(try CLI.run(["import", target, source]).status == 0)
         let again = try CLI.run(["import", target, source])
@@ -137,7 +137,7 @@ struct PartialAnswerTests {
     @Test func aFileGivenTwiceInOneImportIsSaidToBeGivenTwice() throws {
         let dir = CLI.temporaryDirectory()
         let log = dir + "/new.log", copy = dir + "/copy.ndjson"
-        FileManager.default.createFile(atPath: copy, contents: Data(CLI.fixture(day)))
+        _ = FileManager.default.createFile(atPath: copy, contents: Data(CLI.fixture(day)))
         let twice = try CLI.run(["import", log, day, day])
         #expect(twice.status == 65)
         #expect(twice.stderr.contains("\(day): is given twice in this import"), "\(twice.stderr)")

@@ -20,7 +20,7 @@ struct EngineTests {
         try writer.commit(ids: ids)
         var text: [UInt8] = []
         EventJSON.appendLines(firstSeq: 1, events, records: EventRecords(), ids: ids, to: &text)
-        FileManager.default.createFile(atPath: dir + "/events.ndjson", contents: Data(text))
+        _ = FileManager.default.createFile(atPath: dir + "/events.ndjson", contents: Data(text))
         return (dir + "/events.log", dir + "/events.ndjson", events, ids)
     }
 

@@ -38,7 +38,7 @@ struct NDJSONReaderTests {
         nonisolated(unsafe) var writeEnd: Int32 = -1
         DispatchQueue.global().async {
             writeEnd = open(fifo, O_WRONLY)
-            _ = text.withUnsafeBytes { bytes in
+            text.withUnsafeBytes { bytes in
                 var offset = 0
                 while offset < bytes.count {
                     let n = write(writeEnd, bytes.baseAddress! + offset, bytes.count - offset)

@@ -81,9 +81,10 @@ public enum LogIndex {
             chunkStart = start
             return true
         }
-        /// The size field of the entry at `at` in `chunk`, if the chunk holds it.
-        func sizeField(at at: Int) -> Int? {
-            at + 4 <= chunk.count ? Int(chunk.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: at, as: UInt32.self).littleEndian }) : nil
+        /// The size field of the entry at `offset` in `chunk`, if the chunk holds it.
+        func sizeField(at offset: Int) -> Int? {
+            offset + 4 <= chunk.count
+                ? Int(chunk.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian }) : nil
         }
         guard load(from: 0, atLeast: headerSize), let seed = chunk.withUnsafeBytes(header) else { return Trusted() }
         var trusted = Trusted(seed: seed, end: headerSize)
