@@ -312,7 +312,8 @@ struct BatchLoader: ~Copyable {
         if buffer.count > count {
             buffer.removeLast(buffer.count - count)
         } else {
-            buffer.append(contentsOf: repeatElement(0, count: count - buffer.count))
+            // An array, not a repeated element: one copy, where an unoptimised build appends element by element.
+            buffer.append(contentsOf: [UInt8](repeating: 0, count: count - buffer.count))
         }
     }
 }

@@ -111,25 +111,14 @@ final class LineChunker {
     func next() throws -> TextChunk? {
         while textEnd - textStart < Self.chunkBytes && !inputEnded { try fill() }
         guard textStart < textEnd else { return nil }
-        // Just past the last newline: lines are short, so a backward scan finds it at once.
-        let end: Int? = text.withUnsafeBytes { bytes in
-            var i = textEnd
-            while i > textStart {
-                if bytes[i - 1] == 0x0A { return i }
-                i -= 1
-            }
-            return nil
-        }
-        let stop: Int
-        if let end {
-            stop = end
-        } else if inputEnded {
-            stop = textEnd
-        } else {
-            // One line longer than a chunk: read until it ends (within the line limit).
+        var end = lastNewline(after: textStart)
+        // One line longer than a chunk: read until it ends (within the line limit), scanning only what each read adds.
+        while end == nil && !inputEnded {
+            let scanned = textEnd - textStart
             try fill()
-            return try next()
+            end = lastNewline(after: textStart + scanned)
         }
+        let stop = end ?? textEnd
         // The buffer itself goes with the chunk, and only the unfinished line
         // after `stop` moves to a fresh one: copying each chunk out would cost
         // a pass over every byte.
@@ -152,6 +141,19 @@ final class LineChunker {
         return TextChunk(text: chunk, lines: textStart..<stop, atStart: atStart, position: position)
     }
 
+    /// Just past the last newline of the text after `lower`, if it has one: lines are short, so a
+    /// backward scan finds it at once.
+    private func lastNewline(after lower: Int) -> Int? {
+        text.withUnsafeBytes { bytes in
+            var i = textEnd
+            while i > lower {
+                if bytes[i - 1] == 0x0A { return i }
+                i -= 1
+            }
+            return nil
+        }
+    }
+
     /// A buffer of `count` bytes left as they come: every byte is written,
     /// by zstd or by reading, before it is read, so zeroing them is waste.
     private static func uninitializedBuffer(count: Int) -> [UInt8] {
@@ -170,7 +172,8 @@ final class LineChunker {
         }
         if text.count - textEnd < Self.readSize {
             guard textEnd < Self.maxLineLength else { throw LineTooLong() }
-            text.append(contentsOf: repeatElement(0, count: text.count))
+            // An array, not a repeated element: appended by one copy, where an unoptimised build appends element by element.
+            text.append(contentsOf: [UInt8](repeating: 0, count: text.count))
         }
         if decompressor == nil {
             let n = try readInput(intoText: true)
@@ -225,7 +228,7 @@ final class LineChunker {
             if intoText {
                 return try text.withUnsafeMutableBytes { try file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[textEnd...])) }
             }
-            compressed.append(contentsOf: repeatElement(0, count: Self.readSize))
+            compressed.append(contentsOf: [UInt8](repeating: 0, count: Self.readSize))
             let n = try compressed.withUnsafeMutableBytes { try file.read(into: $0) }
             compressed.removeLast(Self.readSize - n)
             return n
