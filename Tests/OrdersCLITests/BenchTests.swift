@@ -75,8 +75,10 @@ struct BenchTests {
 
     @Test func everyReadingCommandGivesTheSameOutputOnOneThreadAndOnSeveral() throws {
         let directory = CLI.temporaryDirectory()
-        let log = directory + "/generated.log"
-        #expect(try CLI.run(["generate", "--events", "200000", "-o", log]).status == 0)
+        let log = directory + "/generated.log", text = directory + "/generated.ndjson"
+        // Ten batches, for the threads to share.
+        #expect(try CLI.run(["generate", "--events", "50000", "--format", "ndjson", "-o", text]).status == 0)
+        #expect(try CLI.run(["import", log, text, "--batch-events", "5000"]).status == 0)
         for command in [
             ["replay", log, "--json"], ["report", "daily", log, "--tz", "Asia/Seoul", "--format", "csv"],
             ["report", "products", log, "--format", "csv"], ["tally", log, "--format", "csv"], ["export", log],

@@ -12,7 +12,7 @@ import Testing
 /// `await` here waits for one of the machine's two cooperative threads,
 /// behind the synchronous tests that hold them (a test that takes 0.03 s
 /// alone was measured at 128 s there).
-@Suite("OrdersClient against orders serve", .serialized, .timeLimit(.minutes(6)))
+@Suite("OrdersClient against orders serve", .serialized, .offThePool, .timeLimit(.minutes(6)))
 struct ClientTests {
     final class Told: OrdersClientDelegate {
         let events = Mutex<[DeliveryEvent]>([])

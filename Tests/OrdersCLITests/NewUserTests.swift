@@ -185,7 +185,7 @@ struct NarrowTerminalTests {
     @Test func theImportBarFollowsTheEvents() throws {
         let dir = CLI.temporaryDirectory()
         let text = dir + "/g.ndjson"
-        #expect(try CLI.run(["generate", "--events", "400000", "--format", "ndjson", "-o", text]).status == 0)
+        #expect(try CLI.run(["generate", "--events", "100000", "--format", "ndjson", "-o", text]).status == 0)
         let run = try Terminal.run(["import", dir + "/g.log", text, "--threads", "2"], columns: 120)
         #expect(run.status == 0)
         let drawn = run.statusLines.filter { $0.hasPrefix("importing") }
@@ -198,7 +198,7 @@ struct NarrowTerminalTests {
             else { continue }
             let scale: Double = count.hasSuffix("M") ? 1e6 : count.hasSuffix("k") ? 1e3 : 1
             let events = (Double(count.filter { $0.isNumber || $0 == "." }) ?? 0) * scale
-            #expect(abs(percent - events / 400_000 * 100) < 12, "\(line)")
+            #expect(abs(percent - events / 100_000 * 100) < 12, "\(line)")
         }
     }
 }

@@ -4,7 +4,7 @@ import Testing
 /// `orders send`, run as a user runs it, against a real `orders serve` on
 /// loopback: both killed with SIGKILL again and again, and every line
 /// still in the log exactly once.
-@Suite("orders send, over loopback", .serialized)
+@Suite("orders send, over loopback", .serialized, .offThePool)
 struct SendTests {
     /// Line `n` of a test's input: no id, and an extra `n` that names it in the log.
     static func line(_ n: Int) -> String {

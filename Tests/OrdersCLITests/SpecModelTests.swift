@@ -13,7 +13,8 @@ import Testing
 /// as an import into a log of 16 MB or more does.
 @Suite("The spec's rules, written plainly, agree with orders")
 struct SpecModelTests {
-    @Test(arguments: 1...16)
+    /// Six random streams; `ORDERS_SEEDS=64 swift test --filter SpecModel` for the long run.
+    @Test(arguments: seeds(6))
     func randomStreamsFoldAsTheSpecSays(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         let events = SpecStream.make(count: 40 + random.below(60), &random)
@@ -58,7 +59,7 @@ struct SpecModelTests {
     /// before, by a server started on that log (with a snapshot of it beside
     /// it for some seeds), which reads the carts it did not append from the
     /// log; and by one more started on the whole log, with that snapshot behind.
-    @Test(arguments: [UInt64(3), 17, 40, 77])
+    @Test(.offThePool, arguments: [UInt64(3), 17, 40, 77])
     func randomStreamsServeTheCartsTheSpecSays(seed: UInt64) async throws {
         var random = SplitMix64(seed: seed)
         let events = SpecStream.make(count: 60 + random.below(140), &random)

@@ -68,7 +68,7 @@ struct DatasetFoldTests {
 
     @Test(arguments: [2, 3, 5, 8])
     func onlyDependentCheckoutsNeedOrderingAndTheyDecideAsAll(parts: Int) throws {
-        for seed in UInt64(1)...6 {
+        for seed in seeds(6) {
             let (events, ids) = collidingEvents(seed: seed, count: 3_000)
             _ = try checkContested(events, ids: ids, parts: parts, "seed \(seed), \(parts) parts")
         }
@@ -164,7 +164,7 @@ struct DatasetFoldTests {
     @Test(arguments: [1, 2, 3, 5, 8])
     func aDatasetFoldsAsOneLog(parts: Int) throws {
         var notes = 0, reopened = 0
-        for seed in UInt64(1)...6 {
+        for seed in seeds(6) {
             let (events, ids) = collidingEvents(seed: seed, count: 3_000)
             let dir = try directory()
             let log = dir + "/one.log"

@@ -88,7 +88,7 @@ struct ParallelReadTests {
         return (out, projector.reports)
     }
 
-    @Test(arguments: 1...12)
+    @Test(arguments: seeds(12))
     func aParallelReplayEqualsTheSequentialOne(seed: UInt64) throws {
         let directory = temporaryDirectory()
         let (path, count) = try randomLog(seed: seed, in: directory)
@@ -116,7 +116,7 @@ struct ParallelReadTests {
     /// Each batch's lines, written on another thread with the ids the batch
     /// spells (again, some of them), are the lines of its events spelled
     /// with every id of the log: ids that escape, ids of earlier appends.
-    @Test(arguments: 1...8)
+    @Test(arguments: seeds(8))
     func theTextWrittenOnOtherThreadsEqualsTheEventsLines(seed: UInt64) throws {
         let (path, _) = try randomLog(seed: seed, in: temporaryDirectory())
         let expected = try exported(path)
@@ -160,7 +160,7 @@ struct ParallelReadTests {
         }
     }
 
-    @Test(arguments: 1...8)
+    @Test(arguments: seeds(8))
     func foldingStraightFromTheColumnsEqualsFoldingTheEvents(seed: UInt64) throws {
         let directory = temporaryDirectory()
         let (path, count) = try randomLog(seed: seed, in: directory)
@@ -183,7 +183,7 @@ struct ParallelReadTests {
 
     /// The sample events reuse 500 order ids across 200 carts, so parts often
     /// decide checkouts of ids that other parts used, in the same batch and across batches.
-    @Test(arguments: 1...10)
+    @Test(arguments: seeds(10))
     func aFoldSplitIntoPartsEqualsOnePass(seed: UInt64) throws {
         let directory = temporaryDirectory()
         let (path, count) = try randomLog(seed: seed, in: directory)
@@ -241,7 +241,7 @@ struct ParallelReadTests {
         #expect(failures > 120)
     }
 
-    @Test(arguments: 1...6)
+    @Test(arguments: seeds(6))
     func splittingAtAnyFrameBoundaryAndMergingEqualsOnePass(seed: UInt64) throws {
         let directory = temporaryDirectory()
         let (path, _) = try randomLog(seed: seed, in: directory)
