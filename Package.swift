@@ -106,3 +106,20 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// A sanitizer's build needs only the suites it runs: `ORDERS_TEST_TARGETS="OrdersLogTests OrdersEngineTests"`
+// keeps those test targets and the targets they depend on, so that nothing else is built again
+// instrumented (.ci/run). Unset, the package is whole.
+if let names = Context.environment["ORDERS_TEST_TARGETS"] {
+    var kept = Set(names.split(separator: " ").map(String.init))
+    var grew = true
+    while grew {
+        grew = false
+        for target in package.targets where kept.contains(target.name) {
+            for case .targetItem(let name, _) in target.dependencies where kept.insert(name).inserted { grew = true }
+            for case .byNameItem(let name, _) in target.dependencies where kept.insert(name).inserted { grew = true }
+        }
+    }
+    package.targets.removeAll { !kept.contains($0.name) }
+    package.products = []
+}
