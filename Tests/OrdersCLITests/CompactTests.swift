@@ -102,7 +102,7 @@ struct CompactTests {
     }
 
     @Test func killingACompactionAtAnyMomentLeavesTheLogWhole() throws {
-        let (original, _) = try smallBatchedLog(events: 4_000, pieces: 20)
+        let (original, _) = try smallBatchedLog(events: 10_000, pieces: 20)
         let expected = try CLI.run(["export", original]).stdout
         // How long one takes here, alone: the kills fall within it.
         let started = Date()

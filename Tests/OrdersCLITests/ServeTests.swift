@@ -471,7 +471,7 @@ struct ServeTests {
         var events = 0
         var (taken, refused) = (0, 0)
         // `ORDERS_FUZZ_ROUNDS=1000` for the long run.
-        let rounds = Int(ProcessInfo.processInfo.environment["ORDERS_FUZZ_ROUNDS"] ?? "") ?? 80
+        let rounds = Int(ProcessInfo.processInfo.environment["ORDERS_FUZZ_ROUNDS"] ?? "") ?? 160
         for round in 0..<rounds {
             let first = Int(random.next() % UInt64(lines.count))
             var body = lines[first..<min(lines.count, first + 1 + Int(random.next() % 4))].joined(separator: [0x0A]).map { $0 }
