@@ -8,10 +8,8 @@ import Testing
 /// answers too slowly, and cuts an answer in half after the server appended;
 /// a cart's optimistic concurrency; the live feed across a restart.
 ///
-/// The time limit catches a hang, not a slow test: in the full suite every
-/// `await` here waits for one of the machine's two cooperative threads,
-/// behind the synchronous tests that hold them (a test that takes 0.03 s
-/// alone was measured at 128 s there).
+/// The time limit catches a hang, not a slow test: the tests resume on a
+/// queue of their own (`.offThePool`), but share two cores with the whole run.
 @Suite("OrdersClient against orders serve", .serialized, .offThePool, .timeLimit(.minutes(6)))
 struct ClientTests {
     final class Told: OrdersClientDelegate {
