@@ -166,7 +166,19 @@ struct ReliabilityTests {
         try first.run()
         let zones = CLI.fixture("Fixtures/zones.ndjson")
         feed.fileHandleForWriting.write(Data(zones))
-        usleep(500_000)
+        // Until it holds the log's lock (flock), which a try of our own finds taken.
+        let probe = open(log, O_RDONLY)
+        defer { close(probe) }
+        func locked() -> Bool {
+            if flock(probe, LOCK_EX | LOCK_NB) == 0 {
+                flock(probe, LOCK_UN)
+                return false
+            }
+            return errno == EWOULDBLOCK
+        }
+        var deadline = Date().addingTimeInterval(60)
+        while !locked(), Date() < deadline { usleep(10_000) }
+        #expect(locked(), "the first import never took the log's lock")
 
         let second = Process()
         second.executableURL = CLI.binary
@@ -176,9 +188,12 @@ struct ReliabilityTests {
         second.standardError = FileHandle(forWritingAtPath: errors)
         second.standardOutput = FileHandle.nullDevice
         try second.run()
-        usleep(700_000)
+        // Until it says it waits for the lock.
+        func said() -> String { String(decoding: FileManager.default.contents(atPath: errors) ?? Data(), as: UTF8.self) }
+        deadline = Date().addingTimeInterval(60)
+        while !said().contains("waiting"), second.isRunning, Date() < deadline { usleep(10_000) }
         #expect(second.isRunning)
-        #expect(String(decoding: FileManager.default.contents(atPath: errors) ?? Data(), as: UTF8.self).contains("waiting"))
+        #expect(said().contains("waiting"))
 
         // Batches of the first import are on disk, but no commit yet: readers see the log as it was.
         #expect(try committed(log).count == 17)
