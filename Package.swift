@@ -122,4 +122,13 @@ if let names = Context.environment["ORDERS_TEST_TARGETS"] {
     }
     package.targets.removeAll { !kept.contains($0.name) }
     package.products = []
+    // And the packages no kept target names, which SwiftPM would warn of.
+    var used = Set<String>()
+    for target in package.targets {
+        for case .productItem(_, let name?, _, _) in target.dependencies { used.insert(name) }
+    }
+    package.dependencies.removeAll { dependency in
+        guard case .sourceControl(_, let location, _) = dependency.kind else { return false }
+        return !used.contains(String(location.split(separator: "/").last ?? ""))
+    }
 }
