@@ -8,6 +8,7 @@ let package = Package(
     products: [
         .executable(name: "orders", targets: ["orders"]),
         .library(name: "OrdersCore", targets: ["OrdersCore"]),
+        .library(name: "OrdersFormat", targets: ["OrdersFormat"]),
         .library(name: "OrdersLog", targets: ["OrdersLog"]),
         .library(name: "OrdersReports", targets: ["OrdersReports"]),
         .library(name: "OrdersEngine", targets: ["OrdersEngine"]),
@@ -32,33 +33,42 @@ let package = Package(
             pkgConfig: "libzstd",
             providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]
         ),
-        // CRC-32C with the CPU's instruction, which Swift cannot reach; OrdersLog falls back to software.
+        // CRC-32C with the CPU's instruction, which Swift cannot reach; OrdersFormat falls back to software.
         .target(name: "CCRC32C"),
         // A hint to the CPU that Swift cannot spell: fetch memory into the cache before it is read.
         .target(name: "CPrefetch"),
         // The domain: events, the fold rules, report values. No I/O, no Foundation.
         .target(name: "OrdersCore", dependencies: ["CPrefetch"]),
-        // Bytes, files and zstd: the binary log format and NDJSON.
+        // The log's byte formats, NDJSON in and out, CRC-32C and zstd frames of raw blocks: pure, with no
+        // file, no thread and no system library, so that an app links it (OrdersClient).
+        .target(name: "OrdersFormat", dependencies: ["OrdersCore", "CCRC32C"]),
+        // POSIX files as the store and the outbox write them: errors that name the file, whole reads
+        // and writes, directory syncs, and the group committer that shares one sync among writers.
+        .target(
+            name: "OrdersFiles",
+            dependencies: ["OrdersCore", "OrdersFormat", .product(name: "SystemPackage", package: "swift-system")]
+        ),
+        // The store: the log's files, its writer, index, snapshot and datasets, zstd through libzstd.
         .target(
             name: "OrdersLog",
             dependencies: [
-                "OrdersCore", "CZstd", "CCRC32C",
+                "OrdersCore", "OrdersFormat", "OrdersFiles", "CZstd",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             exclude: ["FORMAT.md", "DATASETS.md"]
         ),
         // Report values rendered for people and machines: tables, CSV, JSON, SVG.
-        .target(name: "OrdersReports", dependencies: ["OrdersCore", "OrdersLog"]),
+        .target(name: "OrdersReports", dependencies: ["OrdersCore", "OrdersFormat"]),
         // The fold of a whole input by the strategy that fits it, a cart's audit, verify's checks:
         // what the CLI and the server call alike.
-        .target(name: "OrdersEngine", dependencies: ["OrdersCore", "OrdersLog", "OrdersReports"]),
+        .target(name: "OrdersEngine", dependencies: ["OrdersCore", "OrdersFormat", "OrdersLog", "OrdersReports"]),
         // Realistic event streams, generated deterministically, for `orders generate`, benchmarks and tests.
         .target(name: "OrdersWorkload", dependencies: ["OrdersCore"]),
         // `orders serve`: HTTP over the same log and fold, with Hummingbird 2.
         .target(
             name: "OrdersServer",
             dependencies: [
-                "OrdersCore", "OrdersLog", "OrdersReports", "OrdersEngine",
+                "OrdersCore", "OrdersFormat", "OrdersFiles", "OrdersLog", "OrdersReports", "OrdersEngine",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -70,14 +80,17 @@ let package = Package(
         // URLSession (FoundationNetworking on Linux) for HTTP: what apps already use, and no dependency more.
         .target(
             name: "OrdersClient",
-            dependencies: ["OrdersCore", "OrdersLog", .product(name: "SystemPackage", package: "swift-system")],
+            dependencies: [
+                "OrdersCore", "OrdersFormat", "OrdersFiles", .product(name: "SystemPackage", package: "swift-system"),
+            ],
             exclude: ["OUTBOX.md"]
         ),
         // The command line: a thin adapter over the modules above.
         .executableTarget(
             name: "orders",
             dependencies: [
-                "OrdersCore", "OrdersLog", "OrdersReports", "OrdersEngine", "OrdersWorkload", "OrdersServer", "OrdersClient",
+                "OrdersCore", "OrdersFormat", "OrdersFiles", "OrdersLog", "OrdersReports", "OrdersEngine", "OrdersWorkload",
+                "OrdersServer", "OrdersClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // `orders send`'s HTTP: already built for the server (NIOTransport says why).
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -86,10 +99,14 @@ let package = Package(
             ]
         ),
         .testTarget(name: "OrdersCoreTests", dependencies: ["OrdersCore"]),
-        .testTarget(name: "OrdersLogTests", dependencies: ["OrdersLog", "OrdersCore"]),
-        .testTarget(name: "OrdersReportsTests", dependencies: ["OrdersReports", "OrdersCore", "OrdersLog"]),
+        .testTarget(name: "OrdersFormatTests", dependencies: ["OrdersFormat", "OrdersCore", "CCRC32C"]),
+        .testTarget(name: "OrdersLogTests", dependencies: ["OrdersLog", "OrdersFormat", "OrdersFiles", "OrdersCore"]),
+        .testTarget(name: "OrdersReportsTests", dependencies: ["OrdersReports", "OrdersCore", "OrdersFormat", "OrdersLog"]),
         .testTarget(name: "OrdersWorkloadTests", dependencies: ["OrdersWorkload", "OrdersCore"]),
-        .testTarget(name: "OrdersEngineTests", dependencies: ["OrdersEngine", "OrdersLog", "OrdersCore", "OrdersWorkload"]),
+        .testTarget(
+            name: "OrdersEngineTests",
+            dependencies: ["OrdersEngine", "OrdersFormat", "OrdersFiles", "OrdersLog", "OrdersCore", "OrdersWorkload"]
+        ),
         // The server's routes through its application's responder (no socket), beside OrdersCLITests' live ones.
         .testTarget(
             name: "OrdersServerTests",
@@ -98,10 +115,10 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "OrdersClientTests", dependencies: ["OrdersClient", "OrdersLog", "OrdersCore"]),
+        .testTarget(name: "OrdersClientTests", dependencies: ["OrdersClient", "OrdersFormat", "OrdersFiles", "OrdersLog", "OrdersCore"]),
         .testTarget(
             name: "OrdersCLITests",
-            dependencies: ["OrdersLog", "OrdersCore", "OrdersWorkload", "OrdersClient"]
+            dependencies: ["OrdersFormat", "OrdersFiles", "OrdersLog", "OrdersCore", "OrdersWorkload", "OrdersClient"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,5 @@
 import Foundation
-import OrdersLog
+import OrdersFormat
 import Synchronization
 
 /// A shop app's way to `orders serve`: events recorded to a durable outbox
@@ -28,6 +28,9 @@ public final class OrdersClient: Sendable {
         /// How long one request may take before it is given up and retried.
         public var timeout: Duration = .seconds(30)
         public var backoff = Backoff()
+        /// How to read an outbox that a release before 2026-12 wrote, whose
+        /// events are zstd-compressed (OUTBOX.md); `orders send` gives libzstd's.
+        public var decompressor: Outbox.Decompressor?
 
         public init() {}
     }
@@ -48,7 +51,7 @@ public final class OrdersClient: Sendable {
         server: URL, outbox directory: String, token: String? = nil, configuration: Configuration = Configuration(),
         delegate: (any OrdersClientDelegate)? = nil, transport: (any HTTPTransport)? = nil
     ) throws {
-        outbox = try Outbox(directory: directory, capacity: configuration.capacity)
+        outbox = try Outbox(directory: directory, capacity: configuration.capacity, decompressor: configuration.decompressor)
         self.configuration = configuration
         self.transport = Transport(
             server: server, token: token, underlying: transport ?? URLSessionTransport(server: server, timeout: configuration.timeout))

@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 import OrdersLog
 import OrdersReports
 

@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 import OrdersLog
 
 /// The small texts that the passes of a dataset's fold hand each other

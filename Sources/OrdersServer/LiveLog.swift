@@ -3,6 +3,8 @@ import Logging
 import NIOCore
 import OrdersCore
 import OrdersEngine
+import OrdersFiles
+import OrdersFormat
 import OrdersLog
 import OrdersReports
 

@@ -1,5 +1,6 @@
 import Logging
 import OrdersCore
+import OrdersFormat
 import OrdersLog
 
 #if canImport(Glibc)

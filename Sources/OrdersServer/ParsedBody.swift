@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 import OrdersLog
 
 /// An append's NDJSON body, parsed on the request's own task into tables

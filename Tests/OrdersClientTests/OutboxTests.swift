@@ -1,4 +1,5 @@
 import Foundation
+import OrdersFormat
 import OrdersLog
 import Testing
 
@@ -128,6 +129,49 @@ struct OutboxTests {
         #expect(refused > 0 && cut > 0)
     }
 
+    @Test func zstdReadsTheOutboxAsTheNDJSONItHolds() async throws {
+        let directory = temporaryDirectory()
+        let outbox = try Outbox(directory: directory)
+        _ = try await outbox.append(lines(0..<3), count: 3)
+        _ = try await outbox.append(lines(3..<5), count: 2)
+        await outbox.close()
+        let zstd = Process()
+        zstd.executableURL = URL(fileURLWithPath: "/usr/bin/zstd")
+        zstd.arguments = ["-dcq", directory + "/outbox.zst"]
+        let output = Pipe()
+        zstd.standardOutput = output
+        try zstd.run()
+        let text = output.fileHandleForReading.readDataToEndOfFile()
+        zstd.waitUntilExit()
+        #expect(zstd.terminationStatus == 0)
+        #expect(Array(text) == lines(0..<5))
+    }
+
+    /// An outbox that a release before 2026-12 wrote holds zstd-compressed frames: read with a decompressor, refused by name without one.
+    @Test func anOutboxOfCompressedFramesIsReadWithADecompressor() async throws {
+        let directory = temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let text = lines(0..<4)
+        var compressor = try ZstdCompressor(level: 1, checksum: false)
+        var frame: [UInt8] = []
+        _ = try text.withUnsafeBytes { try compressor.compressFrame($0, appendingTo: &frame) }
+        let header = RecordedHeader(
+            first: 0, count: 4, frameSize: UInt32(frame.count), textSize: UInt32(text.count), frameCRC: CRC32C.checksum(frame), mark: nil)
+        let file = OutboxEntry.fileHeader + OutboxEntry.recorded(header).bytes + frame
+        #expect(FileManager.default.createFile(atPath: directory + "/outbox.zst", contents: Data(file)))
+        do {
+            let outbox = try Outbox(directory: directory)
+            await #expect(throws: OutboxError.self) { try await outbox.batch(limit: .max, maxBytes: .max) }
+            await outbox.close()
+        }
+        let outbox = try Outbox(directory: directory) { frame, size in try ZstdDecompressor.content(of: frame, size: size) }
+        let batch = try #require(try await outbox.batch(limit: .max, maxBytes: .max))
+        #expect(batch.first == 0 && batch.text == text)
+        // What it records next is stored, and both read back in order.
+        _ = try await outbox.append(lines(4..<6), count: 2)
+        #expect(try await waiting(in: outbox).text == lines(0..<6))
+    }
+
     @Test func intakeMarksAndNumbersSurviveCompaction() async throws {
         let directory = temporaryDirectory()
         let mark = IntakeMark(source: "/big.ndjson", lines: 20_000, bytes: 1, crc: 2)
@@ -143,7 +187,8 @@ struct OutboxTests {
             await outbox.close()
         }
         let size = try FileManager.default.attributesOfItem(atPath: directory + "/outbox.zst")[.size] as! Int
-        #expect(size < 16_384, "not compacted: \(size) bytes")
+        // Compacted: the two entries that still hold events to deliver (stored as they are), and headers.
+        #expect(size < lines(19_000..<20_001).count + 1024, "not compacted: \(size) bytes")
         let outbox = try Outbox(directory: directory)
         #expect(await outbox.mark(for: "/big.ndjson") == mark)
         let batch = try #require(try await outbox.batch(limit: .max))

@@ -1,6 +1,7 @@
 import Foundation
 import OrdersCore
 import OrdersEngine
+import OrdersFormat
 import OrdersLog
 import OrdersWorkload
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import OrdersCore
+import OrdersFiles
 import Testing
 
 @testable import OrdersLog

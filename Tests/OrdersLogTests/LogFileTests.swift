@@ -1,5 +1,6 @@
 import Foundation
 import OrdersCore
+import OrdersFormat
 import Testing
 
 @_spi(Bench) @testable import OrdersLog

@@ -1,6 +1,8 @@
 import Dispatch
 import Foundation
 import OrdersCore
+import OrdersFiles
+import OrdersFormat
 import Testing
 
 @testable import OrdersLog

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import OrdersCore
+import OrdersFormat
 import Synchronization
 import SystemPackage
 import Testing

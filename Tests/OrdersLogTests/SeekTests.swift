@@ -1,5 +1,6 @@
 import Foundation
 import OrdersCore
+import OrdersFormat
 import Testing
 
 @testable import OrdersLog

@@ -1,5 +1,6 @@
 import Foundation
 import OrdersCore
+import OrdersFormat
 
 @testable import OrdersLog
 

@@ -1,3 +1,4 @@
+import OrdersFormat
 import OrdersLog
 import Testing
 
@@ -41,5 +42,21 @@ struct ZstdTests {
         for _ in 0..<5 { try chunk.withUnsafeBytes { try compressor.compress($0, end: false, appendingTo: &out) } }
         try [UInt8]().withUnsafeBytes { try compressor.compress($0, end: true, appendingTo: &out) }
         out.withUnsafeBytes { #expect(ZstdFrame.compressedSize($0) == out.count) }
+    }
+
+    /// The outbox's frames (OrdersFormat, no libzstd) are frames libzstd reads, and libzstd's compressed ones are told apart.
+    @Test func storedFramesAreZstdFrames() throws {
+        let input = Array((0..<300_000).map { UInt8(truncatingIfNeeded: $0 % 251) })
+        var stored: [UInt8] = []
+        StoredZstdFrame.append(input, to: &stored)
+        #expect(try ZstdDecompressor.content(of: stored, size: input.count) == input)
+        stored.withUnsafeBytes {
+            #expect(ZstdFrame.contentSize($0) == UInt64(input.count))
+            #expect(ZstdFrame.compressedSize($0) == stored.count)
+        }
+        var compressor = try ZstdCompressor(level: 1, checksum: false)
+        var compressed: [UInt8] = []
+        _ = try input.withUnsafeBytes { try compressor.compressFrame($0, appendingTo: &compressed) }
+        #expect(try StoredZstdFrame.content(of: compressed) == .compressed)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import OrdersCore
+import OrdersFormat
 import OrdersLog
 import OrdersReports
 import Testing

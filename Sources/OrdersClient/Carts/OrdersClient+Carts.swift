@@ -1,5 +1,5 @@
 import Foundation
-import OrdersLog
+import OrdersFormat
 
 extension OrdersClient {
     /// The cart `cart` as the server holds it now (online; not through the outbox).

@@ -1,5 +1,5 @@
 import OrdersCore
-import OrdersLog
+import OrdersFormat
 
 /// NDJSON made ready for the outbox: every line checked by the parser the
 /// server uses, blank lines dropped, and an `id` (a UUIDv7) put first in

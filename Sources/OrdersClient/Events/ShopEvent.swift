@@ -1,6 +1,6 @@
 import Foundation
 import OrdersCore
-import OrdersLog
+import OrdersFormat
 
 /// One event as an app builds it (EVENTS.md, section 1), written as its
 /// NDJSON line. `id` is the app's own (a UUID of its order line, say);

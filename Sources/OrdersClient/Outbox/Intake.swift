@@ -1,4 +1,4 @@
-import OrdersLog
+import OrdersFormat
 
 /// Takes a source of NDJSON into the outbox, a chunk of lines at a time,
 /// each chunk written with a mark of how far the source got, all or
@@ -23,16 +23,17 @@ package struct Intake {
         package var events = 0
     }
 
-    /// Takes `input`, calling `progress` with the events taken after each chunk.
-    /// - Throws: ``InputError`` for a malformed line (the chunks before it stay taken), ``OutboxError``, ``FileError``.
-    package func take(_ input: TextInput, progress: (Int) -> Void = { _ in }) async throws -> Taken {
+    /// Takes the source's text, each stretch of whole lines as `nextLines`
+    /// reads it (nil at the end), calling `progress` with the events taken after each.
+    /// - Throws: ``InputError`` for a malformed line (the chunks before it stay taken), ``OutboxError``, and what `nextLines` throws.
+    package func take(_ nextLines: () throws -> ArraySlice<UInt8>?, progress: (Int) -> Void = { _ in }) async throws -> Taken {
         let mark = await outbox.mark(for: source)
         var taken = Taken()
         var seen = IntakeMark(source: source, lines: 0, bytes: 0, crc: 0)
         /// Chunks read while checking that the source begins as the mark says; taken if it does not.
         var held: [ArraySlice<UInt8>] = []
         var checking = mark != nil && mark!.bytes > 0
-        while let chunk = try input.next() {
+        while let chunk = try nextLines() {
             var rest = chunk
             if checking, let mark {
                 let part = rest.prefix(Int(min(UInt64(rest.count), mark.bytes - seen.bytes)))

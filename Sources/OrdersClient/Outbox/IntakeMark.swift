@@ -1,4 +1,4 @@
-import OrdersLog
+import OrdersFormat
 
 /// How far the intake of one source (a file given to `orders send`, or
 /// standard input) got: its first `lines` lines, `bytes` bytes whose

@@ -1,5 +1,6 @@
 import Dispatch
-import OrdersLog
+import OrdersFiles
+import OrdersFormat
 
 /// Events on the device's disk until the server has them: a file of
 /// entries (OUTBOX.md) that `record` appends to and syncs before it
@@ -30,8 +31,13 @@ public actor Outbox {
         }
     }
 
+    /// Decompresses a zstd frame whose content is `size` bytes: for the frames
+    /// of an outbox written before 2026-12, which were compressed (OUTBOX.md).
+    public typealias Decompressor = @Sendable (_ frame: [UInt8], _ size: Int) throws -> [UInt8]
+
     /// The most bytes of NDJSON that may wait for delivery.
     public let capacity: Int
+    private let decompressor: Decompressor?
     /// What opening repaired: a torn tail cut off, if there was one.
     public let repaired: String?
     public nonisolated var directory: String { file.value.directory }
@@ -71,13 +77,16 @@ public actor Outbox {
     private var cached: (first: UInt64, text: [UInt8], starts: [Int])?
 
     /// Opens the outbox in `directory` (created if missing), holding it for as long as this lives.
-    /// - Parameter capacity: the most bytes of NDJSON that may wait for delivery (64 MiB unless told).
+    /// - Parameters:
+    ///   - capacity: the most bytes of NDJSON that may wait for delivery (64 MiB unless told).
+    ///   - decompressor: how to read the compressed frames of an outbox written before 2026-12, if it holds any.
     /// - Throws: ``OutboxError``: in use by another process, damaged, or not readable.
-    public init(directory: String, capacity: Int = 64 << 20) throws(OutboxError) {
+    public init(directory: String, capacity: Int = 64 << 20, decompressor: Decompressor? = nil) throws(OutboxError) {
         let file = try OutboxFile(directory: directory)
         let found = try file.readAll()
         self.file = Handed(file)
         self.capacity = capacity
+        self.decompressor = decompressor
         repaired = found.repaired
         // The number the next recorded entry must start at; unknown after a compacted file's delivered mark.
         var expected: UInt64? = 0
@@ -257,7 +266,7 @@ public actor Outbox {
         committing = false
     }
 
-    /// Compresses and writes `entries` (and a delivered mark) where the file
+    /// Writes `entries` (and a delivered mark) where the file
     /// ends, syncing if any holds events; returns their spans.
     private static func write(
         _ entries: [(text: [UInt8], count: Int, mark: IntakeMark?)], from first: UInt64, delivered: UInt64?, to file: OutboxFile,
@@ -266,10 +275,9 @@ public actor Outbox {
         var bytes: [UInt8] = []
         var spans: [Span] = []
         var number = first
-        var compressor = try ZstdCompressor(level: 1, checksum: false)
         for entry in entries {
             var frame: [UInt8] = []
-            _ = try entry.text.withUnsafeBytes { try compressor.compressFrame($0, appendingTo: &frame) }
+            StoredZstdFrame.append(entry.text, to: &frame)
             let header = RecordedHeader(
                 first: number, count: UInt32(entry.count), frameSize: UInt32(frame.count), textSize: UInt32(entry.text.count),
                 frameCRC: CRC32C.checksum(frame), mark: entry.mark)
@@ -293,12 +301,28 @@ public actor Outbox {
         guard CRC32C.checksum(frame) == span.header.frameCRC else {
             throw OutboxError.damaged(path: file.value.path, offset: span.frameOffset, "the events' frame fails its CRC")
         }
-        var text = [UInt8](repeating: 0, count: Int(span.header.textSize))
+        let text: [UInt8]
         do {
-            var decompressor = try ZstdDecompressor()
-            try frame.withUnsafeBytes { input in try text.withUnsafeMutableBytes { try decompressor.decompressFrame(input, into: $0) } }
+            switch try StoredZstdFrame.content(of: frame) {
+            case .stored(let content): text = content
+            case .compressed:
+                guard let decompress = decompressor else {
+                    throw OutboxError.damaged(
+                        path: file.value.path, offset: span.frameOffset,
+                        "the events' frame is zstd-compressed, as a release before 2026-12 wrote it: open the outbox with a decompressor, as `orders send` does"
+                    )
+                }
+                text = try decompress(frame, Int(span.header.textSize))
+            }
+        } catch let error as OutboxError {
+            throw error
         } catch {
             throw OutboxError.damaged(path: file.value.path, offset: span.frameOffset, "the events' frame does not decompress: \(error)")
+        }
+        guard text.count == Int(span.header.textSize) else {
+            throw OutboxError.damaged(
+                path: file.value.path, offset: span.frameOffset,
+                "the events' frame holds \(text.count) bytes where the entry says \(span.header.textSize)")
         }
         var starts = [0]
         for (i, byte) in text.enumerated() where byte == 0x0A { starts.append(i + 1) }

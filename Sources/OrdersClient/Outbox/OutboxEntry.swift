@@ -1,4 +1,4 @@
-import OrdersLog
+import OrdersFormat
 
 /// One entry of an outbox file (OUTBOX.md), as bytes and back: the
 /// file's header, events recorded (a header frame, then their NDJSON in

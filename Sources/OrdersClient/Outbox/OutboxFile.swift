@@ -1,5 +1,6 @@
 import OrdersCore
-import OrdersLog
+import OrdersFiles
+import OrdersFormat
 import SystemPackage
 
 #if canImport(Glibc)
@@ -169,7 +170,7 @@ final class OutboxFile {
 
     /// Replaces the file with `bytes` (a compacted outbox), so that a crash leaves the old or the new one whole.
     func replace(with bytes: [UInt8]) throws {
-        try DatasetFiles.replace(path, with: bytes, temporary: path + ".compacting")
+        try replaceFile(path, with: bytes, temporary: path + ".compacting")
         let new = try FileDescriptor.open(FilePath(path), .readWrite, options: [.closeOnExec])
         try? file.close()
         file = new

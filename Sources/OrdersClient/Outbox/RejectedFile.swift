@@ -1,4 +1,5 @@
-import OrdersLog
+import OrdersFiles
+import OrdersFormat
 import SystemPackage
 
 #if canImport(Glibc)

@@ -1,3 +1,6 @@
+import OrdersFiles
+import OrdersFormat
+
 /// A dataset as its manifest describes it, to read: a directory of parts,
 /// each an ordinary log, and the dataset seq of each part's event.
 /// DATASETS.md beside FORMAT.md describes the layout.

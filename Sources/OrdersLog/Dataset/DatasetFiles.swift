@@ -1,3 +1,5 @@
+import OrdersFiles
+import OrdersFormat
 import SystemPackage
 
 #if canImport(Glibc)
@@ -6,8 +8,7 @@ import Glibc
 import Darwin
 #endif
 
-/// The few file operations a dataset needs beyond a log's: its lock, the
-/// manifest's replacement, a part cut back to what the manifest holds, and
+/// The few file operations a dataset needs beyond a log's: its lock, a part cut back to what the manifest holds, and
 /// running checksums of what was appended.
 package enum DatasetFiles {
     /// Takes the dataset's lock (`DIR/lock`, created if missing), waiting for
@@ -31,32 +32,6 @@ package enum DatasetFiles {
             }
         }
         return file
-    }
-
-    /// Replaces the file at `path` with `bytes` so that a crash leaves the
-    /// old or the new one whole: a temporary file, synced, renamed over it,
-    /// then the directory synced.
-    /// - Parameter temporary: its name; one of its own for each writer, when two may replace the file at once.
-    package static func replace(_ path: String, with bytes: [UInt8], temporary: String? = nil) throws {
-        try replace(path, withPieces: [bytes], temporary: temporary)
-    }
-
-    /// ``replace(_:with:temporary:)`` with the bytes in pieces, written one after the other.
-    package static func replace(_ path: String, withPieces pieces: [[UInt8]], temporary: String? = nil) throws {
-        let temporary = temporary ?? path + ".tmp"
-        do {
-            let file = try FileDescriptor.open(
-                FilePath(temporary), .writeOnly, options: [.create, .truncate],
-                permissions: [.ownerReadWrite, .groupRead, .otherRead])
-            try file.closeAfter {
-                for bytes in pieces { _ = try bytes.withUnsafeBytes { try file.writeAll($0) } }
-                guard fsync(file.rawValue) == 0 else { throw Errno(rawValue: errno) }
-            }
-        } catch {
-            throw FileError(path: temporary, operation: "writing", reason: "\(error)")
-        }
-        guard rename(temporary, path) == 0 else { throw FileError(path: path, operation: "renaming", errno: Errno(rawValue: errno)) }
-        try syncDirectory(of: path)
     }
 
     /// The size of the file at `path`; 0 if there is none.

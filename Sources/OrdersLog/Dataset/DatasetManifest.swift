@@ -1,4 +1,6 @@
 import Foundation  // JSONEncoder/JSONDecoder: read and written once a command, never on a hot path.
+import OrdersFiles
+import OrdersFormat
 
 /// What a dataset holds: its parts (ordinary logs), how many bytes and
 /// events of each belong to it with their checksums, and the NDJSON
@@ -133,6 +135,6 @@ public struct DatasetManifest: Codable, Hashable, Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let bytes = Array(try encoder.encode(self)) + [UInt8(ascii: "\n")]
-        try DatasetFiles.replace(directory + "/" + Self.fileName, with: bytes)
+        try replaceFile(directory + "/" + Self.fileName, with: bytes)
     }
 }

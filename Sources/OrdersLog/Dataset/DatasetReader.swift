@@ -1,4 +1,6 @@
 import OrdersCore
+import OrdersFiles
+import OrdersFormat
 
 /// A dataset read as one log: every part's events merged back into the
 /// dataset's seq order, with their records, numbered in the caller's

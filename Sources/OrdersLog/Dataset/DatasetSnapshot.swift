@@ -1,4 +1,6 @@
 import OrdersCore
+import OrdersFiles
+import OrdersFormat
 import SystemPackage
 
 #if canImport(Glibc)
@@ -152,7 +154,7 @@ public struct DatasetSnapshot: Equatable, Sendable {
     @discardableResult
     public func write(in directory: String) throws -> Int {
         let bytes = bytes()
-        try DatasetFiles.replace(Self.path(in: directory), with: bytes)
+        try replaceFile(Self.path(in: directory), with: bytes)
         return bytes.count
     }
 }

@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// Which part of a dataset an event goes to (``DatasetManifest/routingRule``):
 /// a cart's events all to one part, chosen by its id, so that every rule

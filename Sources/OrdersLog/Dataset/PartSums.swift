@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// A part's sums as bytes: every aggregate of ``Reports``, with the
 /// products, polls and candidates they name spelled once each, as `orders

@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// The order ids taken before a dataset's snapshot (``DatasetSnapshot``):
 /// the keys of their fingerprints, ascending, each with a part whose log

@@ -1,4 +1,6 @@
 import OrdersCore
+import OrdersFiles
+import OrdersFormat
 import SystemPackage
 
 #if canImport(Glibc)

@@ -1,4 +1,6 @@
 import OrdersCore
+import OrdersFiles
+import OrdersFormat
 import SystemPackage
 
 /// Events read in chunks, from a log, a dataset or NDJSON, with their seqs:

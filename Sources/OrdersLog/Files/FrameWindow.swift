@@ -1,3 +1,5 @@
+import OrdersFiles
+import OrdersFormat
 import SystemPackage
 
 /// A log's bytes read for a scan of its frame headers a window at a time:

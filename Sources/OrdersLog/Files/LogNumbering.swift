@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// The log's ids as its writer numbers them: the writer numbers each new id
 /// on from the log's own numbers, so that readers need no hashing.

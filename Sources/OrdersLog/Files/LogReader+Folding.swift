@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// Folding straight from the columns, on one thread, two, or in parts.
 extension LogReader {

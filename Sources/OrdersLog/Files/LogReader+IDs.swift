@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// Reading a log's ids alone, for a writer that numbers new ones on from them.
 extension LogReader {

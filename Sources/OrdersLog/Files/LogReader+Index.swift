@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// The index beside a log (``LogIndex``), as a reader takes it.
 extension LogReader {

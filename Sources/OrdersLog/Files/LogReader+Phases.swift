@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 extension LogReader {
     /// How far a pass over a log goes: for measuring each phase of a fold

@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// Reading past damage (`--skip-corrupt`): what was passed over, and where.
 extension LogReader {

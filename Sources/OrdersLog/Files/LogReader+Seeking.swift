@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// Starting in the middle of a log: at the batch that holds a seq, found
 /// among the batch headers the reader read when it opened the log, with

@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// The snapshot beside a log, opened and checked against it before its
 /// content is decoded, so that a fold decodes only what it needs of it.

@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// Exporting: each batch's events as the NDJSON lines `orders export` prints.
 extension LogReader {

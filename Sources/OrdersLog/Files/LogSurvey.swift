@@ -1,4 +1,6 @@
 import OrdersCore
+import OrdersFiles
+import OrdersFormat
 import SystemPackage
 
 /// A walk over a log that does not stop at damage: after a bad frame it looks

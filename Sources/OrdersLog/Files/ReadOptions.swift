@@ -1,3 +1,5 @@
+import OrdersFormat
+
 /// How to read a log or an NDJSON input: what a reading command's flags ask
 /// of ``openEvents(_:options:)`` and ``LogReader``.
 public struct ReadOptions: Hashable, Sendable {

@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// The batches that readers after a seek loaded last, decoded, kept for the
 /// next such readers of the same log: a server's pages of events and its

@@ -1,4 +1,6 @@
 import OrdersCore
+import OrdersFiles
+import OrdersFormat
 import SystemPackage
 
 /// Reads the record frames of a log's batches (FORMAT.md, version 4): the

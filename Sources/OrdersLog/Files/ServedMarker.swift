@@ -1,3 +1,6 @@
+import OrdersFiles
+import OrdersFormat
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// A batch encoded but not yet compressed: what may be handed to another
 /// thread, since compressing needs nothing of the writer's.
@@ -19,7 +20,10 @@ struct UnsealedBatch: Sendable {
             frameCRC: bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[BatchHeader.size...])) })
         bytes.replaceSubrange(0..<BatchHeader.size, with: header.encoded())
         if !records.isEmpty {
-            bytes += try RecordFrame.sealed(records, firstSeq: firstSeq, eventCount: eventCount, with: &compressor)
+            let payload = RecordFrame.payload(records)
+            var frame: [UInt8] = []
+            _ = try payload.withUnsafeBytes { try compressor.compressFrame($0, appendingTo: &frame) }
+            bytes += RecordFrame.sealed(frame: frame, payloadSize: payload.count, firstSeq: firstSeq, eventCount: eventCount)
         }
         return bytes
     }

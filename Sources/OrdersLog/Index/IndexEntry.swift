@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// What a log's index keeps for one committed batch: which batch it stands
 /// for (its offset, first seq, event count and the CRC-32C of its zstd

@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// The entries of a log's index kept between questions by a process that
 /// asks many of one log (`orders serve`): a question takes those that

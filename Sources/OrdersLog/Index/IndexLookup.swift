@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// Which of a log's batches may name one cart or order, by its index: from
 /// entries kept in memory by a process that asks many questions of one log

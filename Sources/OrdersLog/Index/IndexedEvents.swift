@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// The events of one cart, or the checkouts of one order, read from only
 /// the batches of a log that its index says may hold them (``LogIndex``):

@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// Links each checkout to the one before it with the same order id, in log
 /// order, on the caller's thread of a partitioned fold: the one rule that

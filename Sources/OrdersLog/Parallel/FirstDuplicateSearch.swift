@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 extension Identifiers {
     /// The first role, in ``Role`` order, that numbers one spelling twice,

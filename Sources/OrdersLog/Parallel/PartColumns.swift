@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// One part's events of a batch, dealt out into columns of fixed-width
 /// values as ``ColumnValues`` holds a whole batch's, with a kind byte for

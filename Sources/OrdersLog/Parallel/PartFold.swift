@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// One part of a fold split by ``Partitioning``: it folds the events its part
 /// owns, in log order.

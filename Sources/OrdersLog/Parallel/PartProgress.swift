@@ -1,3 +1,4 @@
+import OrdersFormat
 import Synchronization
 
 /// How far each part of a partitioned fold has folded, for a part that must

@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// A batch's events dealt out to the parts of a partitioned fold, by the
 /// worker that decoded the batch: each part then reads its own events, one

@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// A decoded batch as the parts of a partitioned fold share it: nobody
 /// writes to it once it is handed over.

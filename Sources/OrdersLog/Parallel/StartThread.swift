@@ -1,3 +1,5 @@
+import OrdersFormat
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

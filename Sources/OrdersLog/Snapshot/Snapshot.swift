@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// `LOG.snapshot`, beside a log: the fold's whole state at the end of one
 /// of its committed batches, so that a fold starts there and reads only the

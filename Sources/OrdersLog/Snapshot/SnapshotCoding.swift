@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// A snapshot's content as bytes, before compression, in sections that
 /// are each a frame of their own (FORMAT.md, "Beside the log: the

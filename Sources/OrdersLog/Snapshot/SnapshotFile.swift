@@ -1,4 +1,6 @@
 import OrdersCore
+import OrdersFiles
+import OrdersFormat
 import SystemPackage
 
 #if canImport(Glibc)
@@ -305,7 +307,7 @@ enum SnapshotFile {
     @discardableResult
     static func write(_ pieces: [[UInt8]], at path: String) throws -> Int {
         // One temporary name, so that a writer killed mid-write leaves nothing the next does not replace.
-        try DatasetFiles.replace(path, withPieces: pieces)
+        try replaceFile(path, withPieces: pieces)
         return pieces.reduce(0) { $0 + $1.count }
     }
 }

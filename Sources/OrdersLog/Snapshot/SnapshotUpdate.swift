@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// A snapshot taken from the one before it: the chunks that hold no cart
 /// or voter the events since name are copied as they are, and only the

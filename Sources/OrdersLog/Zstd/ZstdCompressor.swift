@@ -1,4 +1,5 @@
 import CZstd
+import OrdersFormat
 
 /// A zstd compression context: whole frames, or a stream of chunks.
 ///

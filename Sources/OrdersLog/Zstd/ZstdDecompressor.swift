@@ -1,4 +1,5 @@
 import CZstd
+import OrdersFormat
 
 /// A zstd decompression context: whole frames of known size, or a stream.
 ///
@@ -25,6 +26,15 @@ public struct ZstdDecompressor: ~Copyable {
         guard written == output.count else {
             throw ZstdError(name: "frame content is \(written) bytes, expected \(output.count)", operation: "decompressing a frame")
         }
+    }
+
+    /// The content of the one frame `frame`, of `size` bytes: how `orders
+    /// send` reads an outbox that a release before 2026-12 compressed.
+    public static func content(of frame: [UInt8], size: Int) throws -> [UInt8] {
+        var decompressor = try ZstdDecompressor()
+        var content = [UInt8](repeating: 0, count: size)
+        try frame.withUnsafeBytes { input in try content.withUnsafeMutableBytes { try decompressor.decompressFrame(input, into: $0) } }
+        return content
     }
 
     /// Decompresses the first `output.count` bytes of the one frame in

@@ -1,5 +1,6 @@
 import CZstd
 import OrdersCore
+import OrdersFormat
 
 /// An error from libzstd, with zstd's own name for it.
 public struct ZstdError: OrdersError, Hashable, Sendable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import CZstd
+import OrdersFormat
 
 /// Facts about zstd frames read from their bytes alone.
 public enum ZstdFrame {

@@ -1,4 +1,4 @@
-import OrdersLog
+import OrdersFormat
 
 /// Builds JSON text with a stable key order, as the reports print it:
 /// `{"key": value, …}` with `": "` and `", "` between.

@@ -1,5 +1,5 @@
 import OrdersCore
-import OrdersLog
+import OrdersFormat
 
 /// `orders audit`: every event of one cart, what the fold did with it, and
 /// the cart's units and total after it.

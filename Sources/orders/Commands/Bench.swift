@@ -1,6 +1,7 @@
 import ArgumentParser
 import OrdersCore
 import OrdersEngine
+import OrdersFiles
 @_spi(Bench) import OrdersLog
 import OrdersReports
 import OrdersWorkload

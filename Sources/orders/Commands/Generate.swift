@@ -1,5 +1,7 @@
 import ArgumentParser
 import OrdersCore
+import OrdersFiles
+import OrdersFormat
 import OrdersLog
 import OrdersReports
 import OrdersWorkload

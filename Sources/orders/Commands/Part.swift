@@ -1,6 +1,7 @@
 import ArgumentParser
 import OrdersCore
 import OrdersEngine
+import OrdersFiles
 import OrdersLog
 import OrdersReports
 
@@ -179,7 +180,7 @@ extension Orders.Part {
                 if let print { return Console.write(try render(print, format, reports, ids)) }
                 for output in Output.allCases where output != .reports {
                     let name = out! + "/" + output.rawValue + (output == .replay ? ".json" : ".csv")
-                    try DatasetFiles.replace(name, with: render(output, .csv, reports, ids))
+                    try replaceFile(name, with: render(output, .csv, reports, ids))
                 }
             }
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import OrdersCore
+import OrdersFormat
 import OrdersLog
 import OrdersReports
 

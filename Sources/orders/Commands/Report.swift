@@ -1,5 +1,6 @@
 import ArgumentParser
 import OrdersCore
+import OrdersFiles
 import OrdersLog
 import OrdersReports
 

@@ -75,6 +75,7 @@ extension Orders {
                 configuration.batchSize = batch
                 configuration.batchDelay = .zero
                 configuration.capacity = 256 << 20
+                configuration.decompressor = { frame, size in try ZstdDecompressor.content(of: frame, size: size) }
                 let watcher = SendWatcher()
                 // Plain http on NIO; https by URLSession, which speaks TLS.
                 let transport: (any HTTPTransport)? =
@@ -94,7 +95,7 @@ extension Orders {
                 do {
                     for file in files {
                         let source = file == "-" ? "-" : URL(fileURLWithPath: file).standardizedFileURL.path
-                        let taken = try await Intake(outbox: client.outbox, source: source).take(TextInput(path: file)) { events in
+                        let taken = try await Intake(outbox: client.outbox, source: source).take(TextInput(path: file).next) { events in
                             progress.taken(events)
                         }
                         skipped += taken.skipped

@@ -1,6 +1,7 @@
 import ArgumentParser
 import OrdersCore
 import OrdersEngine
+import OrdersFormat
 import OrdersLog
 import OrdersReports
 

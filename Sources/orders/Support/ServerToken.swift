@@ -1,3 +1,5 @@
+import OrdersFiles
+import OrdersFormat
 import OrdersLog
 
 #if canImport(Glibc)

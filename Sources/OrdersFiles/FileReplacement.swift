@@ -1,0 +1,33 @@
+import SystemPackage
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Replaces the file at `path` with `bytes` so that a crash leaves the
+/// old or the new one whole: a temporary file, synced, renamed over it,
+/// then the directory synced.
+/// - Parameter temporary: its name; one of its own for each writer, when two may replace the file at once.
+package func replaceFile(_ path: String, with bytes: [UInt8], temporary: String? = nil) throws {
+    try replaceFile(path, withPieces: [bytes], temporary: temporary)
+}
+
+/// ``replaceFile(_:with:temporary:)`` with the bytes in pieces, written one after the other.
+package func replaceFile(_ path: String, withPieces pieces: [[UInt8]], temporary: String? = nil) throws {
+    let temporary = temporary ?? path + ".tmp"
+    do {
+        let file = try FileDescriptor.open(
+            FilePath(temporary), .writeOnly, options: [.create, .truncate],
+            permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        try file.closeAfter {
+            for bytes in pieces { _ = try bytes.withUnsafeBytes { try file.writeAll($0) } }
+            guard fsync(file.rawValue) == 0 else { throw Errno(rawValue: errno) }
+        }
+    } catch {
+        throw FileError(path: temporary, operation: "writing", reason: "\(error)")
+    }
+    guard rename(temporary, path) == 0 else { throw FileError(path: path, operation: "renaming", errno: Errno(rawValue: errno)) }
+    try syncDirectory(of: path)
+}
