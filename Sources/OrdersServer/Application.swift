@@ -2,17 +2,18 @@ import Hummingbird
 import Logging
 
 /// `orders serve`: the log over HTTP/1.1 (EVENTS.md, section 5), a thin
-/// adapter over ``LiveLog``, the queue of appends in front of the engine
-/// and the fold kept live: each controller turns a request into a call on
-/// it and its answer into JSON; no rule of the fold lives here.
+/// adapter over ``Live``: the store that appends in groups, and the
+/// consumers of what it commits (the fold kept live, the stream's
+/// subscribers). Each controller turns a request into a call on them, and
+/// their answer or refusal into JSON and a status; no rule of the fold lives here.
 ///
 /// The application for `options`, its log opened and folded; it runs until
 /// SIGTERM or SIGINT, after the requests in flight are answered.
 /// - Parameter listening: called with the address once it listens (port 0 picks one).
 public func buildApplication(
     _ options: ServerOptions, logger: Logger, listening: @escaping @Sendable (String, Int) -> Void = { _, _ in }
-) throws -> some ApplicationProtocol {
-    let live = try LiveLog(path: options.log, logger: logger, snapshotAfter: options.snapshotAfter)
+) async throws -> some ApplicationProtocol {
+    let live = try await Live.open(path: options.log, logger: logger, snapshotAfter: options.snapshotAfter)
     return Application(
         router: buildRouter(live: live, options: options),
         configuration: .init(address: .hostname(options.host, port: options.port), serverName: "orders"),
@@ -22,7 +23,7 @@ public func buildApplication(
 
 /// Every route, behind the middleware every request meets: errors as JSON, the token's guard.
 /// A new route goes in the controller of its resource, or a controller of its own added here.
-func buildRouter(live: LiveLog, options: ServerOptions) -> Router<BasicRequestContext> {
+func buildRouter(live: Live, options: ServerOptions) -> Router<BasicRequestContext> {
     // HEAD wherever GET is answered: the GET's headers, no body.
     let router = Router(options: .autoGenerateHeadEndpoints)
     router.add(middleware: JSONErrors())

@@ -26,8 +26,7 @@ struct DatasetFoldTests {
     ) {
         let dir = try directory()
         let writer = try LogWriter(path: dir + "/one.log", batchEvents: batchEvents)
-        try writer.append(events, records: EventRecords(), ids: ids)
-        try writer.commit(ids: ids)
+        try writer.write(ids: ids) { try $0.append(events, records: EventRecords(), ids: ids) }
         let dataset = try DatasetWriter(directory: dir + "/ds", parts: parts, batchEvents: batchEvents)
         try dataset.append(contentsOf: try openEvents(dir + "/one.log"))
         _ = try dataset.commit()
@@ -169,8 +168,7 @@ struct DatasetFoldTests {
             let dir = try directory()
             let log = dir + "/one.log"
             let writer = try LogWriter(path: log, batchEvents: 500)
-            try writer.append(events, records: EventRecords(), ids: ids)
-            try writer.commit(ids: ids)
+            try writer.write(ids: ids) { try $0.append(events, records: EventRecords(), ids: ids) }
             let dataset = try DatasetWriter(directory: dir + "/ds", parts: parts, batchEvents: 300)
             try dataset.append(contentsOf: try openEvents(log))
             #expect(try dataset.commit() == 1..<3_001)

@@ -37,8 +37,7 @@ struct DatasetSnapshotTests {
         mutating func importNext(_ count: Int) throws {
             let piece = directory + "/piece-\(pieces).log"
             let writer = try LogWriter(path: piece, batchEvents: 500)
-            try writer.append(Array(events[imported..<imported + count]), records: EventRecords(), ids: ids)
-            try writer.commit(ids: ids)
+            try writer.write(ids: ids) { try $0.append(Array(events[imported..<imported + count]), records: EventRecords(), ids: ids) }
             let dataset = try DatasetWriter(directory: self.dataset, parts: parts, batchEvents: 200)
             try dataset.append(contentsOf: try openEvents(piece))
             _ = try dataset.commit()
@@ -50,8 +49,7 @@ struct DatasetSnapshotTests {
         func oneLog() throws -> (reports: Reports, ids: Identifiers) {
             let log = directory + "/one-\(UUID().uuidString).log"
             let writer = try LogWriter(path: log, batchEvents: 500)
-            try writer.append(Array(events[..<imported]), records: EventRecords(), ids: ids)
-            try writer.commit(ids: ids)
+            try writer.write(ids: ids) { try $0.append(Array(events[..<imported]), records: EventRecords(), ids: ids) }
             return try Engine.fold(openEvents(log), threads: 1, zone: .utc)
         }
     }

@@ -17,8 +17,7 @@ struct EngineTests {
         var events: [Event] = []
         generator.generate(count, ids: &ids, into: &events)
         let writer = try LogWriter(path: dir + "/events.log", batchEvents: 1_000)
-        try writer.append(events, records: EventRecords(), ids: ids)
-        try writer.commit(ids: ids)
+        try writer.write(ids: ids) { try $0.append(events, records: EventRecords(), ids: ids) }
         var text: [UInt8] = []
         EventJSON.appendLines(firstSeq: 1, events, records: EventRecords(), ids: ids, to: &text)
         _ = FileManager.default.createFile(atPath: dir + "/events.ndjson", contents: Data(text))

@@ -17,8 +17,7 @@ struct PartSumsTests {
         let dir = NSTemporaryDirectory() + "orders-sums-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let writer = try LogWriter(path: dir + "/one.log", batchEvents: 400)
-        try writer.append(events, records: EventRecords(), ids: ids)
-        try writer.commit(ids: ids)
+        try writer.write(ids: ids) { try $0.append(events, records: EventRecords(), ids: ids) }
         let dataset = try DatasetWriter(directory: dir + "/ds", parts: parts, batchEvents: 300)
         try dataset.append(contentsOf: try openEvents(dir + "/one.log"))
         _ = try dataset.commit()

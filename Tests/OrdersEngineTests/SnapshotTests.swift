@@ -28,8 +28,7 @@ struct SnapshotTests {
     /// Appends `events` to the log at `path`, in batches of 500, and commits.
     private func append(_ events: ArraySlice<Event>, ids: Identifiers, to path: String) throws {
         let writer = try LogWriter(path: path, batchEvents: 500)
-        try writer.append(Array(events), records: EventRecords(), ids: ids)
-        try writer.commit(ids: ids)
+        try writer.write(ids: ids) { try $0.append(Array(events), records: EventRecords(), ids: ids) }
     }
 
     /// Every answer of a fold's reports, in an order that does not depend on how they were gathered.

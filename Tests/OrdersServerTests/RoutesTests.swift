@@ -22,7 +22,7 @@ struct RoutesTests {
         configure(&options)
         var logger = Logger(label: "routes-tests")
         logger.logLevel = .error
-        try await test(ResponderClient(buildApplication(options, logger: logger)))
+        try await test(ResponderClient(await buildApplication(options, logger: logger)))
     }
 
     private static func text(_ response: ResponderClient.Response) -> String { String(buffer: response.body) }

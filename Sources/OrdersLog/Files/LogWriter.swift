@@ -66,7 +66,7 @@ public final class LogWriter {
     /// small log, or one read whole); until then, the ids of the events
     /// held are looked up in the log's record frames, as every other id
     /// is looked up, and no other id of the log is kept.
-    public let arrivingIDs = AppendIDs()
+    let arrivingIDs = AppendIDs()
 
     /// A stream's events and the tables their ids are in: its own for a
     /// log, whose ids its own numbers name; nil for `heldIDs`.
@@ -174,7 +174,7 @@ public final class LogWriter {
     /// Notes that this transaction read `digest`, whose events took `seqs`:
     /// written before its commit record, for ``importedBefore(_:)`` to find.
     /// `append(contentsOf:)` notes the NDJSON it reads itself.
-    public func noteImport(_ digest: TextDigest, seqs: Range<Seq>, stream: String = "") {
+    func noteImport(_ digest: TextDigest, seqs: Range<Seq>, stream: String = "") {
         importNotes.append(ImportNote(digest: digest, seqs: seqs))
         notedStreams.append(stream)
     }
@@ -316,11 +316,11 @@ public final class LogWriter {
     }
 
     /// The seq that the first event of the next stream appended takes.
-    public var nextStreamSeq: Seq { nextSeq + Seq(heldCount) }
+    var nextStreamSeq: Seq { nextSeq + Seq(heldCount) }
 
     /// Adds an event to the transaction. Its identifiers must be in `ids`.
     /// The first event appended this way reads every id of the log.
-    public func append(_ event: Event, record: EventRecord? = nil, ids: Identifiers) throws {
+    func append(_ event: Event, record: EventRecord? = nil, ids: Identifiers) throws {
         try checkSpec(CollectionOfOne(event))
         try knowAll()
         try writeHeld()
@@ -332,7 +332,7 @@ public final class LogWriter {
     /// index in `events`) to the transaction: `append(_:record:ids:)` for
     /// many at once, with one look at the writer's state rather than one
     /// an event.
-    public func append(_ events: [Event], records: EventRecords, ids: Identifiers) throws {
+    func append(_ events: [Event], records: EventRecords, ids: Identifiers) throws {
         try checkSpec(events)
         try knowAll()
         try writeHeld()
@@ -348,7 +348,7 @@ public final class LogWriter {
     /// - Parameter name: the input, for the error (`body`).
     /// - Returns: the events added, and their records by index among them.
     /// - Throws: ``InputError`` for an id conflict; what writing throws.
-    public func append(checking events: [Event], records: EventRecords, ids: Identifiers, from name: String) throws -> (
+    func append(checking events: [Event], records: EventRecords, ids: Identifiers, from name: String) throws -> (
         events: [Event], records: EventRecords
     ) {
         try checkSpec(events)
@@ -403,7 +403,7 @@ public final class LogWriter {
 
     /// Writes the pending events as a batch now, so that the caller may start
     /// new tables of ids for the events that follow. Not a commit.
-    public func flush(ids: Identifiers) throws {
+    func flush(ids: Identifiers) throws {
         try knowAll()
         try writeHeld()
         try writeBatch(ids: ids)
@@ -420,7 +420,7 @@ public final class LogWriter {
     /// them in the order the appended events first use them, with no other
     /// id: a commit whose tables hold ids no batch defined throws before
     /// its commit record. After a rollback, the caller forgets its own.
-    public func handOverLogIDs() throws -> Identifiers {
+    func handOverLogIDs() throws -> Identifiers {
         precondition(pending.isEmpty && held.isEmpty, "the log's ids before any append")
         try knowAll()
         for role in Role.allCases { numbering.table[role].indexAll() }
@@ -495,7 +495,7 @@ public final class LogWriter {
     /// - Throws: what reading or writing throws; call `rollback()` then.
     ///   - again: append NDJSON whose content was imported before (``importedBefore(_:)``) all the same.
     ///   - noting: whether the stream's content is noted as imported (a log's copy of itself is no import).
-    public func append(
+    func append(
         contentsOf stream: any AppendableStream, compressors: Int = 1, again: Bool = false, noting: Bool = true,
         progress: (Int) throws -> Void = { _ in }
     ) throws {
@@ -690,7 +690,7 @@ public final class LogWriter {
     }
 
     /// Whether the last commit was deferred and its commit record is not yet synced.
-    public var commitUnsynced: Bool { file.commitUnsynced }
+    var commitUnsynced: Bool { file.commitUnsynced }
 
     /// Makes the transaction durable: once this returns, every appended event
     /// is on disk and visible to readers; before, none is. With
@@ -699,7 +699,7 @@ public final class LogWriter {
     /// tail, never leave part of it.
     /// - Returns: the seqs of the events this transaction appended.
     @discardableResult
-    public func commit(ids: Identifiers, durability: Durability = .synced) throws -> Range<Seq> {
+    func commit(ids: Identifiers, durability: Durability = .synced) throws -> Range<Seq> {
         try writeHeld()
         try writeBatch(ids: ids)
         if numbering.numberedByCaller && ids.counts != numbering.defined {
@@ -725,15 +725,15 @@ public final class LogWriter {
 
     /// Runs `body` as one transaction, as GRDB's `dbQueue.write { db in … }`
     /// does: what it appends is committed as a whole once it returns
-    /// (``commit(ids:durability:)``, the pending events' ids in `ids`), and
-    /// rolled back as a whole if it throws (``rollback()``).
+    /// (the pending events' ids in `ids`), and rolled back as a whole if it
+    /// throws. The writer's one way to change the log.
     /// - Returns: what `body` returned, and the seqs the transaction appended.
     @discardableResult
-    public func write<T>(ids: Identifiers = Identifiers(), durability: Durability = .synced, _ body: (LogWriter) throws -> T) throws
-        -> (value: T, seqs: Range<Seq>)
-    {
+    public func write<T>(
+        ids: Identifiers = Identifiers(), durability: Durability = .synced, _ body: (LogTransaction) throws -> T
+    ) throws -> (value: T, seqs: Range<Seq>) {
         do {
-            let value = try body(self)
+            let value = try body(LogTransaction(writer: self))
             return (value, try commit(ids: ids, durability: durability))
         } catch {
             rollback()
@@ -744,17 +744,17 @@ public final class LogWriter {
     /// Reads every id and event id of the log now, rather than at the first
     /// append: for a caller that checks event ids in ``arrivingIDs`` itself
     /// before appending, as a dataset's parts do.
-    public func readAllIDs() throws { try knowAll() }
+    func readAllIDs() throws { try knowAll() }
 
     /// Where the log's last commit ends: its size once committed.
     public var committedEnd: Int64 { file.committedEnd }
 
     /// Makes the last commit durable, if it was deferred and no commit since synced it.
-    public func syncCommitted() throws { try file.syncCommitted() }
+    func syncCommitted() throws { try file.syncCommitted() }
 
     /// Forgets the transaction: cuts the file back to its committed end, or
     /// removes it if this writer created it and nothing was committed.
-    public func rollback() {
+    func rollback() {
         pending.removeAll()
         held = []
         heldIDs = Identifiers()
@@ -803,7 +803,7 @@ public final class LogWriter {
     /// Opens the log's index now rather than at the first batch written,
     /// making what it lacks from the log: for a server, which would
     /// otherwise make it while its first append waits.
-    public func openIndex() {
+    func openIndex() {
         guard keepsIndex, index == nil else { return }
         do {
             index = try IndexWriter(log: path, descriptor: file.descriptor, batches: indexedBatches)

@@ -5,7 +5,7 @@ import ServiceLifecycle
 /// `POST /events`, `GET /events?after=&limit=`, and `GET /events/stream`
 /// (Server-Sent Events from `Last-Event-ID` or `?after=`).
 struct EventsController {
-    let live: LiveLog
+    let live: Live
     let options: ServerOptions
 
     /// The most events one `GET /events` answers with (`limit`), and how many when not asked.
@@ -28,9 +28,9 @@ struct EventsController {
         let limit = try RequestValues.number(
             query, "limit", default: Int64(Self.limit.byDefault), in: 1...Int64(Self.limit.most),
             "a count from 1 to \(Self.limit.most)")
-        let head = await live.nextSeq - 1
+        let head = await live.projection.nextSeq - 1
         guard head > after else { return Responses.ndjson([]) }
-        return Responses.ndjson(try await live.exportedLines(after: after, limit: Int(min(limit, head - after))))
+        return Responses.ndjson(try await live.reads.exportedLines(after: after, limit: Int(min(limit, head - after))))
     }
 
     static let streamHeaders: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
@@ -50,7 +50,7 @@ struct EventsController {
             after = seq
         }
         let live = self.live
-        let (head, subscriber, stream, id) = await live.subscribe()
+        let (head, subscriber, stream, id) = await live.subscribers.subscribe(to: live.store)
         let start = after ?? head
         return Response(
             status: .ok, headers: Self.streamHeaders,
@@ -59,7 +59,7 @@ struct EventsController {
                     // The resume in pages, each read and framed away from the pool, and written before the next is read.
                     var seq = start
                     while seq < head {
-                        let page = try await live.serverSentEvents(after: seq, limit: Int(min(head - seq, Self.resumePage)))
+                        let page = try await Self.serverSentEvents(of: live.reads, after: seq, limit: Int(min(head - seq, Self.resumePage)))
                         guard page.count > 0 else { break }
                         try await writer.write(page.events)
                         seq += Int64(page.count)
@@ -75,12 +75,22 @@ struct EventsController {
                         subscriber.continuation.finish()
                     }
                 } catch {
-                    await live.unsubscribe(id)
+                    live.subscribers.unsubscribe(id)
                     throw error
                 }
-                await live.unsubscribe(id)
+                live.subscribers.unsubscribe(id)
                 try await writer.finish(nil)
             })
+    }
+
+    /// The Server-Sent Events of the `limit` events after `after`, read and
+    /// framed on a thread of its own (``LogReads``): a page of a stream's
+    /// resume, ready to write, so that the pool only hands it on.
+    static func serverSentEvents(of reads: LiveReads, after: Int64, limit: Int) async throws -> (events: ByteBuffer, count: Int) {
+        try await LogReads.run {
+            let (frames, ends) = serverSentEvents(of: try reads.readExportedLines(after: after, limit: limit), first: after + 1)
+            return (frames, ends.count)
+        }
     }
 
     /// How long a stream waits after each write, gathering the groups appended meanwhile

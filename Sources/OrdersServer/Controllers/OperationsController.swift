@@ -4,7 +4,7 @@ import NIOCore
 /// What operators and their tools ask: `GET /health` (liveness; open even with
 /// `--private`) and `GET /metrics` (Prometheus text).
 struct OperationsController {
-    let live: LiveLog
+    let live: Live
 
     func addRoutes(to routes: inout Routes) {
         routes.get("health") { _, _ in Responses.json(Array(#"{"status": "ok"}"#.utf8) + [0x0A]) }

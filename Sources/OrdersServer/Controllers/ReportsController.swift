@@ -5,7 +5,7 @@ import OrdersReports
 /// What the reading commands print, over HTTP: `GET /replay`, `/reports/daily`,
 /// `/reports/products`, `/reports/categories`, `/tally` and `/audit`.
 struct ReportsController {
-    let live: LiveLog
+    let live: Live
     let options: ServerOptions
 
     func addRoutes(to routes: inout Routes) {
@@ -19,7 +19,7 @@ struct ReportsController {
 
     @Sendable func replay(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         do {
-            return Responses.json(try SummaryReport.json(await live.reports.summary))
+            return Responses.json(try SummaryReport.json(await live.projection.reports.summary))
         } catch {
             throw JSONError(error)
         }
@@ -28,7 +28,7 @@ struct ReportsController {
     @Sendable func daily(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let query = try ReportQuery(request)
         let report = DailyReport(
-            try await live.reports(in: query.zone).reports.daily, zone: query.zone.name, from: query.from, to: query.to)
+            try await live.projection.reports(in: query.zone).reports.daily, zone: query.zone.name, from: query.from, to: query.to)
         return try Responses.rendered(query.format) {
             try report.csv()
         } json: {
@@ -42,7 +42,7 @@ struct ReportsController {
                 .badRequest, "this server was started without a catalog, which categories come from (orders serve --catalog FILE)")
         }
         let query = try ReportQuery(request)
-        let (reports, ids) = try await live.reports(in: query.zone, spelling: [.product], productSales: true)
+        let (reports, ids) = try await live.projection.reports(in: query.zone, spelling: [.product], productSales: true)
         let report = ProductReport(
             reports.products, ids: ids, zone: query.zone.name, catalog: options.catalog ?? Catalog(),
             grouping: grouping, from: query.from, to: query.to)
@@ -55,7 +55,8 @@ struct ReportsController {
 
     @Sendable func tally(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let poll = try RequestValues.id(request.uri.queryParameters, "poll")
-        return Responses.json(TallyReport(await live.reports.tally, ids: await live.spellings(of: [.poll, .candidate]), poll: poll).json())
+        return Responses.json(
+            TallyReport(await live.projection.reports.tally, ids: await live.store.spellings(of: [.poll, .candidate]), poll: poll).json())
     }
 
     @Sendable func audit(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
@@ -64,7 +65,7 @@ struct ReportsController {
         guard (cart == nil) != (order == nil) else {
             throw JSONError(.badRequest, "give exactly one of the parameters cart and order", parameter: cart == nil ? "cart" : "order")
         }
-        guard let lines = try await live.audit(cart: cart, order: order, upTo: await live.acknowledgedEnd) else {
+        guard let lines = try await live.reads.audit(cart: cart, order: order, upTo: await live.projection.nextSeq) else {
             throw JSONError(.notFound, "no applied checkout placed order \(String(decoding: order ?? [], as: UTF8.self))")
         }
         return Responses.ndjson(lines)

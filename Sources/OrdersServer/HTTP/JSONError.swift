@@ -1,6 +1,7 @@
 import Hummingbird
 import NIOCore
 import OrdersCore
+import OrdersLog
 import OrdersReports
 
 /// An error answered as the spec's `{"error": "...", ...}` with its status:
@@ -28,19 +29,42 @@ struct JSONError: HTTPResponseError {
         self.init(HTTPResponse.Status(code: code?.httpStatus ?? 500), "\(error)")
     }
 
-    /// A refused append, with what it names.
-    init(_ refusal: LiveLog.Refusal) {
-        status = HTTPResponse.Status(code: refusal.status)
+    /// A refused append, with what it names: its status, and the line, field, seq or cart version at fault.
+    init(_ refusal: AppendRefusal) {
+        switch refusal {
+        case .input(let error):
+            self.init(
+                refused: HTTPResponse.Status(code: error.code.httpStatus), error.message, line: error.line, field: error.field,
+                seq: error.heldSeq)
+        case .otherCart(let line, let cart):
+            self.init(
+                refused: .badRequest, "every event must be of cart \(String(decoding: cart, as: UTF8.self))", line: line, field: "cart")
+        case .precondition(.version(let wanted), let version):
+            self.init(refused: .preconditionFailed, "the cart is at version \(version), not \(wanted)", version: version)
+        case .precondition(.exists, let version):
+            self.init(refused: .preconditionFailed, "the cart has no events (If-Match: * asks that it exist)", version: version)
+        case .notDurable(let reason):
+            self.init(refused: .internalServerError, "the append could not be made durable: \(reason); restart orders serve")
+        case .broken(let reason):
+            self.init(refused: .serviceUnavailable, "the log could not be written (\(reason)); restart orders serve")
+        }
+    }
+
+    private init(
+        refused status: HTTPResponse.Status, _ message: String, line: Int? = nil, field: String? = nil, seq: Int64? = nil,
+        version: Int64? = nil
+    ) {
+        self.status = status
         var object = JSONObject()
-        object.string("error", refusal.message)
-        if let line = refusal.line { object.integer("line", line) }
-        if let field = refusal.field {
+        object.string("error", message)
+        if let line { object.integer("line", line) }
+        if let field {
             object.string("field", field)
-        } else if refusal.line != nil {
+        } else if line != nil {
             object.null("field")
         }
-        if let seq = refusal.seq { object.integer("seq", seq) }
-        if let version = refusal.version { object.integer("version", version) }
+        if let seq { object.integer("seq", seq) }
+        if let version { object.integer("version", version) }
         body = object.closed + [0x0A]
     }
 

@@ -1,5 +1,6 @@
 import Hummingbird
 import OrdersCore
+import OrdersLog
 
 /// Answers every error as the spec's `{"error": "..."}`: Hummingbird's own
 /// too (no such route, a body too large), which would otherwise go out
@@ -10,6 +11,8 @@ struct JSONErrors<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as JSONError {
             throw error
+        } catch let refusal as AppendRefusal {
+            throw JSONError(refusal)
         } catch let error as HTTPError {
             throw JSONError(
                 error.status,

@@ -88,7 +88,7 @@ extension Orders {
                 let options = ServerOptions(
                     log: log, host: host, port: port, token: token, isPrivate: `private`, maxBody: maxBody,
                     catalog: try catalog.map { try loadCatalog($0) }, keepsUnknownTypes: keepUnknown, snapshotAfter: snapshotAfter)
-                let app = try buildApplication(options, logger: logger) { host, port in
+                let app = try await buildApplication(options, logger: logger) { host, port in
                     let address = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
                     try? ServedMarker.write(log: log, address: address)
                     Console.write("listening on \(address)\n")

@@ -1,0 +1,319 @@
+import Dispatch
+import OrdersCore
+import OrdersFiles
+import OrdersFormat
+
+/// The log held open by its one writer for as long as a server runs: the
+/// appends of many requests, each all or nothing, committed in groups, and
+/// the stream of what it committed, told to its consumers.
+///
+/// While one group's commit syncs the log (on a thread of its own, off this
+/// actor), the requests that arrive queue up, and the next group takes
+/// them all, with one commit and its syncs for the lot. A group is told to
+/// every consumer once it is on disk, in seq order, and only then are its
+/// requests answered: every read that follows sees it.
+public actor LogStore {
+    /// What an append did.
+    public struct Appended: Sendable {
+        /// Its events recorded now, and those passed over as recorded before (by their ids).
+        public var appended: Int
+        public var duplicates: Int
+        public var seqs: Range<Seq>
+    }
+
+    public nonisolated let path: String
+    private let writer: LogWriter
+    /// Every id, numbered as the log numbers them: the log's, then those
+    /// the appends bring, in the order their events first use them. The
+    /// writer keeps no copy (``LogWriter/handOverLogIDs()``) and numbers
+    /// by these, so a refused request takes its new ids back out.
+    private var ids: Identifiers
+    /// The version (the seq of the last event) of each cart that an append
+    /// named since the store opened, or whose version a caller read from
+    /// the log (``learn(version:of:)``), by symbol.
+    private var versions: [UInt32: Int64] = [:]
+    /// The seq the next appended event takes once every group in flight is committed.
+    private var appendedEnd: Seq
+    /// Every event before this seq is durable and told to the consumers.
+    public private(set) var toldEnd: Seq
+    private var consumers: [any CommitConsumer] = []
+    private let failed: @Sendable (any Error) -> Void
+
+    /// One request's append, as it waits in the queue.
+    private struct Pending {
+        var parsed: ParsedEvents
+        var cart: [UInt8]?
+        var precondition: CartPrecondition?
+        var reply: CheckedContinuation<Appended, any Error>
+    }
+
+    /// A request taken into a group, its events handed to the writer, as it waits for its answer.
+    private struct Taken {
+        /// Its events, duplicates left out, and their records.
+        var events: [Event]
+        var records: EventRecords
+        var duplicates: Int
+        var reply: CheckedContinuation<Appended, any Error>
+    }
+
+    private var queue: [Pending] = []
+    private var committing = false
+    /// Why appends are refused, once a write or a sync failed.
+    private var broken: String?
+    /// Commits run here, one at a time, so that their syncs do not hold the actor.
+    private let commits = DispatchQueue(label: "orders.store.commit")
+    /// The writer's fsyncs as of the last group told, and as of the last work on the commit queue.
+    private var fsyncsTold = 0
+    private var fsyncsMade = 0
+
+    /// Opens the log at `path` (creating it if missing) as its writer, and
+    /// reads every id in it on a thread of its own while `meanwhile` runs
+    /// on this one: a server restores its fold from the log then, which the
+    /// writer has recovered first.
+    /// - Parameter failed: told once if a write or a sync fails, after which the store appends nothing more.
+    /// - Returns: the store and what `meanwhile` returned.
+    public static func open<T>(
+        path: String, failed: @escaping @Sendable (any Error) -> Void = { _ in }, meanwhile: () throws -> T
+    ) throws -> (store: LogStore, value: T) {
+        let writer = try LogWriter(path: path)
+        let handed = Handed(writer)
+        let idsRead = started {
+            Result {
+                let ids = try handed.value.handOverLogIDs()
+                // Older carts are read through the index: made now if the log lacks any.
+                handed.value.openIndex()
+                return Handed(ids)
+            }
+        }
+        let value: T
+        do {
+            value = try meanwhile()
+        } catch {
+            _ = idsRead()
+            throw error
+        }
+        return (LogStore(path: path, writer: writer, ids: try idsRead().get().value, failed: failed), value)
+    }
+
+    private init(path: String, writer: LogWriter, ids: Identifiers, failed: @escaping @Sendable (any Error) -> Void) {
+        self.path = path
+        self.failed = failed
+        self.writer = writer
+        self.ids = ids
+        appendedEnd = writer.nextSeq
+        toldEnd = writer.nextSeq
+    }
+
+    /// Runs `body` between two groups, with the seq the next group told
+    /// starts at: for a consumer that starts reading there, and reads what
+    /// comes before it from the log. A group whose consumers are being
+    /// told is already durable and readable, and ends before that seq.
+    public func betweenGroups<T: Sendable>(_ body: @Sendable (Seq) -> T) -> T { body(toldEnd) }
+
+    /// Adds a consumer of every group committed from now on.
+    public func addConsumer(_ consumer: any CommitConsumer) { consumers.append(consumer) }
+
+    /// The store's spellings of the ids of `roles` alone. The tables are
+    /// shared until one is changed: a caller that held all of them would
+    /// have the next append copy the largest (every cart and order), so it
+    /// gets only those it names.
+    public func spellings(of roles: [Role]) -> Identifiers {
+        var some = Identifiers()
+        for role in roles { some[role] = ids[role] }
+        return some
+    }
+
+    /// What `body` makes of the store's ids, run on this actor: a view spelled
+    /// without holding a table past the call, which the next append would then copy whole.
+    public func spelling<T: Sendable>(_ body: @Sendable (Identifiers) -> T) -> T { body(ids) }
+
+    /// How many ids of `role` the store numbers: the log's, and those the appends brought.
+    public func count(of role: Role) -> Int { ids[role].count }
+
+    /// The symbol of `id` as a `role`, if the log or an append named it.
+    public func symbol(of id: [UInt8], as role: Role) -> Symbol? { ids[role].lookup(id) }
+
+    /// `reports`, whose ids are `theirs`, with its ids in the store's numbering.
+    public func renamed(_ reports: Reports, from theirs: Identifiers) -> Reports { reports.renamed(from: theirs, into: &ids) }
+
+    /// The seq up to which to read the log for `cart`'s version, if the
+    /// store does not know it: a cart of the log that no append has named since.
+    public func versionToRead(of cart: [UInt8]) -> Seq? {
+        guard let symbol = ids.carts.lookup(cart), versions[symbol.rawValue] == nil else { return nil }
+        return toldEnd
+    }
+
+    /// Keeps `version`, read from the log, as `cart`'s, unless an append named the cart meanwhile.
+    public func learn(version: Int64, of cart: [UInt8]) {
+        guard let symbol = ids.carts.lookup(cart), versions[symbol.rawValue] == nil else { return }
+        versions[symbol.rawValue] = version
+    }
+
+    /// Appends `parsed`, all or nothing, and returns once its group is on
+    /// disk and told to every consumer.
+    /// - Parameters:
+    ///   - cart: the cart every event must be of.
+    ///   - precondition: what that cart's version must be; an older cart's
+    ///     is read from the log first (``versionToRead(of:)``).
+    /// - Throws: ``AppendRefusal``.
+    public func append(_ parsed: ParsedEvents, cart: [UInt8]? = nil, precondition: CartPrecondition? = nil) async throws -> Appended {
+        if let broken { throw AppendRefusal.broken(reason: broken) }
+        return try await withCheckedThrowingContinuation { reply in
+            queue.append(Pending(parsed: parsed, cart: cart, precondition: precondition, reply: reply))
+            if !committing {
+                committing = true
+                Task { await self.commitQueued() }
+            }
+        }
+    }
+
+    /// Takes the queued appends a group at a time until none is left.
+    ///
+    /// A group's commit is deferred (``LogWriter/Durability/deferred``):
+    /// the sync that makes its batches durable also makes the commit record
+    /// of the group before durable, and that group is told and answered
+    /// then. So under load each group costs one sync; the last group before
+    /// a lull costs one more (``LogWriter/syncCommitted()``).
+    private func commitQueued() async {
+        /// The group whose commit record is written but not yet synced.
+        var unsynced: [Taken] = []
+        while broken == nil {
+            if queue.isEmpty {
+                guard !unsynced.isEmpty else { break }
+                do {
+                    try await onCommitQueue { writer, _ in try writer.syncCommitted() }
+                } catch {
+                    breakDown(error, failing: unsynced.map(\.reply))
+                    break
+                }
+                await tell(unsynced)
+                unsynced = []
+                continue
+            }
+            let group = queue
+            queue = []
+            var taken: [Taken] = []
+            var waiting = group[...]
+            do {
+                while let request = waiting.popFirst() {
+                    do {
+                        taken.append(try take(request))
+                    } catch let refusal as AppendRefusal {
+                        request.reply.resume(throwing: refusal)
+                    }
+                }
+                if !taken.isEmpty { try await onCommitQueue { writer, ids in try writer.commit(ids: ids, durability: .deferred) } }
+            } catch {
+                // What the file holds past the last sync is no longer known: nothing more is appended.
+                breakDown(error, failing: (unsynced + taken).map(\.reply) + waiting.map(\.reply))
+                break
+            }
+            await tell(unsynced)
+            unsynced = taken
+        }
+        committing = false
+    }
+
+    /// Checks one request and hands its events to the writer, the first
+    /// taking the seq after every group in flight; nothing of it if it fails.
+    private func take(_ request: Pending) throws -> Taken {
+        let counts = ids.counts
+        do {
+            return try take(request, renumbered: request.parsed.events(renumberedInto: &ids))
+        } catch {
+            ids.removeIDs(from: counts)
+            throw error
+        }
+    }
+
+    private func take(_ request: Pending, renumbered events: [Event]) throws -> Taken {
+        if let wanted = request.cart {
+            let symbol = ids.carts.lookup(wanted)
+            if let other = events.firstIndex(where: { $0.cart == nil || $0.cart != symbol }) {
+                throw AppendRefusal.otherCart(line: other + 1, cart: wanted)
+            }
+            if let precondition = request.precondition {
+                let version = symbol.flatMap { versions[$0.rawValue] } ?? 0
+                switch precondition {
+                case .version(let wanted) where version != wanted: throw AppendRefusal.precondition(precondition, version: version)
+                case .exists where version == 0: throw AppendRefusal.precondition(precondition, version: 0)
+                default: break
+                }
+            }
+        }
+        // Ids: a duplicate is passed over, a conflict refuses the request, as an import's are.
+        let appended: (events: [Event], records: EventRecords)
+        do {
+            appended = try writer.append(checking: events, records: request.parsed.records, ids: ids, from: "body")
+        } catch let conflict as InputError {
+            throw AppendRefusal.input(conflict)
+        }
+        for (i, event) in appended.events.enumerated() {
+            if let cart = event.cart { versions[cart.rawValue] = appendedEnd + Seq(i) }
+        }
+        appendedEnd += Seq(appended.events.count)
+        return Taken(
+            events: appended.events, records: appended.records, duplicates: events.count - appended.events.count, reply: request.reply)
+    }
+
+    /// Tells every consumer of a group whose commit is on disk, then answers its requests, in order.
+    private func tell(_ group: [Taken]) async {
+        guard !group.isEmpty else { return }
+        var told = CommittedGroup(
+            firstSeq: toldEnd, events: [], records: EventRecords(), appends: [], lines: nil, fsyncs: fsyncsMade - fsyncsTold)
+        fsyncsTold = fsyncsMade
+        var answers: [(CheckedContinuation<Appended, any Error>, Appended)] = []
+        for request in group {
+            let first = told.events.count
+            for entry in request.records.entries { told.records.append(entry.record, index: first + entry.index, line: entry.line) }
+            told.events += request.events
+            told.appends.append(first..<told.events.count)
+            let seqs = told.firstSeq + Seq(first)..<told.firstSeq + Seq(told.events.count)
+            answers.append((request.reply, Appended(appended: request.events.count, duplicates: request.duplicates, seqs: seqs)))
+        }
+        if consumers.contains(where: \.wantsLines) {
+            var lines: [UInt8] = []
+            EventJSON.appendLines(firstSeq: told.firstSeq, told.events, records: told.records, ids: ids, to: &lines)
+            told.lines = lines
+        }
+        toldEnd = told.endSeq
+        for consumer in consumers { await consumer.committed(told) }
+        for (reply, appended) in answers { reply.resume(returning: appended) }
+    }
+
+    /// After a write or a sync failed: every request in flight or queued is
+    /// refused as not durable, and every later one as broken. What the disk
+    /// holds past the last sync that succeeded is no longer known (the
+    /// lesson of PostgreSQL's fsync errors: a failed sync is not retried),
+    /// so the store stops appending; opening it again reads the log anew and cuts any tail.
+    private func breakDown(_ error: any Error, failing replies: [CheckedContinuation<Appended, any Error>]) {
+        broken = "\(error)"
+        failed(error)
+        for reply in replies { reply.resume(throwing: AppendRefusal.notDurable(reason: "\(error)")) }
+        for request in queue { request.reply.resume(throwing: AppendRefusal.broken(reason: "\(error)")) }
+        queue = []
+    }
+
+    /// Why appends are refused, if a write or a sync failed.
+    public var failure: String? { broken }
+
+    /// Runs `work` on the writer on the commit queue, so that its syncs do
+    /// not hold the actor; then notes the writer's fsyncs, counted there
+    /// rather than read by the actor from the writer the queue uses.
+    private func onCommitQueue(_ work: @escaping (LogWriter, Identifiers) throws -> Void) async throws {
+        // Lent to the queue while the actor waits for it and changes nothing it holds, and given back
+        // before the answer: were the ids' tables still shared then, the next append would copy them whole.
+        let lent = Lent((writer, ids, work))
+        fsyncsMade = try await withCheckedThrowingContinuation { (done: CheckedContinuation<Int, any Error>) in
+            commits.async {
+                let result = lent.use { writer, ids, work in
+                    Result {
+                        try work(writer, ids)
+                        return writer.fsyncs
+                    }
+                }
+                done.resume(with: result)
+            }
+        }
+    }
+}

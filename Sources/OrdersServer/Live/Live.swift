@@ -1,0 +1,38 @@
+import Logging
+import OrdersCore
+import OrdersLog
+
+/// What the controllers call: the store that appends, and its consumers (the
+/// live fold, the stream's subscribers), with the reads of the log beside them.
+struct Live: Sendable {
+    let store: LogStore
+    let projection: LiveProjection
+    let subscribers: StreamSubscribers
+    let reads: LiveReads
+    /// What `/metrics` says.
+    let metrics: ServerMetrics
+
+    /// Opens the log at `path` (creating it if missing) as the store's, folds it, and starts its consumers.
+    /// - Parameter snapshotAfter: take a snapshot in the background once this many events are past the last one; 0 for never.
+    static func open(path: String, logger: Logger, snapshotAfter: Int64 = 0) async throws -> Live {
+        let metrics = ServerMetrics()
+        let (store, restored) = try LogStore.open(path: path) { error in
+            logger.error(
+                "the log could not be written or synced; appends are refused until the server is restarted", metadata: ["error": "\(error)"]
+            )
+        } meanwhile: {
+            try LiveProjection.restore(path: path, logger: logger)
+        }
+        let carts = await store.count(of: .cart)
+        let folded: Logger.Metadata = [
+            "events": "\(restored.endSeq - 1)", "snapshot_end_seq": "\(restored.snapshotEnd)", "carts": "\(carts)",
+        ]
+        let projection = LiveProjection(
+            store: store, restored: restored, carts: carts, logger: logger, metrics: metrics, snapshotAfter: snapshotAfter)
+        let subscribers = StreamSubscribers(metrics: metrics, logger: logger)
+        await store.addConsumer(projection)
+        await store.addConsumer(subscribers)
+        logger.debug("folded the log", metadata: folded)
+        return Live(store: store, projection: projection, subscribers: subscribers, reads: LiveReads(path: path), metrics: metrics)
+    }
+}
