@@ -50,3 +50,11 @@ struct VarintTests {
         #expect(outcome([0xFF, 0xFF], decodeMixedVarint) == nil)
     }
 }
+
+@Suite("The log's kind bytes")
+struct KindByteTests {
+    /// `byte` spells each kind's raw value out, for loops in another module; the two must never differ.
+    @Test func eachKindsByteIsItsRawValue() {
+        for kind in LogFormat.Kind.allCases { #expect(kind.byte == kind.rawValue, "\(kind)") }
+    }
+}

@@ -110,8 +110,8 @@ package struct ByteReader {
 /// varints of one or two bytes, most of them in the event columns; longer
 /// ones take a call. For a column whose values almost all take one byte,
 /// where the branch on it is predicted.
-@inline(__always)
-package func decodeVarint(_ cursor: inout UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> UInt64? {
+@inlinable @inline(__always)
+public func decodeVarint(_ cursor: inout UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> UInt64? {
     if end - cursor >= 2 {
         let b0 = cursor[0]
         if b0 < 0x80 {
@@ -134,8 +134,8 @@ package func decodeVarint(_ cursor: inout UnsafePointer<UInt8>, _ end: UnsafePoi
 /// for a column where that is as random as the values (a cart's distance
 /// back from the newest cart), and a branch on it is mispredicted about as
 /// often as not. It costs a few more instructions than a predicted branch.
-@inline(__always)
-package func decodeMixedVarint(_ cursor: inout UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> UInt64? {
+@inlinable @inline(__always)
+public func decodeMixedVarint(_ cursor: inout UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> UInt64? {
     if end - cursor >= 2 {
         // Safe: two bytes are there.
         let pair = UInt64(UnsafeRawPointer(cursor).loadUnaligned(as: UInt16.self).littleEndian)
@@ -155,7 +155,7 @@ package func decodeMixedVarint(_ cursor: inout UnsafePointer<UInt8>, _ end: Unsa
 /// is the varint's value and length in bytes, or a length of 0 if the bytes
 /// ran out before it ended and -1 if it does not fit 64 bits: no cursor is
 /// passed by reference, so that a caller's cursor can stay in a register.
-@inline(never)
+@usableFromInline @inline(never)
 package func decodeLongVarint(at cursor: UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> (value: UInt64, length: Int) {
     var value: UInt64 = 0
     var p = cursor
@@ -174,8 +174,8 @@ package func decodeLongVarint(at cursor: UnsafePointer<UInt8>, _ end: UnsafePoin
 /// The eight bytes at `cursor` as one little-endian word, if they are there
 /// and each is a whole varint of one byte (no high bit set): then the
 /// word's bytes are eight values, with nothing to decode.
-@inline(__always)
-package func oneByteValues(_ cursor: UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> UInt64? {
+@inlinable @inline(__always)
+public func oneByteValues(_ cursor: UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> UInt64? {
     guard end - cursor >= 8 else { return nil }
     // Safe: eight bytes are there.
     let word = UnsafeRawPointer(cursor).loadUnaligned(as: UInt64.self).littleEndian
@@ -183,7 +183,7 @@ package func oneByteValues(_ cursor: UnsafePointer<UInt8>, _ end: UnsafePointer<
 }
 
 /// The signed value a zigzag varint holds: `(v >> 1) ^ -(v & 1)`.
-@inline(__always)
-package func zigzag(_ value: UInt64) -> Int64 {
+@inlinable @inline(__always)
+public func zigzag(_ value: UInt64) -> Int64 {
     Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1)
 }

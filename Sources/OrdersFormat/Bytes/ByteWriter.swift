@@ -1,26 +1,32 @@
 import OrdersCore
 
 /// Appends little-endian integers and LEB128 varints to a byte array.
-package struct ByteWriter: Sendable {
-    package var bytes: [UInt8]
+/// Public and inlinable, as `LogFormat`'s constants are: the store's
+/// encoder writes a value an event through it.
+public struct ByteWriter: Sendable {
+    public var bytes: [UInt8]
 
-    package init(capacity: Int = 0) {
+    @inlinable
+    public init(capacity: Int = 0) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
 
-    package mutating func write(_ value: UInt8) { bytes.append(value) }
+    @inlinable
+    public mutating func write(_ value: UInt8) { bytes.append(value) }
 
     /// A seq, as a u64.
-    package mutating func write(seq: Seq) { write(littleEndian: UInt64(seq)) }
+    @inlinable
+    public mutating func write(seq: Seq) { write(littleEndian: UInt64(seq)) }
 
-    package mutating func write<T: FixedWidthInteger>(littleEndian value: T) {
+    @inlinable
+    public mutating func write<T: FixedWidthInteger>(littleEndian value: T) {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     /// An unsigned LEB128 varint: seven bits a byte, low bits first.
-    @inline(__always)
-    package mutating func write(varint value: UInt64) {
+    @inlinable @inline(__always)
+    public mutating func write(varint value: UInt64) {
         if value < 0x80 {
             bytes.append(UInt8(value))
         } else {
@@ -28,8 +34,8 @@ package struct ByteWriter: Sendable {
         }
     }
 
-    @inline(never)
-    private mutating func writeLong(varint value: UInt64) {
+    @usableFromInline @inline(never)
+    mutating func writeLong(varint value: UInt64) {
         var value = value
         while value >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
@@ -39,9 +45,11 @@ package struct ByteWriter: Sendable {
     }
 
     /// A signed value as a zigzag varint: 0, -1, 1, -2 … become 0, 1, 2, 3 …
-    package mutating func write(zigzag value: Int64) {
+    @inlinable
+    public mutating func write(zigzag value: Int64) {
         write(varint: UInt64(bitPattern: (value << 1) ^ (value >> 63)))
     }
 
-    package mutating func write<C: Collection<UInt8>>(contentsOf data: C) { bytes.append(contentsOf: data) }
+    @inlinable
+    public mutating func write<C: Collection<UInt8>>(contentsOf data: C) { bytes.append(contentsOf: data) }
 }

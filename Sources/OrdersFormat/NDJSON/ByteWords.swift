@@ -1,8 +1,8 @@
 /// Eight bytes of text at a time, as one word: finding the bytes that end a
 /// run of plain characters without looking at each byte.
 
-package let lowBits: UInt64 = 0x0101_0101_0101_0101
-package let highBits: UInt64 = 0x8080_8080_8080_8080
+@inlinable public var lowBits: UInt64 { 0x0101_0101_0101_0101 }
+@inlinable public var highBits: UInt64 { 0x8080_8080_8080_8080 }
 
 /// The high bit of each byte of `word` that equals `byte`, and perhaps of
 /// some bytes above the lowest that does: exact up to the lowest match.

@@ -84,7 +84,7 @@ struct PartColumns: EventSink, ~Copyable {
     @inline(__always)
     private mutating func begin(_ kind: LogFormat.Kind, at: Timestamp, qty: Int64? = nil) {
         if filled.events == values.capacity { grow(to: 2 * values.capacity) }
-        var byte = kind.rawValue
+        var byte = kind.byte
         if let qty {
             // Quantities are at least 1, so an inline 0 says the quantities column has it.
             if qty <= LogFormat.maxInlineQuantity {

@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// A skippable frame that an import writes before its commit record, one
 /// for each FILE it read whole from NDJSON (FORMAT.md, version 4): the

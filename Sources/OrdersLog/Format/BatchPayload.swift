@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// One batch payload decoded on its own, checked as a log read checks it.
 /// For tools and fuzzing; reading a log goes through ``LogReader``.

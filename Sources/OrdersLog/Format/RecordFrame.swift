@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// The skippable frame after a batch's zstd frame that keeps its events'
 /// records: ids, unknown types and extras (FORMAT.md, version 4). A fold

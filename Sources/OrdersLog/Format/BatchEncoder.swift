@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// Turns a batch of events into the payload of one zstd frame (FORMAT.md):
 /// a dictionary per role, with the ids the batch adds to the log and those
@@ -132,20 +133,20 @@ package struct BatchEncoder: ~Copyable {
                 write(cart, .cart)
                 write(product, .product)
             case let .itemRemoved(cart, product):
-                columns.kinds.write(LogFormat.Kind.itemRemoved.rawValue)
+                columns.kinds.write(LogFormat.Kind.itemRemoved.byte)
                 write(cart, .cart)
                 write(product, .product)
             case let .checkedOut(cart, order):
-                columns.kinds.write(LogFormat.Kind.checkedOut.rawValue)
+                columns.kinds.write(LogFormat.Kind.checkedOut.byte)
                 write(cart, .cart)
                 write(order, .order)
             case let .voteCast(poll, voter, candidate):
-                columns.kinds.write(LogFormat.Kind.voteCast.rawValue)
+                columns.kinds.write(LogFormat.Kind.voteCast.byte)
                 write(poll, .poll)
                 write(voter, .voter)
                 write(candidate, .candidate)
             case .ignored:
-                columns.kinds.write(LogFormat.Kind.ignored.rawValue)
+                columns.kinds.write(LogFormat.Kind.ignored.byte)
             }
         }
         let (payload, foldSize) = payload(count: events.count, log: log)
@@ -175,9 +176,9 @@ package struct BatchEncoder: ~Copyable {
     /// A kind byte with the quantity in its high bits when it fits, else in the quantities column.
     private mutating func write(kind: LogFormat.Kind, qty: Int64) {
         if qty <= LogFormat.maxInlineQuantity {
-            columns.kinds.write(kind.rawValue | UInt8(qty) << LogFormat.kindBits)
+            columns.kinds.write(kind.byte | UInt8(qty) << LogFormat.kindBits)
         } else {
-            columns.kinds.write(kind.rawValue)
+            columns.kinds.write(kind.byte)
             columns.quantities.write(varint: UInt64(qty))
         }
     }

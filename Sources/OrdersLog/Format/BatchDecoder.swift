@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// Turns a batch payload back into events, checking every field as it goes:
 /// a payload that passed its checksums but still breaks a rule (an id out of

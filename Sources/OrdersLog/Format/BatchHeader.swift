@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// The skippable frame before each batch's zstd frame: where the batch sits
 /// in the log, its time range, the sizes of what follows, and checksums.

@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// Checks that each batch spells again exactly the earlier ids its events
 /// use: what `orders verify` adds to reading, since a replay has no need of

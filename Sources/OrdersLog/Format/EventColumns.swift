@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// Reads a batch's eleven event columns and hands each event to a sink:
 /// the hot path of reading a log.
@@ -146,7 +147,7 @@ package struct EventColumns {
             let inline = byte >> LogFormat.kindBits
             // Safe: `decode` counted each kind and filled each array for exactly those events.
             switch byte & LogFormat.kindMask {
-            case LogFormat.Kind.itemAdded.rawValue:
+            case LogFormat.Kind.itemAdded.byte:
                 let qty = inline != 0 ? Int64(inline) : quantities[quantity]
                 quantity &+= inline == 0 ? 1 : 0
                 sink.itemAdded(
@@ -155,21 +156,21 @@ package struct EventColumns {
                 cart &+= 1
                 product &+= 1
                 add &+= 1
-            case LogFormat.Kind.quantityChanged.rawValue:
+            case LogFormat.Kind.quantityChanged.byte:
                 let qty = inline != 0 ? Int64(inline) : quantities[quantity]
                 quantity &+= inline == 0 ? 1 : 0
                 sink.quantityChanged(at: at, cart: Symbol(rawValue: carts[cart]), product: Symbol(rawValue: products[product]), qty: qty)
                 cart &+= 1
                 product &+= 1
-            case LogFormat.Kind.itemRemoved.rawValue:
+            case LogFormat.Kind.itemRemoved.byte:
                 sink.itemRemoved(at: at, cart: Symbol(rawValue: carts[cart]), product: Symbol(rawValue: products[product]))
                 cart &+= 1
                 product &+= 1
-            case LogFormat.Kind.checkedOut.rawValue:
+            case LogFormat.Kind.checkedOut.byte:
                 sink.checkedOut(at: at, cart: Symbol(rawValue: carts[cart]), order: Symbol(rawValue: orders[order]))
                 cart &+= 1
                 order &+= 1
-            case LogFormat.Kind.ignored.rawValue:
+            case LogFormat.Kind.ignored.byte:
                 sink.ignored(at: at)
             default:
                 if votes { castVote(vote, of: count, at: at, from: values, to: &sink) }
@@ -225,7 +226,7 @@ package struct EventColumns {
         _ count: Int, kinds: UnsafePointer<UInt8>, from values: borrowing ColumnValues, to sink: inout Sink
     ) {
         var vote = 0
-        for i in 0..<count where kinds[i] & LogFormat.kindMask == LogFormat.Kind.voteCast.rawValue {
+        for i in 0..<count where kinds[i] & LogFormat.kindMask == LogFormat.Kind.voteCast.byte {
             castVote(vote, of: count, at: Timestamp(milliseconds: values.times[i]), from: values, to: &sink)
             vote &+= 1
         }

@@ -1,7 +1,8 @@
 import OrdersCore
+import OrdersFormat
 import Testing
 
-@testable import OrdersFormat
+@testable import OrdersLog
 
 /// The column loop reads runs of one-byte values eight at a time; a value
 /// the rules refuse inside such a run must fail exactly where reading one

@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// The skippable frame that ends every append: the batches before it are
 /// committed. Readers see only what a commit record covers, so an append cut

@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// The values of a run of a batch's events, decoded column by column into
 /// fixed-width arrays before ``EventColumns`` hands them over: each array

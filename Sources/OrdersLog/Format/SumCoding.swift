@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// Sums, currencies and daily sales as bytes, as a snapshot and a part's
 /// sums both write them (FORMAT.md, DATASETS.md): a sum is a byte (1 if it

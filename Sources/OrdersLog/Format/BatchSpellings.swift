@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// The spellings of the ids one batch uses, found by number within the
 /// batch alone: each batch spells every id it uses (FORMAT.md), so a worker

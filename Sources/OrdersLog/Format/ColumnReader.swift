@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// The cursors and numberings of one batch's columns as ``EventColumns``
 /// reads them, chunk after chunk.
@@ -102,19 +103,19 @@ package struct ColumnReader {
         // A kind byte holds the kind in its low bits; only adds and changes hold a quantity above them.
         var adds = 0, changes = 0
         for inline in 0..<32 {
-            adds &+= Int(histogram[inline << 3 | Int(LogFormat.Kind.itemAdded.rawValue)])
-            changes &+= Int(histogram[inline << 3 | Int(LogFormat.Kind.quantityChanged.rawValue)])
+            adds &+= Int(histogram[inline << 3 | Int(LogFormat.Kind.itemAdded.byte)])
+            changes &+= Int(histogram[inline << 3 | Int(LogFormat.Kind.quantityChanged.byte)])
         }
-        let removes = Int(histogram[Int(LogFormat.Kind.itemRemoved.rawValue)])
-        let checkouts = Int(histogram[Int(LogFormat.Kind.checkedOut.rawValue)])
-        let votes = Int(histogram[Int(LogFormat.Kind.voteCast.rawValue)])
-        let ignored = Int(histogram[Int(LogFormat.Kind.ignored.rawValue)])
+        let removes = Int(histogram[Int(LogFormat.Kind.itemRemoved.byte)])
+        let checkouts = Int(histogram[Int(LogFormat.Kind.checkedOut.byte)])
+        let votes = Int(histogram[Int(LogFormat.Kind.voteCast.byte)])
+        let ignored = Int(histogram[Int(LogFormat.Kind.ignored.byte)])
         if adds + changes + removes + checkouts + votes + ignored != events.count {
             let unknown = (0..<events.count).first { !Self.isKind(kinds[$0]) }!
             return failure(kinds + unknown, "unknown event kind byte \(kinds[unknown])")
         }
         let spelledQuantities = Int(
-            histogram[Int(LogFormat.Kind.itemAdded.rawValue)] + histogram[Int(LogFormat.Kind.quantityChanged.rawValue)])
+            histogram[Int(LogFormat.Kind.itemAdded.byte)] + histogram[Int(LogFormat.Kind.quantityChanged.byte)])
 
         let lines = adds + changes + removes
         let products = values.products + filled.products
@@ -297,9 +298,9 @@ package struct ColumnReader {
     /// Whether `byte` is a kind byte the format allows.
     private static func isKind(_ byte: UInt8) -> Bool {
         switch byte & LogFormat.kindMask {
-        case LogFormat.Kind.itemAdded.rawValue, LogFormat.Kind.quantityChanged.rawValue: true
-        case LogFormat.Kind.itemRemoved.rawValue, LogFormat.Kind.checkedOut.rawValue, LogFormat.Kind.voteCast.rawValue,
-            LogFormat.Kind.ignored.rawValue:
+        case LogFormat.Kind.itemAdded.byte, LogFormat.Kind.quantityChanged.byte: true
+        case LogFormat.Kind.itemRemoved.byte, LogFormat.Kind.checkedOut.byte, LogFormat.Kind.voteCast.byte,
+            LogFormat.Kind.ignored.byte:
             byte >> LogFormat.kindBits == 0
         default: false
         }

@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// A batch's ids, role by role: how many ids of the role the log held before
 /// the batch, how many the batch adds, and where in its payload the

@@ -1,3 +1,5 @@
+import OrdersFormat
+
 /// The skippable frame that opens every log: magic text, format version, CRC.
 package struct FileHeader: Hashable, Sendable {
     package init(version: UInt16 = LogFormat.version) { self.version = version }

@@ -1,8 +1,10 @@
 import OrdersCore
 
 /// Constants of the binary log format. `Sources/OrdersLog/FORMAT.md`
-/// describes the format in full.
-package enum LogFormat {
+/// describes the format in full. Those the store's loops read an event at
+/// a time are public and inlinable: an inlinable `package` declaration is
+/// still a call from another module.
+public enum LogFormat {
     /// The version this code writes. Versions 1 and 2 were pre-release
     /// layouts (version 2 numbered every id in one sequence, whatever its
     /// role); they are refused.
@@ -43,15 +45,31 @@ package enum LogFormat {
     /// Event kinds in the low bits of the kinds column's bytes. `ignored`
     /// (version 4 on) is an event of a type the fold does not know: it has a
     /// time and no other column, and its batch's record frame spells it.
-    package enum Kind: UInt8 {
+    public enum Kind: UInt8, CaseIterable {
         case itemAdded = 0, quantityChanged, itemRemoved, checkedOut, voteCast, ignored
     }
 
     /// The bits of a kind byte that hold the kind; the rest hold a small quantity.
-    package static let kindBits: UInt8 = 3
-    package static let kindMask: UInt8 = 1 << kindBits - 1
+    @inlinable public static var kindBits: UInt8 { 3 }
+    @inlinable public static var kindMask: UInt8 { 1 << kindBits - 1 }
     /// The largest quantity a kind byte holds; larger ones go in the quantities column.
-    package static let maxInlineQuantity: Int64 = Int64(UInt8.max >> kindBits)
+    @inlinable public static var maxInlineQuantity: Int64 { Int64(UInt8.max >> kindBits) }
+}
+
+extension LogFormat.Kind {
+    /// The kind's byte, `rawValue`, spelled out so that the batch codec's
+    /// loops, in the store's module, fold it into a constant: a raw value
+    /// read across a module boundary is a call an event.
+    @inlinable public var byte: UInt8 {
+        switch self {
+        case .itemAdded: 0
+        case .quantityChanged: 1
+        case .itemRemoved: 2
+        case .checkedOut: 3
+        case .voteCast: 4
+        case .ignored: 5
+        }
+    }
 }
 
 extension ByteWriter {

@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// The values of a whole batch's events, decoded by a worker for the thread
 /// that folds: with two threads, one reads, decompresses and decodes the

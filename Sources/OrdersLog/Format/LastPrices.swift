@@ -1,4 +1,5 @@
 import OrdersCore
+import OrdersFormat
 
 /// The last price of each product in the batch being written or read:
 /// what the prices column's deltas are taken from. Each entry carries the
