@@ -28,9 +28,10 @@ public final class OrdersClient: Sendable {
         /// How long one request may take before it is given up and retried.
         public var timeout: Duration = .seconds(30)
         public var backoff = Backoff()
-        /// How to read an outbox that a release before 2026-12 wrote, whose
-        /// events are zstd-compressed (OUTBOX.md); `orders send` gives libzstd's.
-        public var decompressor: Outbox.Decompressor?
+        /// zstd for the outbox's frames, where the process has it: frames are
+        /// compressed, and one compressed before can be read (OUTBOX.md).
+        /// `orders send` gives libzstd's; an app gives none, and its frames are stored.
+        public var compression: Outbox.Compression?
 
         public init() {}
     }
@@ -51,7 +52,7 @@ public final class OrdersClient: Sendable {
         server: URL, outbox directory: String, token: String? = nil, configuration: Configuration = Configuration(),
         delegate: (any OrdersClientDelegate)? = nil, transport: (any HTTPTransport)? = nil
     ) throws {
-        outbox = try Outbox(directory: directory, capacity: configuration.capacity, decompressor: configuration.decompressor)
+        outbox = try Outbox(directory: directory, capacity: configuration.capacity, compression: configuration.compression)
         self.configuration = configuration
         self.transport = Transport(
             server: server, token: token, underlying: transport ?? URLSessionTransport(server: server, timeout: configuration.timeout))

@@ -147,8 +147,8 @@ struct OutboxTests {
         #expect(Array(text) == lines(0..<5))
     }
 
-    /// An outbox that a release before 2026-12 wrote holds zstd-compressed frames: read with a decompressor, refused by name without one.
-    @Test func anOutboxOfCompressedFramesIsReadWithADecompressor() async throws {
+    /// An outbox that `orders send` or a release before 2026-12 wrote holds zstd-compressed frames: read with its compression, refused by name without.
+    @Test func anOutboxOfCompressedFramesIsReadWithItsCompression() async throws {
         let directory = temporaryDirectory()
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let text = lines(0..<4)
@@ -164,7 +164,15 @@ struct OutboxTests {
             await #expect(throws: OutboxError.self) { try await outbox.batch(limit: .max, maxBytes: .max) }
             await outbox.close()
         }
-        let outbox = try Outbox(directory: directory) { frame, size in try ZstdDecompressor.content(of: frame, size: size) }
+        let outbox = try Outbox(
+            directory: directory,
+            compression: Outbox.Compression(
+                compress: { text in
+                    var compressor = try ZstdCompressor(level: 1, checksum: false)
+                    var frame: [UInt8] = []
+                    _ = try text.withUnsafeBytes { try compressor.compressFrame($0, appendingTo: &frame) }
+                    return frame
+                }, decompress: { frame, size in try ZstdDecompressor.content(of: frame, size: size) }))
         let batch = try #require(try await outbox.batch(limit: .max, maxBytes: .max))
         #expect(batch.first == 0 && batch.text == text)
         // What it records next is stored, and both read back in order.

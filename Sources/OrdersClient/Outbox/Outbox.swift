@@ -31,13 +31,27 @@ public actor Outbox {
         }
     }
 
-    /// Decompresses a zstd frame whose content is `size` bytes: for the frames
-    /// of an outbox written before 2026-12, which were compressed (OUTBOX.md).
-    public typealias Decompressor = @Sendable (_ frame: [UInt8], _ size: Int) throws -> [UInt8]
+    /// zstd for the events' frames, from a process that has libzstd (`orders
+    /// send`): frames are then compressed, and an outbox written before
+    /// 2026-12, whose frames all are, can be read. Without it, frames are
+    /// stored (OUTBOX.md), and an app needs no libzstd.
+    public struct Compression: Sendable {
+        /// One whole zstd frame of `text`.
+        public var compress: @Sendable (_ text: [UInt8]) throws -> [UInt8]
+        /// The content, `size` bytes, of the zstd frame `frame`.
+        public var decompress: @Sendable (_ frame: [UInt8], _ size: Int) throws -> [UInt8]
+
+        public init(
+            compress: @escaping @Sendable ([UInt8]) throws -> [UInt8], decompress: @escaping @Sendable ([UInt8], Int) throws -> [UInt8]
+        ) {
+            self.compress = compress
+            self.decompress = decompress
+        }
+    }
 
     /// The most bytes of NDJSON that may wait for delivery.
     public let capacity: Int
-    private let decompressor: Decompressor?
+    private let compression: Compression?
     /// What opening repaired: a torn tail cut off, if there was one.
     public let repaired: String?
     public nonisolated var directory: String { file.value.directory }
@@ -79,14 +93,14 @@ public actor Outbox {
     /// Opens the outbox in `directory` (created if missing), holding it for as long as this lives.
     /// - Parameters:
     ///   - capacity: the most bytes of NDJSON that may wait for delivery (64 MiB unless told).
-    ///   - decompressor: how to read the compressed frames of an outbox written before 2026-12, if it holds any.
+    ///   - compression: zstd, to compress the events' frames and read compressed ones; stored frames without it.
     /// - Throws: ``OutboxError``: in use by another process, damaged, or not readable.
-    public init(directory: String, capacity: Int = 64 << 20, decompressor: Decompressor? = nil) throws(OutboxError) {
+    public init(directory: String, capacity: Int = 64 << 20, compression: Compression? = nil) throws(OutboxError) {
         let file = try OutboxFile(directory: directory)
         let found = try file.readAll()
         self.file = Handed(file)
         self.capacity = capacity
-        self.decompressor = decompressor
+        self.compression = compression
         repaired = found.repaired
         // The number the next recorded entry must start at; unknown after a compacted file's delivered mark.
         var expected: UInt64? = 0
@@ -230,11 +244,13 @@ public actor Outbox {
             }
             let start = file.value.end, first = next, deliveredMark = through
             let entries = runs.map { (text: $0.text, count: $0.count, mark: $0.mark) }
-            let file = self.file
+            let file = self.file, compress = compression?.compress
             let written: Result<[Span], any Error> = await withCheckedContinuation { done in
                 io.async {
                     done.resume(
-                        returning: Result { try Self.write(entries, from: first, delivered: deliveredMark, to: file.value, at: start) })
+                        returning: Result {
+                            try Self.write(entries, from: first, delivered: deliveredMark, to: file.value, at: start, compress: compress)
+                        })
                 }
             }
             switch written {
@@ -270,14 +286,14 @@ public actor Outbox {
     /// ends, syncing if any holds events; returns their spans.
     private static func write(
         _ entries: [(text: [UInt8], count: Int, mark: IntakeMark?)], from first: UInt64, delivered: UInt64?, to file: OutboxFile,
-        at start: Int64
+        at start: Int64, compress: (@Sendable ([UInt8]) throws -> [UInt8])?
     ) throws -> [Span] {
         var bytes: [UInt8] = []
         var spans: [Span] = []
         var number = first
         for entry in entries {
             var frame: [UInt8] = []
-            StoredZstdFrame.append(entry.text, to: &frame)
+            if let compress { frame = try compress(entry.text) } else { StoredZstdFrame.append(entry.text, to: &frame) }
             let header = RecordedHeader(
                 first: number, count: UInt32(entry.count), frameSize: UInt32(frame.count), textSize: UInt32(entry.text.count),
                 frameCRC: CRC32C.checksum(frame), mark: entry.mark)
@@ -306,10 +322,10 @@ public actor Outbox {
             switch try StoredZstdFrame.content(of: frame) {
             case .stored(let content): text = content
             case .compressed:
-                guard let decompress = decompressor else {
+                guard let decompress = compression?.decompress else {
                     throw OutboxError.damaged(
                         path: file.value.path, offset: span.frameOffset,
-                        "the events' frame is zstd-compressed, as a release before 2026-12 wrote it: open the outbox with a decompressor, as `orders send` does"
+                        "the events' frame is zstd-compressed, as `orders send` and releases before 2026-12 write them: open the outbox with its Compression"
                     )
                 }
                 text = try decompress(frame, Int(span.header.textSize))

@@ -75,7 +75,7 @@ extension Orders {
                 configuration.batchSize = batch
                 configuration.batchDelay = .zero
                 configuration.capacity = 256 << 20
-                configuration.decompressor = { frame, size in try ZstdDecompressor.content(of: frame, size: size) }
+                configuration.compression = .zstd
                 let watcher = SendWatcher()
                 // Plain http on NIO; https by URLSession, which speaks TLS.
                 let transport: (any HTTPTransport)? =
