@@ -26,7 +26,7 @@ package struct Intake {
     /// Takes the source's text, each stretch of whole lines as `nextLines`
     /// reads it (nil at the end), calling `progress` with the events taken after each.
     /// - Throws: ``InputError`` for a malformed line (the chunks before it stay taken), ``OutboxError``, and what `nextLines` throws.
-    package func take(_ nextLines: () throws -> ArraySlice<UInt8>?, progress: (Int) -> Void = { _ in }) async throws -> Taken {
+    package func record(from nextLines: () throws -> ArraySlice<UInt8>?, progress: (Int) -> Void = { _ in }) async throws -> Taken {
         let mark = await outbox.mark(for: source)
         var taken = Taken()
         var seen = IntakeMark(source: source, lines: 0, bytes: 0, crc: 0)
@@ -48,21 +48,21 @@ package struct Intake {
                 } else {
                     // Other content under the same name: all of it is new.
                     seen = IntakeMark(source: source, lines: 0, bytes: 0, crc: 0)
-                    for chunk in held.dropLast() { try await take(chunk, seen: &seen, taken: &taken, progress: progress) }
+                    for chunk in held.dropLast() { try await record(chunk, seen: &seen, taken: &taken, progress: progress) }
                     rest = held.last!
                     held = []
                 }
             }
-            if !rest.isEmpty { try await take(rest, seen: &seen, taken: &taken, progress: progress) }
+            if !rest.isEmpty { try await record(rest, seen: &seen, taken: &taken, progress: progress) }
         }
         if checking {  // shorter than what was taken: other content
             seen = IntakeMark(source: source, lines: 0, bytes: 0, crc: 0)
-            for chunk in held { try await take(chunk, seen: &seen, taken: &taken, progress: progress) }
+            for chunk in held { try await record(chunk, seen: &seen, taken: &taken, progress: progress) }
         }
         return taken
     }
 
-    private func take(_ text: ArraySlice<UInt8>, seen: inout IntakeMark, taken: inout Taken, progress: (Int) -> Void) async throws {
+    private func record(_ text: ArraySlice<UInt8>, seen: inout IntakeMark, taken: inout Taken, progress: (Int) -> Void) async throws {
         var lines: [UInt8] = []
         let count = try OutboxLines.prepare(
             Array(text), name: source == "-" ? "standard input" : source, firstLine: Int(seen.lines) + 1,

@@ -56,7 +56,7 @@ public actor Outbox {
     public let repaired: String?
     public nonisolated var directory: String { file.value.directory }
 
-    private let file: Handed<OutboxFile>
+    private let file: TransferBox<OutboxFile>
     /// Writes and syncs run here, one group at a time, so that they do not hold the actor.
     private let io = DispatchQueue(label: "orders.outbox.io")
 
@@ -98,7 +98,7 @@ public actor Outbox {
     public init(directory: String, capacity: Int = 64 << 20, compression: Compression? = nil) throws(OutboxError) {
         let file = try OutboxFile(directory: directory)
         let found = try file.readAll()
-        self.file = Handed(file)
+        self.file = TransferBox(file)
         self.capacity = capacity
         self.compression = compression
         repaired = found.repaired

@@ -48,8 +48,6 @@ public struct CartViews: Sendable {
     /// Carts numbered below this are not held.
     public let heldFrom: Int
     private var carts: [Symbol: Cart] = [:]
-    /// The versions of carts not held that had an event here.
-    private var versions: [Symbol: Int64] = [:]
     /// The orders the held carts placed.
     private var orders: [Symbol: Order] = [:]
 
@@ -64,28 +62,13 @@ public struct CartViews: Sendable {
     /// The held cart `symbol`, if it has an event.
     public func cart(_ symbol: Symbol) -> Cart? { carts[symbol] }
 
-    /// The version of cart `symbol`: 0 for a held cart with no event; nil
-    /// for a cart not held that had no event here, whose version is in the log.
-    public func version(of symbol: Symbol) -> Int64? {
-        holds(symbol) ? carts[symbol]?.version ?? 0 : versions[symbol]
-    }
-
-    /// Takes `version` as that of the cart `symbol`, not held, read from
-    /// the log, unless an event here gave it a later one meanwhile.
-    public mutating func take(version: Int64, of symbol: Symbol) {
-        if !holds(symbol), versions[symbol] == nil { versions[symbol] = version }
-    }
-
     /// The order `symbol`, if a held cart's applied checkout placed it.
     public func order(_ symbol: Symbol) -> Order? { orders[symbol] }
 
     /// Follows `event`, at `seq`, which `ledger` decided was `status` and has applied.
     public mutating func follow(_ event: Event, seq: Int64, status: Status, ledger: borrowing Ledger) {
         guard let symbol = event.cart else { return }
-        guard holds(symbol) else {
-            versions[symbol] = seq
-            return
-        }
+        guard holds(symbol) else { return }
         var cart = carts.removeValue(forKey: symbol) ?? Cart()
         defer { carts[symbol] = cart }
         cart.version = seq

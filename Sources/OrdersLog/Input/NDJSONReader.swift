@@ -183,7 +183,7 @@ public final class NDJSONReader: AppendableStream {
     /// the workers, a few ahead of the caller; it ends with the input, at
     /// the first error, or when this reader goes.
     private func startProducing() {
-        let chunker = Handed(chunker), pool = self.pool, ahead = 2 * workers + 2
+        let chunker = TransferBox(chunker), pool = self.pool, ahead = 2 * workers + 2
         producer = startThread {
             while true {
                 let input = Input(from: chunker.value)

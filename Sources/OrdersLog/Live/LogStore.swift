@@ -76,13 +76,13 @@ public actor LogStore {
         path: String, failed: @escaping @Sendable (any Error) -> Void = { _ in }, meanwhile: () throws -> T
     ) throws -> (store: LogStore, value: T) {
         let writer = try LogWriter(path: path)
-        let handed = Handed(writer)
+        let handed = TransferBox(writer)
         let idsRead = started {
             Result {
                 let ids = try handed.value.handOverLogIDs()
                 // Older carts are read through the index: made now if the log lacks any.
                 handed.value.openIndex()
-                return Handed(ids)
+                return TransferBox(ids)
             }
         }
         let value: T
@@ -197,7 +197,7 @@ public actor LogStore {
             do {
                 while let request = waiting.popFirst() {
                     do {
-                        taken.append(try take(request))
+                        taken.append(try stage(request))
                     } catch let refusal as AppendRefusal {
                         request.reply.resume(throwing: refusal)
                     }
@@ -214,19 +214,20 @@ public actor LogStore {
         committing = false
     }
 
-    /// Checks one request and hands its events to the writer, the first
-    /// taking the seq after every group in flight; nothing of it if it fails.
-    private func take(_ request: Pending) throws -> Taken {
+    /// Checks one request and stages its events in the writer's
+    /// transaction, the first taking the seq after every group in flight;
+    /// nothing of it if it fails.
+    private func stage(_ request: Pending) throws -> Taken {
         let counts = ids.counts
         do {
-            return try take(request, renumbered: request.parsed.events(renumberedInto: &ids))
+            return try stage(request, renumbered: request.parsed.events(renumberedInto: &ids))
         } catch {
             ids.removeIDs(from: counts)
             throw error
         }
     }
 
-    private func take(_ request: Pending, renumbered events: [Event]) throws -> Taken {
+    private func stage(_ request: Pending, renumbered events: [Event]) throws -> Taken {
         if let wanted = request.cart {
             let symbol = ids.carts.lookup(wanted)
             if let other = events.firstIndex(where: { $0.cart == nil || $0.cart != symbol }) {
@@ -303,7 +304,7 @@ public actor LogStore {
     private func onCommitQueue(_ work: @escaping (LogWriter, Identifiers) throws -> Void) async throws {
         // Lent to the queue while the actor waits for it and changes nothing it holds, and given back
         // before the answer: were the ids' tables still shared then, the next append would copy them whole.
-        let lent = Lent((writer, ids, work))
+        let lent = LoanBox((writer, ids, work))
         fsyncsMade = try await withCheckedThrowingContinuation { (done: CheckedContinuation<Int, any Error>) in
             commits.async {
                 let result = lent.use { writer, ids, work in

@@ -146,7 +146,7 @@ actor LiveProjection: CommitConsumer {
         let path = path, logger = logger
         let read = try await LogReads.run {
             let log = try LogReader(path: path, options: ReadOptions(threads: 2))
-            return Handed(
+            return TransferBox(
                 try Engine.fold(log, threads: 2, zone: zone, fromSnapshot: true, productSales: productSales) { logger.notice("\($0)") })
         }
         let (reports, readerIDs) = read.value
@@ -155,7 +155,7 @@ actor LiveProjection: CommitConsumer {
             throw AppendRefusal.broken(reason: failure)
         }
         let fold = ZonedFold(base: await store.renamed(reports, from: readerIDs), zone: zone)
-        for (seq, observed) in zoneBuilds[key]!.backlog { fold.take(observed, seq: seq) }
+        for (seq, observed) in zoneBuilds[key]!.backlog { fold.add(observed, seq: seq) }
         zoned[key] = fold
         // The fold with product sales answers the daily report too: one fold a zone to keep up to date.
         if productSales { zoned[zone.name] = nil }

@@ -20,41 +20,41 @@ enum LogReads {
 
     /// `body`'s result, read on a thread of its own once a turn is free.
     static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        await turns.take()
+        await slots.wait()
         return try await withCheckedThrowingContinuation { continuation in
             startDetachedThread {
                 lowerThisThreadsPriority()
                 let result = Result { try body() }
-                turns.give()
+                slots.signal()
                 continuation.resume(with: result)
             }
         }
     }
 
-    private static let turns = Turns(most)
+    private static let slots = Semaphore(most)
 
-    /// The turns to read: taken by each read, and handed to the next waiting one when it ends.
+    /// A counting semaphore of the reads that may run: waited on by each read, and signalled when it ends, waking the next.
     /// Behind a pthread mutex (``ConditionBox``), which the thread sanitizer follows.
-    private final class Turns: Sendable {
+    private final class Semaphore: Sendable {
         private let state: ConditionBox<(free: Int, waiting: [CheckedContinuation<Void, Never>])>
 
         init(_ count: Int) { state = ConditionBox((count, [])) }
 
-        func take() async {
-            await withCheckedContinuation { (turn: CheckedContinuation<Void, Never>) in
+        func wait() async {
+            await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
                 let now = state.withLock { state -> Bool in
                     guard state.free > 0 else {
-                        state.waiting.append(turn)
+                        state.waiting.append(waiter)
                         return false
                     }
                     state.free -= 1
                     return true
                 }
-                if now { turn.resume() }
+                if now { waiter.resume() }
             }
         }
 
-        func give() {
+        func signal() {
             let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
                 guard !state.waiting.isEmpty else {
                     state.free += 1

@@ -22,7 +22,7 @@ final class ZonedFold {
     }
 
     /// Takes what the ledger observed of the event of seq `seq`, unless the base holds it.
-    func take(_ observed: Observed, seq: Seq) {
+    func add(_ observed: Observed, seq: Seq) {
         switch observed {
         case .placed(let order): order.withPlacedOrder { placed($0, seq: seq) }
         case .voted(let poll, let candidate): voted(poll: poll, candidate: candidate, seq: seq)

@@ -95,7 +95,8 @@ extension Orders {
                 do {
                     for file in files {
                         let source = file == "-" ? "-" : URL(fileURLWithPath: file).standardizedFileURL.path
-                        let taken = try await Intake(outbox: client.outbox, source: source).take(TextInput(path: file).next) { events in
+                        let taken = try await Intake(outbox: client.outbox, source: source).record(from: TextInput(path: file).next) {
+                            events in
                             progress.taken(events)
                         }
                         skipped += taken.skipped
