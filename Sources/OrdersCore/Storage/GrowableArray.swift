@@ -9,8 +9,7 @@ import Darwin
 ///
 /// Written for the fold's big tables rather than using `Array`: an `Array`
 /// that outgrows its buffer copies into a new one, and for tables of hundreds
-/// of megabytes that copy and the fresh pages it writes were a tenth of a
-/// replay. glibc grows a large block by remapping its pages (`mremap`),
+/// of megabytes that copy and the fresh pages it writes cost. glibc grows a large block by remapping its pages (`mremap`),
 /// copying nothing and touching no page.
 public struct GrowableArray<Element: BitwiseCopyable>: @unchecked Sendable {  // Copy on write, like Array.
     /// Owns the block, frees it, and by its reference count tells whether it is shared.

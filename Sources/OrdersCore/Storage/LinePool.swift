@@ -2,7 +2,7 @@
 /// owns a block of 2, 4, 8… of them, and blocks given back are reused.
 ///
 /// Written here rather than an array per cart: a cart of its own array costs
-/// a malloc, a free and reference counting, which were a tenth of a replay.
+/// a malloc, a free and reference counting.
 /// Free blocks are kept in a list per size through the blocks themselves:
 /// a free block's first line holds, in its `qty`, the start of the next
 /// plus one (0 ends the list).

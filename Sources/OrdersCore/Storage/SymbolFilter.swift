@@ -5,8 +5,7 @@ import CPrefetch
 /// is asked (a cache miss for each lookup, once it outgrows the cache).
 ///
 /// Sixteen bits an id, so about one id in sixteen that the table lacks
-/// passes. Looking every new id of the 100M-event log (23.9M) up in the
-/// ids of 5M events to import was a third of the import's time.
+/// passes: most lookups of ids a table lacks end here, without a miss.
 public struct SymbolFilter: Sendable {
     @usableFromInline let bits: [UInt64]
     @usableFromInline let mask: UInt32

@@ -176,8 +176,7 @@ public enum RFC3339 {
 
     /// The date of the last time written, and its text, `YYYY-MM-DDT`.
     /// Events come in time order, so nearly all are on the date of the one
-    /// before, whose text is then copied rather than converted again: that
-    /// was a third of writing a time.
+    /// before, whose text is then copied rather than converted again.
     package struct LastWrittenDate {
         /// The date's day number, from 1970-01-01; none until a time is written.
         fileprivate var days: Int64?

@@ -55,8 +55,7 @@ extension LogReader {
     /// Defines in `found` each of `staged` that `wanted` holds, and empties
     /// `staged`. A function of its own, not one nested in ``lookUp(_:into:batchDone:)``:
     /// a nested one captures `staged` in a box whose every access, one an
-    /// id of the log, is checked for exclusivity at run time (15% of an
-    /// import into a 20M-event log).
+    /// id of the log, is checked for exclusivity at run time.
     private static func lookUp(
         _ staged: inout [(number: Int, bytes: UnsafeRawBufferPointer, bit: UInt32)], _ filter: SymbolFilter, in wanted: SymbolTable,
         into found: inout SymbolTable

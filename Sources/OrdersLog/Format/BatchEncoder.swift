@@ -47,9 +47,8 @@ package struct BatchEncoder: ~Copyable {
     /// The ids the events use are interned role by role, each once, in the
     /// order the events first use them (so new ones are numbered in that
     /// order, as the format wants), all together in stages whose cache
-    /// misses overlap (``SymbolTable/intern(_:of:into:)``): one at a time, each
-    /// a miss in the log's index, this took 0.4 µs an event, most of an
-    /// import of 5M held events into the 100M-event log.
+    /// misses overlap (``SymbolTable/intern(_:of:into:)``), rather than one
+    /// at a time, each a miss in the log's index.
     package mutating func encode(_ events: ArraySlice<Event>, ids: Identifiers, log: inout Identifiers) -> Encoded {
         let defined = log.counts
         renumbering &+= 1

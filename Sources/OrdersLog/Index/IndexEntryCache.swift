@@ -5,8 +5,7 @@ import OrdersFormat
 /// asks many of one log (`orders serve`): a question takes those that
 /// still stand for its reader's batches, and makes from the log only those
 /// of the batches appended since, so that reading one cart through the
-/// index does not read the whole index file again (at 100M events, 42 MB
-/// and 40% of the time of a cart read from the log).
+/// index does not read the whole index file again.
 ///
 /// Derived, as the index is: an entry that no longer stands for its batch
 /// (a log cut back, or repaired) is passed over with every entry after it.

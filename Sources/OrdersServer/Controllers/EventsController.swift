@@ -94,7 +94,7 @@ struct EventsController {
     }
 
     /// How long a stream waits after each write, gathering the groups appended meanwhile
-    /// into its next: a write a group to every subscriber cost the appends more than half their rate.
+    /// into its next, so that many subscribers do not write once a group each.
     static let streamLinger = Duration.milliseconds(25)
 
     /// How many events of a stream's resume are read, framed and written

@@ -1,12 +1,11 @@
 import NIOCore
 import Synchronization
 
-/// The subscribers of `/events/stream`, kept by the appends' actor: each
-/// group of appends is framed once, as one buffer of Server-Sent Events
-/// that every subscriber shares, and sent as one element of its stream.
-/// Sent an event at a time, fifty subscribers cut the appends to a tenth:
-/// an element and a write per event and subscriber, on the threads the
-/// appends need.
+/// The subscribers of `/events/stream` (``StreamSubscribers`` holds them):
+/// each group of appends is framed once, as one buffer of Server-Sent
+/// Events that every subscriber shares, and sent as one element of its
+/// stream, rather than an element and a write per event and subscriber
+/// on the threads the appends need.
 struct Subscribers {
     /// How many events a subscriber may fall behind before it is dropped
     /// (and told so in the log), so that a slow reader neither slows the

@@ -6,8 +6,8 @@ import OrdersClient
 
 /// HTTP/1.1 on SwiftNIO over one kept-alive connection, one request at a
 /// time: what `orders send` delivers with. On Linux, FoundationNetworking's
-/// URLSession took about 870 context switches a request (perf stat, in
-/// docs/client.md): CPU that the server on the same machine lost. NIO is
+/// URLSession switches threads many times a request (docs/client.md), CPU
+/// that a server on the same machine loses. NIO is
 /// here already, for `orders serve`; AsyncHTTPClient would add TLS and
 /// HTTP/2 to the build for a command that needs neither, so for https
 /// `orders send` keeps URLSession.
