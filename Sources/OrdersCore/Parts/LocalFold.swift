@@ -288,7 +288,7 @@ struct KeptOrders: FoldObserver {
     var indices: [Int] { (0..<kept.count).filter { !dropped.contains($0) } }
 
     mutating func placed(_ order: PlacedOrder) {
-        lines.append(contentsOf: order.lines)
+        order.withLines { lines.append(contentsOf: $0) }
         kept.append(
             Kept(
                 claim: Int32(claim), cart: order.cart, order: order.id, currency: order.currency, at: order.at, units: order.units,

@@ -13,15 +13,13 @@ public struct RenamedOrders: FoldObserver, ~Copyable {
 
     public mutating func placed(_ order: PlacedOrder) {
         lines.removeAll(keepingCapacity: true)
-        for var line in order.lines {
-            line.product = products[line.product.index]
-            lines.append(line)
+        order.withLines { theirs in
+            for var line in theirs {
+                line.product = products[line.product.index]
+                lines.append(line)
+            }
         }
-        lines.withUnsafeBufferPointer { renamed in
-            var order = order
-            order.lines = renamed
-            gatherer.placed(order)
-        }
+        lines.withUnsafeBufferPointer { renamed in order.withLines(renamed) { gatherer.placed($0) } }
     }
 
     public mutating func voted(poll: Symbol, candidate: Symbol) {}

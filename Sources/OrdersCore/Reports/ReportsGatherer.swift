@@ -52,11 +52,13 @@ public struct ReportsGatherer: ~Copyable, FoldObserver, @unchecked Sendable {  /
         daily[entry: entry].orders.add(1)
         daily[entry: entry].units.add(order.units)
         daily[entry: entry].revenue.add(order.total)
-        for line in order.lines {
-            let entry = products.entry(for: ProductSales.Key(day: day, product: line.product, currency: order.currency))
-            products[entry: entry].units.add(line.qty)
-            // Safe from wrapping: the order's total fitted, so each line's does.
-            products[entry: entry].revenue.add(line.qty &* line.price)
+        order.withLines { lines in
+            for line in lines {
+                let entry = products.entry(for: ProductSales.Key(day: day, product: line.product, currency: order.currency))
+                products[entry: entry].units.add(line.qty)
+                // Safe from wrapping: the order's total fitted, so each line's does.
+                products[entry: entry].revenue.add(line.qty &* line.price)
+            }
         }
     }
 

@@ -55,7 +55,7 @@ struct KeptOrder: Sendable {
 
     init(_ order: PlacedOrder) {
         (id, cart, at, currency, units, total) = (order.id, order.cart, order.at, order.currency, order.units, order.total)
-        lines = Array(order.lines)
+        lines = order.withLines(Array.init)
     }
 
     func withPlacedOrder(_ body: (PlacedOrder) -> Void) {
