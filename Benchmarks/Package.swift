@@ -17,6 +17,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "OrdersCore", package: "orders"),
+                .product(name: "OrdersFormat", package: "orders"),
                 .product(name: "OrdersLog", package: "orders"),
                 .product(name: "OrdersWorkload", package: "orders"),
             ],

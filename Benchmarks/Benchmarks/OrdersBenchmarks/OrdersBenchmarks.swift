@@ -1,6 +1,7 @@
 import Benchmark
 import Foundation
 import OrdersCore
+import OrdersFormat
 import OrdersLog
 import OrdersWorkload
 
@@ -40,15 +41,16 @@ private func generatedLog(_ count: Int, seed: UInt64) -> String {
     var generator = StreamGenerator(seed: seed, events: count)
     var remaining = count
     var batch: [Event] = []
-    while remaining > 0 {
-        var ids = Identifiers()
-        generator.generate(min(remaining, LogWriter.defaultBatchEvents), ids: &ids, into: &batch)
-        for event in batch { try! writer.append(event, ids: ids) }
-        try! writer.flush(ids: ids)
-        remaining -= batch.count
-        batch.removeAll(keepingCapacity: true)
+    try! writer.write { transaction in
+        while remaining > 0 {
+            var ids = Identifiers()
+            generator.generate(min(remaining, LogWriter.defaultBatchEvents), ids: &ids, into: &batch)
+            for event in batch { try transaction.append(event, ids: ids) }
+            try transaction.flush(ids: ids)
+            remaining -= batch.count
+            batch.removeAll(keepingCapacity: true)
+        }
     }
-    try! writer.commit(ids: Identifiers())
     return path
 }
 
@@ -138,8 +140,9 @@ let benchmarks: @Sendable () -> Void = {
         for _ in benchmark.scaledIterations {
             remove()
             let writer = try LogWriter(path: path)
-            for event in stream.events { try writer.append(event, ids: stream.ids) }
-            try writer.commit(ids: stream.ids)
+            try writer.write(ids: stream.ids) { transaction in
+                for event in stream.events { try transaction.append(event, ids: stream.ids) }
+            }
         }
         remove()
     }
