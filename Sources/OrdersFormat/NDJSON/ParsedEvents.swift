@@ -25,9 +25,4 @@ public struct ParsedEvents: Sendable {
         }
         return events.map { event in event.renumbered { role, id in renumber[starts[role.rawValue] + id.index] } }
     }
-
-    /// Line `k` (from 0)'s cart's spelling, if it has a cart.
-    public func cart(ofEvent k: Int) -> ArraySlice<UInt8>? {
-        events[k].cart.map { ids.carts[$0] }
-    }
 }

@@ -59,7 +59,7 @@ public actor LogStore {
     private var queue: [Pending] = []
     private var committing = false
     /// Why appends are refused, once a write or a sync failed.
-    private var broken: String?
+    public private(set) var failure: String?
     /// Commits run here, one at a time, so that their syncs do not hold the actor.
     private let commits = DispatchQueue(label: "orders.store.commit")
     /// The writer's fsyncs as of the last group told, and as of the last work on the commit queue.
@@ -157,7 +157,7 @@ public actor LogStore {
     ///     is read from the log first (``versionToRead(of:)``).
     /// - Throws: ``AppendRefusal``.
     public func append(_ parsed: ParsedEvents, cart: [UInt8]? = nil, precondition: CartPrecondition? = nil) async throws -> Appended {
-        if let broken { throw AppendRefusal.broken(reason: broken) }
+        if let failure { throw AppendRefusal.broken(reason: failure) }
         return try await withCheckedThrowingContinuation { reply in
             queue.append(Pending(parsed: parsed, cart: cart, precondition: precondition, reply: reply))
             if !committing {
@@ -177,7 +177,7 @@ public actor LogStore {
     private func commitQueued() async {
         /// The group whose commit record is written but not yet synced.
         var unsynced: [Taken] = []
-        while broken == nil {
+        while failure == nil {
             if queue.isEmpty {
                 guard !unsynced.isEmpty else { break }
                 do {
@@ -288,15 +288,12 @@ public actor LogStore {
     /// lesson of PostgreSQL's fsync errors: a failed sync is not retried),
     /// so the store stops appending; opening it again reads the log anew and cuts any tail.
     private func breakDown(_ error: any Error, failing replies: [CheckedContinuation<Appended, any Error>]) {
-        broken = "\(error)"
+        failure = "\(error)"
         failed(error)
         for reply in replies { reply.resume(throwing: AppendRefusal.notDurable(reason: "\(error)")) }
         for request in queue { request.reply.resume(throwing: AppendRefusal.broken(reason: "\(error)")) }
         queue = []
     }
-
-    /// Why appends are refused, if a write or a sync failed.
-    public var failure: String? { broken }
 
     /// Runs `work` on the writer on the commit queue, so that its syncs do
     /// not hold the actor; then notes the writer's fsyncs, counted there

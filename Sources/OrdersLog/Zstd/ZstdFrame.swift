@@ -4,7 +4,7 @@ import OrdersFormat
 /// Facts about zstd frames read from their bytes alone.
 public enum ZstdFrame {
     /// The magic number that starts every zstd frame, little-endian.
-    public static let magic: UInt32 = 0xFD2F_B528
+    public static var magic: UInt32 { StoredZstdFrame.magic }
     /// Skippable frames have magic numbers `0x184D2A50` … `0x184D2A5F`.
     public static let skippableMagicMask: UInt32 = 0xFFFF_FFF0
     public static let skippableMagicBase: UInt32 = 0x184D_2A50

@@ -43,9 +43,8 @@ struct Appending {
             }
             return Responses.json(object.closed + [0x0A])
         } catch let error as InputError {
+            // A malformed body, answered as a refused append is, with its line and field; other refusals reach JSONErrors.
             throw JSONError(AppendRefusal.input(error))
-        } catch let refusal as AppendRefusal {
-            throw JSONError(refusal)
         }
     }
 }
