@@ -13,7 +13,8 @@ import Logging
 public func buildApplication(
     _ options: ServerOptions, logger: Logger, listening: @escaping @Sendable (String, Int) -> Void = { _, _ in }
 ) async throws -> some ApplicationProtocol {
-    let live = try await Live.open(path: options.log, logger: logger, snapshotAfter: options.snapshotAfter)
+    let live = try await Live.open(
+        path: options.log, logger: logger, snapshotAfter: options.snapshotAfter, heartbeat: options.heartbeat)
     return Application(
         router: buildRouter(live: live, options: options),
         configuration: .init(address: .hostname(options.host, port: options.port), serverName: "orders"),
@@ -21,11 +22,13 @@ public func buildApplication(
         logger: logger)
 }
 
-/// Every route, behind the middleware every request meets: errors as JSON, the token's guard.
+/// Every route, behind the middleware every request meets: the log's id, CORS, errors as JSON, the token's guard.
 /// A new route goes in the controller of its resource, or a controller of its own added here.
 func buildRouter(live: Live, options: ServerOptions) -> Router<BasicRequestContext> {
     // HEAD wherever GET is answered: the GET's headers, no body.
     let router = Router(options: .autoGenerateHeadEndpoints)
+    router.add(middleware: LogIDHeader(id: live.logID))
+    router.add(middleware: CORS(origins: Set(options.corsOrigins)))
     router.add(middleware: JSONErrors())
     router.add(middleware: Guard(token: options.token, guardsReads: options.isPrivate))
     var routes = Routes(router: router)

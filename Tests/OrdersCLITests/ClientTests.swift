@@ -124,6 +124,15 @@ struct ClientTests {
             #expect(refusal.status == 412 && refusal.version == 2)
         }
         #expect(try await client.cart("kiosk 7/a").lines.map(\.qty) == [2])
+        #expect(added.anomalies.isEmpty)
+        // After its checkout the cart is closed: a sale on it is recorded as an anomaly, and the answer says so.
+        let closing = try await client.append(
+            to: "kiosk 7/a",
+            events: [
+                .checkedOut(cart: "kiosk 7/a", order: "A-1"),
+                .itemAdded(cart: "kiosk 7/a", product: "iphone-16", qty: 1, price: 1_250_000, currency: "KRW"),
+            ])
+        #expect(closing.anomalies == [Appended.Anomaly(seq: 4, anomaly: "cart_closed")])
     }
 
     @Test func theLiveFeedResumesAcrossARestartWithNoGapAndNoRepeat() async throws {

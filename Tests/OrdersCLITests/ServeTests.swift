@@ -98,6 +98,17 @@ struct ServeTests {
 
         deinit { close(fd) }
 
+        /// What it received, until `done` holds of it, or the stream ends or 10 s pass without a byte.
+        func received(until done: ([UInt8]) -> Bool) -> [UInt8] {
+            while !done(buffer) {
+                var chunk = [UInt8](repeating: 0, count: 65_536)
+                let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                guard n > 0 else { break }
+                buffer += chunk[..<n]
+            }
+            return buffer
+        }
+
         /// The seqs of the next `count` events, fewer if the stream ends or 10 s pass without one.
         func seqs(_ count: Int) -> [Int64] {
             var seqs: [Int64] = []
@@ -124,7 +135,10 @@ struct ServeTests {
         let server = try Running()
         let appended = try await server.request("POST", "/events", body: Self.kioskDay)
         #expect(appended.status == 200)
-        #expect(appended.text == #"{"appended": 17, "duplicates": 0, "first_seq": 1, "last_seq": 17}"# + "\n")
+        #expect(
+            appended.text
+                == #"{"appended": 17, "duplicates": 0, "first_seq": 1, "last_seq": 17, "anomalies": [{"seq": 7, "anomaly": "cart_closed"}, {"seq": 10, "anomaly": "currency_mismatch"}, {"seq": 12, "anomaly": "empty_cart"}, {"seq": 16, "anomaly": "duplicate_vote"}]}"#
+                + "\n")
         let replay = try await server.request("GET", "/replay")
         #expect(replay.status == 200)
         #expect(replay.text == (try CLI.run(["replay", server.log, "--json"])).text)
@@ -440,7 +454,7 @@ struct ServeTests {
         let withID = #"{"id": "e-1", "type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "v", "candidate": "c"}"#
         #expect(try await server.request("POST", "/events", body: withID).status == 200)
         let retry = try await server.request("POST", "/events", body: withID)
-        #expect(retry.text == #"{"appended": 0, "duplicates": 1, "first_seq": null, "last_seq": null}"# + "\n")
+        #expect(retry.text == #"{"appended": 0, "duplicates": 1, "first_seq": null, "last_seq": null, "anomalies": []}"# + "\n")
         let conflict = try await server.request("POST", "/events", body: withID.replacingOccurrences(of: "\"c\"", with: "\"d\""))
         #expect(conflict.status == 409)
         #expect(conflict.text.contains(#""field": "id", "seq": 1"#))

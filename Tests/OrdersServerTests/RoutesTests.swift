@@ -31,7 +31,10 @@ struct RoutesTests {
     private static func appendDay(_ client: ResponderClient) async throws {
         try await client.execute(uri: "/events", method: .post, body: ByteBuffer(bytes: kioskDay)) { response in
             #expect(response.status == .ok)
-            #expect(text(response) == #"{"appended": 17, "duplicates": 0, "first_seq": 1, "last_seq": 17}"# + "\n")
+            #expect(
+                text(response)
+                    == #"{"appended": 17, "duplicates": 0, "first_seq": 1, "last_seq": 17, "anomalies": [{"seq": 7, "anomaly": "cart_closed"}, {"seq": 10, "anomaly": "currency_mismatch"}, {"seq": 12, "anomaly": "empty_cart"}, {"seq": 16, "anomaly": "duplicate_vote"}]}"#
+                    + "\n")
         }
     }
 
@@ -81,7 +84,7 @@ struct RoutesTests {
             }
             let again = [vote("a", "c"), vote("b", "c"), vote("a", "c")].joined(separator: "\n")
             try await client.execute(uri: "/events", method: .post, body: ByteBuffer(string: again)) { response in
-                #expect(Self.text(response) == #"{"appended": 2, "duplicates": 1, "first_seq": 2, "last_seq": 3}"# + "\n")
+                #expect(Self.text(response) == #"{"appended": 2, "duplicates": 1, "first_seq": 2, "last_seq": 3, "anomalies": []}"# + "\n")
             }
         }
     }
@@ -248,7 +251,11 @@ struct RoutesTests {
             try await client.execute(uri: "/", method: .get) { response in
                 #expect(Self.text(response).contains(#"<script id="state" type="application/json">{"replay": {"events": 17,"#))
             }
-            try await client.execute(uri: "/health", method: .get) { #expect(Self.text($0) == #"{"status": "ok"}"# + "\n") }
+            try await client.execute(uri: "/health", method: .get) { response in
+                let id = try #require(response.headers[HTTPFields.Element.Name("Orders-Log")!])
+                #expect(id.count == 32 && id.allSatisfy(\.isHexDigit))
+                #expect(Self.text(response) == #"{"status": "ok", "log": "\#(id)"}"# + "\n")
+            }
             try await client.execute(uri: "/metrics", method: .get) { #expect(Self.text($0).contains("orders_appends_total 1")) }
         }
     }
@@ -300,6 +307,131 @@ struct RoutesTests {
             }
             try await client.execute(uri: "/events", method: .post, headers: [.authorization: "Basic s3cret"], body: vote) {
                 #expect($0.status == .unauthorized)
+            }
+        }
+    }
+
+    /// What the fold made of each appended event is in the answer: a sale
+    /// after its cart's checkout is recorded, and said to be an anomaly.
+    @Test func anAppendSaysWhichOfItsEventsTheFoldMadeAnomalies() async throws {
+        try await withServer { client in
+            try await Self.appendDay(client)
+            let late =
+                #"{"type": "item_added", "at": "2025-09-16T10:00:00Z", "cart": "kiosk-1", "product": "p", "qty": 1, "price": 5, "currency": "KRW"}"#
+            let fine = late.replacingOccurrences(of: "kiosk-1", with: "kiosk-9")
+            try await client.execute(uri: "/events", method: .post, body: ByteBuffer(string: fine + "\n" + late)) { response in
+                #expect(
+                    Self.text(response)
+                        == #"{"appended": 2, "duplicates": 0, "first_seq": 18, "last_seq": 19, "anomalies": [{"seq": 19, "anomaly": "cart_closed"}]}"#
+                        + "\n")
+            }
+        }
+    }
+
+    /// `If-Match` and `If-None-Match` as RFC 9110 compares them: a list, weak
+    /// tags (never matched by `If-Match`'s strong comparison), `*`; and 304 for a read.
+    @Test func conditionalRequestsCompareTagsAsRFC9110Does() async throws {
+        try await withServer { client in
+            try await Self.appendDay(client)
+            func add(_ cart: String) -> ByteBuffer {
+                ByteBuffer(
+                    string:
+                        #"{"type": "item_added", "at": "2025-09-16T10:00:00Z", "cart": "\#(cart)", "product": "p", "qty": 1, "price": 5, "currency": "KRW"}"#
+                )
+            }
+            // web-8's last event is seq 17.
+            for (name, value, status) in [
+                ("If-Match", #""3", W/"17""#, HTTPResponse.Status.preconditionFailed), ("If-Match", #""3", "17""#, .ok),
+                ("If-Match", #"W/"18""#, .preconditionFailed), ("If-Match", #""x,y", "18""#, .ok),
+                ("If-None-Match", #""19""#, .preconditionFailed), ("If-None-Match", #"W/"1", "2""#, .ok),
+                ("If-None-Match", "*", .preconditionFailed), ("If-Match", #""20"  "21""#, .badRequest),
+            ] {
+                try await client.execute(
+                    uri: "/carts/web-8/events", method: .post, headers: [HTTPFields.Element.Name(name)!: value], body: add("web-8")
+                ) { response in
+                    #expect(response.status == status, "\(name): \(value): \(Self.text(response))")
+                }
+            }
+            try await client.execute(uri: "/carts/fresh/events", method: .post, headers: [.ifNoneMatch: "*"], body: add("fresh")) {
+                #expect($0.status == .ok)
+            }
+            try await client.execute(uri: "/carts/fresh/events", method: .post, headers: [.ifNoneMatch: "*"], body: add("fresh")) {
+                #expect($0.status == .preconditionFailed)
+                #expect(Self.text($0).contains(#""version": 21"#))
+            }
+            for (tags, status) in [
+                (#"W/"21""#, HTTPResponse.Status.notModified), (#""1", "21""#, .notModified), ("*", .notModified), (#""20""#, .ok),
+            ] {
+                try await client.execute(uri: "/carts/fresh", method: .get, headers: [.ifNoneMatch: tags]) { response in
+                    #expect(response.status == status, "If-None-Match: \(tags)")
+                    #expect(response.headers[.eTag] == #""21""#)
+                    #expect((response.body.readableBytes == 0) == (status == .notModified))
+                }
+            }
+        }
+    }
+
+    /// `--cors`: a listed origin's preflight is answered before the token's
+    /// guard, and its answers carry `Access-Control-Allow-Origin`; another origin gets neither.
+    @Test func corsAnswersOnlyTheOriginsItWasGiven() async throws {
+        try await withServer({
+            $0.corsOrigins = ["https://shop.example"]
+            $0.token = "s3cret"
+        }) { client in
+            let preflight: HTTPFields = [.origin: "https://shop.example", .accessControlRequestMethod: "POST"]
+            try await client.execute(uri: "/events", method: .options, headers: preflight) { response in
+                #expect(response.status == .noContent)
+                #expect(response.headers[.accessControlAllowOrigin] == "https://shop.example")
+                #expect(response.headers[.accessControlAllowMethods]?.contains("POST") == true)
+            }
+            try await client.execute(uri: "/replay", method: .get, headers: [.origin: "https://shop.example"]) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.accessControlAllowOrigin] == "https://shop.example")
+                #expect(response.headers[.accessControlExposeHeaders]?.contains("ETag") == true)
+            }
+            // An error too, so that the page can read why.
+            try await client.execute(uri: "/events", method: .post, headers: [.origin: "https://shop.example"]) { response in
+                #expect(response.status == .unauthorized)
+                #expect(response.headers[.accessControlAllowOrigin] == "https://shop.example")
+            }
+            var other = preflight
+            other[.origin] = "https://elsewhere.example"
+            try await client.execute(uri: "/events", method: .options, headers: other) { response in
+                #expect(response.status == .unauthorized)
+                #expect(response.headers[.accessControlAllowOrigin] == nil)
+            }
+            try await client.execute(uri: "/replay", method: .get, headers: [.origin: "https://elsewhere.example"]) {
+                #expect($0.headers[.accessControlAllowOrigin] == nil)
+            }
+        }
+    }
+
+    /// `Content-Encoding`: zstd (here, a frame of raw blocks, as the client
+    /// writes) is decompressed; another encoding is a 415, and a body that is not what it says, a 400.
+    @Test func aBodyInAnEncodingTheServerTakesIsDecompressedAndAnotherIs415() async throws {
+        try await withServer { client in
+            let vote = Array(#"{"type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "v", "candidate": "c"}"#.utf8)
+            // RFC 8878: the magic, a descriptor with a single segment and a one-byte size, then one last raw block.
+            let frame: [UInt8] =
+                [
+                    0x28, 0xB5, 0x2F, 0xFD, 0x20, UInt8(vote.count), UInt8(truncatingIfNeeded: vote.count << 3 | 1), UInt8(vote.count >> 5),
+                    0,
+                ]
+                + vote
+            try await client.execute(uri: "/events", method: .post, headers: [.contentEncoding: "zstd"], body: ByteBuffer(bytes: frame)) {
+                #expect($0.status == .ok)
+                #expect(Self.text($0).hasPrefix(#"{"appended": 1,"#))
+            }
+            try await client.execute(uri: "/events", method: .post, headers: [.contentEncoding: "br"], body: ByteBuffer(bytes: vote)) {
+                #expect($0.status == .unsupportedMediaType)
+            }
+            for encoding in ["zstd", "gzip"] {
+                try await client.execute(
+                    uri: "/events", method: .post, headers: [.contentEncoding: encoding], body: ByteBuffer(bytes: vote)
+                ) {
+                    #expect($0.status == .badRequest, "\(encoding)")
+                    #expect(Self.text($0).contains("not \(encoding)"))
+                }
             }
         }
     }

@@ -44,11 +44,36 @@ public struct Appended: Sendable, Hashable, Decodable {
     public var duplicates: Int
     public var firstSeq: Int64?
     public var lastSeq: Int64?
+    /// The appended events that the fold did not apply, in seq order: an
+    /// item added to a cart already checked out is recorded as `cart_closed`,
+    /// and sells nothing. Empty when every event was applied.
+    public var anomalies: [Anomaly]
+
+    /// An appended event the fold made an anomaly: its seq, and the anomaly's name (`cart_closed`, `no_such_line`, …).
+    public struct Anomaly: Sendable, Hashable, Decodable {
+        public var seq: Int64
+        public var anomaly: String
+
+        public init(seq: Int64, anomaly: String) {
+            self.seq = seq
+            self.anomaly = anomaly
+        }
+    }
 
     enum CodingKeys: String, CodingKey {
-        case appended, duplicates
+        case appended, duplicates, anomalies
         case firstSeq = "first_seq"
         case lastSeq = "last_seq"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        appended = try container.decode(Int.self, forKey: .appended)
+        duplicates = try container.decode(Int.self, forKey: .duplicates)
+        firstSeq = try container.decodeIfPresent(Int64.self, forKey: .firstSeq)
+        lastSeq = try container.decodeIfPresent(Int64.self, forKey: .lastSeq)
+        // A server of an earlier release does not say.
+        anomalies = try container.decodeIfPresent([Anomaly].self, forKey: .anomalies) ?? []
     }
 }
 

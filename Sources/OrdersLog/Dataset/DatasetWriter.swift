@@ -180,7 +180,8 @@ public final class DatasetWriter {
             self.recovery = recovery
             parts = try manifest.parts.map { entry in
                 Part(
-                    writer: try LogWriter(path: directory + "/" + entry.log, batchEvents: batchEvents, level: level, waiting: waiting),
+                    writer: try LogWriter(
+                        path: directory + "/" + entry.log, batchEvents: batchEvents, level: level, namesLog: false, waiting: waiting),
                     seqsPath: directory + "/" + entry.seqs, entry)
             }
             for part in parts { try part.writer.readAllIDs() }

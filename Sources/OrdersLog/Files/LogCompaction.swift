@@ -75,7 +75,7 @@ public enum LogCompaction {
         }
         let writer: LogWriter
         do {
-            writer = try LogWriter(path: copy, batchEvents: batchEvents, level: level, threads: threads)
+            writer = try LogWriter(path: copy, batchEvents: batchEvents, level: level, threads: threads, namesLog: false)
             for imported in holder.committedImports { writer.noteImport(imported.digest, seqs: imported.seqs) }
             _ = try writer.write { writer in
                 try writer.append(contentsOf: source, compressors: threads, noting: false) { advanced("copying", $0, source.progress) }

@@ -132,6 +132,7 @@ public final class LogWriter {
     ///     read whole rather than looked up stream by stream.
     ///   - holdAtMost: the most events of the streams held while their ids
     ///     are looked up; by default ``defaultHoldAtMost(logEvents:)``.
+    ///   - namesLog: whether the log has an id of its own (``LogIdentity``): not a dataset's part, nor a compaction's copy.
     ///   - waiting: called with a message if another writer holds the lock; the writer then waits for it.
     ///   - readingIDs: called after each batch of the log read for its ids
     ///     (for a large log, seconds of work) with its event count and the
@@ -139,7 +140,7 @@ public final class LogWriter {
     /// - Throws: ``FileError``, or ``InputError`` if the file is not a log or is corrupt.
     public init(
         path: String, batchEvents: Int = LogWriter.defaultBatchEvents, level: Int32 = 3, threads: Int = 1,
-        readWholeBelow: Int64 = 16 << 20, holdAtMost: Int? = nil, waiting: (String) -> Void = { _ in },
+        readWholeBelow: Int64 = 16 << 20, holdAtMost: Int? = nil, namesLog: Bool = true, waiting: (String) -> Void = { _ in },
         readingIDs: @escaping (Int, (done: Int64, total: Int64)?) -> Void = { _, _ in }
     ) throws {
         self.path = path
@@ -151,6 +152,11 @@ public final class LogWriter {
         self.level = level
         file = try AppendFile(path: path, waiting: waiting)
         let layout = file.layout
+        if namesLog && file.created {
+            try LogIdentity.make(for: path)
+        } else if namesLog {
+            try LogIdentity.keep(for: path, firstBatch: layout.batches.first?.header)
+        }
         numbering = LogNumbering(logIsEmpty: layout.batches.isEmpty)
         if layout.batches.isEmpty { arrivingIDs.log = EventIDIndex() }
         layoutBatches = layout.batches

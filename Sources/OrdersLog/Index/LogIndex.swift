@@ -24,10 +24,10 @@ public enum LogIndex {
     public static func path(of log: String) -> String { log + ".index" }
 
     /// The files kept beside a log, each derived from it or tied to it: its
-    /// writer checkpoint, its index and its snapshot. What goes with a log
+    /// writer checkpoint, its index, its snapshot and its id. What goes with a log
     /// that is removed.
     public static func filesBeside(_ log: String) -> [String] {
-        [WriterCheckpoint.path(of: log), path(of: log), Snapshot.path(of: log)]
+        [WriterCheckpoint.path(of: log), path(of: log), Snapshot.path(of: log), LogIdentity.path(of: log)]
     }
 
     static let magic = Array("ORDERIDX".utf8)

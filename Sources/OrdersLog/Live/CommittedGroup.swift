@@ -24,6 +24,7 @@ public struct CommittedGroup: Sendable {
 public protocol CommitConsumer: AnyObject, Sendable {
     /// Whether the next group should carry its export lines; asked as each group is told.
     var wantsLines: Bool { get }
-    /// Reads `group`, once durable; its appends are answered once every consumer returns.
-    func committed(_ group: CommittedGroup) async
+    /// Reads `group`, once durable; its appends are answered once every
+    /// consumer returns, with the anomalies the consumers found, in seq order.
+    func committed(_ group: CommittedGroup) async -> [EventAnomaly]
 }

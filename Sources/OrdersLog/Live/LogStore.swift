@@ -19,6 +19,8 @@ public actor LogStore {
         public var appended: Int
         public var duplicates: Int
         public var seqs: Range<Seq>
+        /// Those of its events that the fold made anomalies, in seq order.
+        public var anomalies: [EventAnomaly] = []
     }
 
     public nonisolated let path: String
@@ -235,11 +237,7 @@ public actor LogStore {
             }
             if let precondition = request.precondition {
                 let version = symbol.flatMap { versions[$0.rawValue] } ?? 0
-                switch precondition {
-                case .version(let wanted) where version != wanted: throw AppendRefusal.precondition(precondition, version: version)
-                case .exists where version == 0: throw AppendRefusal.precondition(precondition, version: 0)
-                default: break
-                }
+                guard precondition.holds(atVersion: version) else { throw AppendRefusal.precondition(precondition, version: version) }
             }
         }
         // Ids: a duplicate is passed over, a conflict refuses the request, as an import's are.
@@ -278,8 +276,17 @@ public actor LogStore {
             told.lines = lines
         }
         toldEnd = told.endSeq
-        for consumer in consumers { await consumer.committed(told) }
-        for (reply, appended) in answers { reply.resume(returning: appended) }
+        var anomalies: [EventAnomaly] = []
+        for consumer in consumers { anomalies += await consumer.committed(told) }
+        anomalies.sort { $0.seq < $1.seq }
+        var found = anomalies[...]
+        for (reply, var appended) in answers {
+            while let first = found.first, first.seq < appended.seqs.upperBound {
+                if first.seq >= appended.seqs.lowerBound { appended.anomalies.append(first) }
+                found = found.dropFirst()
+            }
+            reply.resume(returning: appended)
+        }
     }
 
     /// After a write or a sync failed: every request in flight or queued is

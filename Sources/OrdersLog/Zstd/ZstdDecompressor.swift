@@ -72,6 +72,34 @@ public struct ZstdDecompressor: ~Copyable {
         return try ZstdError.check(hint, "decompressing a stream")
     }
 
+    /// The content of the frames in `input`, one after another, or nil
+    /// once it passes `limit` bytes: what an HTTP body sent with
+    /// `Content-Encoding: zstd` holds, decompressed no further than the server takes.
+    /// - Throws: ``ZstdError`` if a frame is corrupt or the last is cut short.
+    public static func contents(of input: [UInt8], atMost limit: Int) throws -> [UInt8]? {
+        var decompressor = try ZstdDecompressor()
+        var output = [UInt8](repeating: 0, count: min(limit, max(4096, input.count * 4)) + 1)
+        var (read, written, hint) = (0, 0, 1)
+        while read < input.count || (hint != 0 && written == output.count) {
+            let before = (read, written)
+            hint = try input.withUnsafeBytes { input in
+                try output.withUnsafeMutableBytes { output in
+                    try decompressor.decompress(input, inputOffset: &read, into: output, outputCount: &written)
+                }
+            }
+            if written > limit { return nil }
+            if written == output.count {
+                output += [UInt8](repeating: 0, count: min(limit + 1, output.count * 2) - output.count)
+            } else if before == (read, written) {
+                break
+            }
+        }
+        guard hint == 0 else {
+            throw ZstdError(name: "the last frame is cut short", operation: "decompressing a body")
+        }
+        return Array(output[..<written])
+    }
+
     /// Forgets any frame in progress, so the next input starts a new stream.
     public mutating func reset() {
         ZSTD_DCtx_reset(context, ZSTD_reset_session_only)

@@ -2,7 +2,7 @@ import Hummingbird
 import OrdersCore
 import OrdersLog
 
-/// `POST /carts/{cart}/events` (with `If-Match`) and `GET /carts/{cart}` (with `ETag`).
+/// `POST /carts/{cart}/events` (with `If-Match` or `If-None-Match`) and `GET /carts/{cart}` (with `ETag`, and 304 for a matching `If-None-Match`).
 struct CartsController {
     let live: Live
     let options: ServerOptions
@@ -10,7 +10,8 @@ struct CartsController {
     func addRoutes(to routes: inout Routes) {
         let appending = Appending(live: live, options: options)
         routes.post("carts/:cart/events") { request, context in
-            try await appending.append(request, cart: try RequestValues.pathID(context, "cart"), ifMatch: try Self.precondition(request))
+            try await appending.append(
+                request, cart: try RequestValues.pathID(context, "cart"), precondition: try EntityTags.precondition(request))
         }
         routes.get("carts/:cart", use: cart)
     }
@@ -26,16 +27,8 @@ struct CartsController {
             let read = try await live.reads.views(cart: cart, order: nil, upTo: upTo)!
             (body, version) = ViewJSON.cart(cart, read.cartView, ids: read.ids)
         }
-        return Responses.json(body, headers: [.eTag: "\"\(version)\""])
-    }
-
-    /// What `If-Match` asks, if it is given: `"V"`, the cart's version as its `ETag` gives it, or `*`, that the cart exists.
-    static func precondition(_ request: Request) throws -> CartPrecondition? {
-        guard let tag = request.headers[.ifMatch]?.trimmingCharacters(in: .whitespaces) else { return nil }
-        if tag == "*" { return .exists }
-        guard let version = Int64(tag.trimmingCharacters(in: ["\""])) else {
-            throw JSONError(.badRequest, "If-Match must be the cart's version in quotes, as its ETag gives it, or *")
-        }
-        return .version(version)
+        let eTag: HTTPFields = [.eTag: "\"\(version)\""]
+        if try EntityTags.notModified(request, version: version) { return Response(status: .notModified, headers: eTag) }
+        return Responses.json(body, headers: eTag)
     }
 }

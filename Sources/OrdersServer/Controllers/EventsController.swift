@@ -3,7 +3,8 @@ import NIOCore
 import ServiceLifecycle
 
 /// `POST /events`, `GET /events?after=&limit=`, and `GET /events/stream`
-/// (Server-Sent Events from `Last-Event-ID` or `?after=`).
+/// (Server-Sent Events from `Last-Event-ID` or `?after=`, with a comment
+/// line every few seconds, whose failed write drops a subscriber that left).
 struct EventsController {
     let live: Live
     let options: ServerOptions
@@ -51,6 +52,13 @@ struct EventsController {
         }
         let live = self.live
         let (head, subscriber, stream, id) = await live.subscribers.subscribe(to: live.store)
+        if let after, after > head {
+            live.subscribers.unsubscribe(id)
+            throw JSONError(
+                .badRequest,
+                "\(lastEventID == nil ? "the parameter after" : "Last-Event-ID") is \(after), past the head (seq \(head)): that log holds no such event",
+                parameter: lastEventID == nil ? "after" : nil)
+        }
         let start = after ?? head
         return Response(
             status: .ok, headers: Self.streamHeaders,

@@ -7,7 +7,8 @@ struct OperationsController {
     let live: Live
 
     func addRoutes(to routes: inout Routes) {
-        routes.get("health") { _, _ in Responses.json(Array(#"{"status": "ok"}"#.utf8) + [0x0A]) }
+        let health = Array(#"{"status": "ok", "log": "\#(live.logID)"}"#.utf8) + [0x0A]
+        routes.get("health") { _, _ in Responses.json(health) }
         routes.get("metrics") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],

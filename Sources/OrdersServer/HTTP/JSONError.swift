@@ -39,14 +39,27 @@ struct JSONError: HTTPResponseError {
         case .otherCart(let line, let cart):
             self.init(
                 refused: .badRequest, "every event must be of cart \(String(decoding: cart, as: UTF8.self))", line: line, field: "cart")
-        case .precondition(.version(let wanted), let version):
-            self.init(refused: .preconditionFailed, "the cart is at version \(version), not \(wanted)", version: version)
-        case .precondition(.exists, let version):
-            self.init(refused: .preconditionFailed, "the cart has no events (If-Match: * asks that it exist)", version: version)
+        case .precondition(let precondition, let version):
+            self.init(refused: .preconditionFailed, Self.unmet(precondition, version: version), version: version)
         case .notDurable(let reason):
             self.init(refused: .internalServerError, "the append could not be made durable: \(reason); restart orders serve")
         case .broken(let reason):
             self.init(refused: .serviceUnavailable, "the log could not be written (\(reason)); restart orders serve")
+        }
+    }
+
+    /// Why a cart at `version` fails `precondition`, in the words of its header.
+    private static func unmet(_ precondition: CartPrecondition, version: Int64) -> String {
+        let listed = { (versions: [Int64]) in versions.map { "\"\($0)\"" }.joined(separator: ", ") }
+        switch (precondition.match, precondition.noneMatch) {
+        case (.any, _) where version == 0: return "the cart has no events (If-Match: * asks that it exist)"
+        case (.listed(let versions), _) where !versions.contains(version):
+            return versions.isEmpty
+                ? "the cart is at version \(version), and If-Match names no version a strong comparison can match"
+                : "the cart is at version \(version), not \(listed(versions))"
+        case (_, .any): return "the cart has events, at version \(version) (If-None-Match: * asks that it have none)"
+        case (_, .listed(let versions)): return "the cart is at version \(version), which If-None-Match: \(listed(versions)) excludes"
+        default: return "the cart is at version \(version)"
         }
     }
 

@@ -11,10 +11,16 @@ struct Live: Sendable {
     let reads: LiveReads
     /// What `/metrics` says.
     let metrics: ServerMetrics
+    /// The id that names the log (``LogIdentity``), which its writer keeps beside it.
+    let logID: String
 
     /// Opens the log at `path` (creating it if missing) as the store's, folds it, and starts its consumers.
-    /// - Parameter snapshotAfter: take a snapshot in the background once this many events are past the last one; 0 for never.
-    static func open(path: String, logger: Logger, snapshotAfter: Int64 = 0) async throws -> Live {
+    /// - Parameters:
+    ///   - snapshotAfter: take a snapshot in the background once this many events are past the last one; 0 for never.
+    ///   - heartbeat: how often an idle stream's subscribers are sent a comment line.
+    static func open(
+        path: String, logger: Logger, snapshotAfter: Int64 = 0, heartbeat: Duration = .seconds(10)
+    ) async throws -> Live {
         let metrics = ServerMetrics()
         let (store, restored) = try LogStore.open(path: path) { error in
             logger.error(
@@ -29,10 +35,12 @@ struct Live: Sendable {
         ]
         let projection = LiveProjection(
             store: store, restored: restored, carts: carts, logger: logger, metrics: metrics, snapshotAfter: snapshotAfter)
-        let subscribers = StreamSubscribers(metrics: metrics, logger: logger)
+        let subscribers = StreamSubscribers(metrics: metrics, logger: logger, heartbeat: heartbeat)
         await store.addConsumer(projection)
         await store.addConsumer(subscribers)
         logger.debug("folded the log", metadata: folded)
-        return Live(store: store, projection: projection, subscribers: subscribers, reads: LiveReads(path: path), metrics: metrics)
+        return Live(
+            store: store, projection: projection, subscribers: subscribers, reads: LiveReads(path: path), metrics: metrics,
+            logID: try LogIdentity.read(of: path))
     }
 }

@@ -80,9 +80,11 @@ actor LiveProjection: CommitConsumer {
         snapshotWeighed = restored.snapshotEnd
     }
 
-    /// Folds a group the store committed: the live reports, the zones', the views.
-    func committed(_ group: CommittedGroup) async {
+    /// Folds a group the store committed: the live reports, the zones', the
+    /// views; and says which of its events the fold made anomalies.
+    func committed(_ group: CommittedGroup) async -> [EventAnomaly] {
         let zones = Array(zoned.values)
+        var anomalies: [EventAnomaly] = []
         for event in group.events {
             let status: Status
             if zones.isEmpty && zoneBuilds.isEmpty {
@@ -93,6 +95,7 @@ actor LiveProjection: CommitConsumer {
                 for zone in zoneBuilds.keys { zoneBuilds[zone]!.backlog += zones.recorded.map { (nextSeq, $0) } }
             }
             views.follow(event, seq: nextSeq, status: status, ledger: projector.ledger)
+            if case .anomaly(let anomaly) = status { anomalies.append(EventAnomaly(seq: nextSeq, anomaly: anomaly)) }
             nextSeq += 1
         }
         metrics.commits.increment()
@@ -100,6 +103,7 @@ actor LiveProjection: CommitConsumer {
         metrics.appends.increment(by: Int64(group.appends.count))
         metrics.events.increment(by: Int64(group.events.count))
         snapshotIfDue()
+        return anomalies
     }
 
     /// The reports of every event so far, dates counted in UTC.

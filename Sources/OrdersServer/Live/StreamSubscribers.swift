@@ -10,9 +10,16 @@ final class StreamSubscribers: CommitConsumer {
     private let metrics: ServerMetrics
     private let logger: Logger
 
-    init(metrics: ServerMetrics, logger: Logger) {
+    init(metrics: ServerMetrics, logger: Logger, heartbeat: Duration) {
         self.metrics = metrics
         self.logger = logger
+        Task { [weak self] in
+            while true {
+                try? await Task.sleep(for: heartbeat)
+                guard let self else { return }
+                self.subscribers.withLock { $0.beat() }
+            }
+        }
     }
 
     var wantsLines: Bool { subscribers.withLock { !$0.isEmpty } }
@@ -42,15 +49,16 @@ final class StreamSubscribers: CommitConsumer {
         metrics.subscribers.set(to: Double(count))
     }
 
-    func committed(_ group: CommittedGroup) async {
-        guard let lines = group.lines else { return }
+    func committed(_ group: CommittedGroup) async -> [EventAnomaly] {
+        guard let lines = group.lines else { return [] }
         let (dropped, count) = subscribers.withLock { all in (all.publish(lines, first: group.firstSeq), all.count) }
-        guard !dropped.isEmpty else { return }
+        guard !dropped.isEmpty else { return [] }
         for id in dropped {
             logger.warning(
                 "dropped a subscriber of /events/stream that fell \(Subscribers.mostBehind) events behind",
                 metadata: ["subscriber": "\(id)"])
         }
         metrics.subscribers.set(to: Double(count))
+        return []
     }
 }

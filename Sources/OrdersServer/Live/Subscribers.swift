@@ -22,6 +22,9 @@ struct Subscribers {
 
         var count: Int { ends.count }
 
+        /// A comment line and no event: what an idle stream is sent (``StreamSubscribers/beat()``).
+        static let heartbeat = Published(first: 0, frames: ByteBuffer(string: ":\n\n"), ends: [])
+
         /// The frames of the events with seqs after `seq`, if any.
         func after(_ seq: Int64) -> ByteBuffer? {
             let skipped = Int(max(0, min(Int64(count), seq - first + 1)))
@@ -52,7 +55,11 @@ struct Subscribers {
             repeat {
                 guard let published = await stream.next() else { return taken > 0 ? frames : nil }
                 taken += 1
-                if var more = published.after(start) { frames.writeBuffer(&more) }
+                if published.ends.isEmpty {
+                    frames.writeImmutableBuffer(published.frames)
+                } else if var more = published.after(start) {
+                    frames.writeBuffer(&more)
+                }
                 behind.subtract(published.count, ordering: .relaxed)
             } while waiting.subtract(1, ordering: .relaxed).newValue > 0
             return frames
@@ -77,6 +84,14 @@ struct Subscribers {
 
     mutating func remove(_ id: Int) {
         all.removeValue(forKey: id)?.continuation.finish()
+    }
+
+    /// Sends every subscriber a comment line, which it writes after the events waiting before it.
+    func beat() {
+        for subscriber in all.values {
+            subscriber.waiting.add(1, ordering: .relaxed)
+            subscriber.continuation.yield(.heartbeat)
+        }
     }
 
     /// Sends the export lines `text` (each ending in a line feed), the first

@@ -16,15 +16,20 @@ extension Orders {
                 disk; appends that arrive while one syncs are synced together. SIGTERM or
                 SIGINT stops taking requests, answers those in flight, and exits 0.
 
-                Routes: POST /events and /carts/{cart}/events (NDJSON; If-Match), GET
-                /carts/{cart} (ETag), /orders/{order}, /replay, /reports/daily, /products
+                Routes: POST /events and /carts/{cart}/events (NDJSON, plain or with
+                Content-Encoding: gzip or zstd; If-Match, If-None-Match), GET
+                /carts/{cart} (ETag, If-None-Match), /orders/{order}, /replay, /reports/daily, /products
                 and /categories (?tz=&from=&to=&format=csv|json), /tally?poll=,
                 /audit?cart= or ?order=, /events?after=S&limit=N, /events/stream (Server-Sent
-                Events; Last-Event-ID or ?after=S), /health, /metrics, and / (a live page).
+                Events; Last-Event-ID or ?after=S; a comment line every 10 s), /health,
+                /metrics, and / (a live page). Every answer carries Orders-Log, the id
+                that names LOG (LOG.id beside it), so that a client tells one log from
+                another behind one address.
 
                 Examples:
                   orders serve store.log
                   orders serve store.log --listen 127.0.0.1:0 --token-file token.txt
+                  orders serve store.log --cors https://shop.example http://localhost:3000
                   curl -s --data-binary @Fixtures/kiosk-day.ndjson localhost:8080/events
                 """)
 
@@ -63,11 +68,29 @@ extension Orders {
                 valueName: "n"))
         var snapshotAfter: Int64 = 100_000
 
+        @Option(
+            parsing: .upToNextOption,
+            help: ArgumentHelp(
+                "Origins whose pages may call the server from a browser (e.g. https://shop.example): preflight OPTIONS requests are answered and Access-Control-Allow-Origin is added for them. None by default.",
+                valueName: "origin"))
+        var cors: [String] = []
+
+        @Option(
+            help: ArgumentHelp(
+                "Seconds between the comment lines /events/stream sends each subscriber, so that proxies keep an idle stream and a subscriber that left is dropped.",
+                valueName: "seconds", visibility: .hidden))
+        var heartbeat: Double = 10
+
         func validate() throws {
             guard address != nil else { throw ValidationError("--listen takes HOST:PORT, e.g. 127.0.0.1:8080 (port 0 picks a free one)") }
             if `private` && tokenFile == nil { throw ValidationError("--private needs --token-file") }
             guard maxBody >= 1 else { throw ValidationError("--max-body must be at least 1") }
             guard snapshotAfter >= 0 else { throw ValidationError("--snapshot-after must be 0 (never) or more") }
+            guard heartbeat > 0, heartbeat <= 15 else { throw ValidationError("--heartbeat must be more than 0 and at most 15 seconds") }
+            for origin in cors where ServerOptions.origin(origin) == nil {
+                throw ValidationError(
+                    "--cors takes origins as a browser sends them, scheme://host[:port] (e.g. https://shop.example), not \(origin)")
+            }
         }
 
         /// `listen` split into its host and port.
@@ -87,7 +110,8 @@ extension Orders {
                 logger.logLevel = .info
                 let options = ServerOptions(
                     log: log, host: host, port: port, token: token, isPrivate: `private`, maxBody: maxBody,
-                    catalog: try catalog.map { try loadCatalog($0) }, keepsUnknownTypes: keepUnknown, snapshotAfter: snapshotAfter)
+                    catalog: try catalog.map { try loadCatalog($0) }, keepsUnknownTypes: keepUnknown, snapshotAfter: snapshotAfter,
+                    corsOrigins: cors.compactMap { ServerOptions.origin($0) }, heartbeat: .milliseconds(Int64(heartbeat * 1000)))
                 let app = try await buildApplication(options, logger: logger) { host, port in
                     let address = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
                     try? ServedMarker.write(log: log, address: address)
