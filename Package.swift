@@ -66,7 +66,7 @@ let package = Package(
         .target(name: "OrdersEngine", dependencies: ["OrdersCore", "OrdersFormat", "OrdersLog", "OrdersReports"]),
         // Realistic event streams, generated deterministically, for `orders generate`, benchmarks and tests.
         .target(name: "OrdersWorkload", dependencies: ["OrdersCore"]),
-        // `orders serve`: HTTP over the same log and fold, with Hummingbird 2.
+        // `orders serve`: HTTP over the same log and fold, with Hummingbird 2, and its subscriptions' push.
         .target(
             name: "OrdersServer",
             dependencies: [
@@ -77,6 +77,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "CompressNIO", package: "compress-nio"),
+                // A subscription's push, and `orders send`'s and `subscribe`'s HTTP (NIOTransport says why).
+                "OrdersClient", .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         // A shop app's side: a durable outbox on the device, delivered to `orders serve` exactly once.
@@ -95,10 +97,6 @@ let package = Package(
                 "OrdersCore", "OrdersFormat", "OrdersFiles", "OrdersLog", "OrdersReports", "OrdersEngine", "OrdersWorkload",
                 "OrdersServer", "OrdersClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                // `orders send`'s HTTP: already built for the server (NIOTransport says why).
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "OrdersCoreTests", dependencies: ["OrdersCore"]),

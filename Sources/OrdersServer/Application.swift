@@ -37,6 +37,7 @@ func buildRouter(live: Live, options: ServerOptions) -> Router<BasicRequestConte
     OrdersController(live: live).addRoutes(to: &routes)
     ReportsController(live: live, options: options).addRoutes(to: &routes)
     PageController(live: live).addRoutes(to: &routes)
+    SubscriptionsController(live: live, options: options).addRoutes(to: &routes)
     OperationsController(live: live).addRoutes(to: &routes)
     // Added last, so that it wraps only what no route answers: a known path asked with another method is a 405.
     router.add(middleware: MethodNotAllowed(routes: routes.table))

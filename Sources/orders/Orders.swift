@@ -33,7 +33,7 @@ struct Orders: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Import.self, Export.self, Replay.self, Report.self, Tally.self, Audit.self, Serve.self, Generate.self, Bench.self, Verify.self,
-            Repair.self, Repartition.self, Part.self, Snapshot.self, Compact.self, Send.self,
+            Repair.self, Repartition.self, Part.self, Snapshot.self, Compact.self, Send.self, Subscribe.self,
         ]
     )
 

@@ -27,7 +27,10 @@ public enum LogIndex {
     /// writer checkpoint, its index, its snapshot and its id. What goes with a log
     /// that is removed.
     public static func filesBeside(_ log: String) -> [String] {
-        [WriterCheckpoint.path(of: log), path(of: log), Snapshot.path(of: log), LogIdentity.path(of: log)]
+        [
+            WriterCheckpoint.path(of: log), path(of: log), Snapshot.path(of: log), LogIdentity.path(of: log),
+            SubscriptionJournal.path(of: log),
+        ]
     }
 
     static let magic = Array("ORDERIDX".utf8)

@@ -10,7 +10,8 @@ struct OperationsController {
         let health = Array(#"{"status": "ok", "log": "\#(live.logID)"}"#.utf8) + [0x0A]
         routes.get("health") { _, _ in Responses.json(health) }
         routes.get("metrics") { _, _ in
-            Response(
+            await live.subscriptions.updateMetrics()
+            return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                 body: .init(byteBuffer: ByteBuffer(bytes: live.metrics.registry.emitToBuffer())))
         }

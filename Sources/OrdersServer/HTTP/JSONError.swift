@@ -23,6 +23,25 @@ struct JSONError: HTTPResponseError {
         body = object.closed + [0x0A]
     }
 
+    /// A 400 for the body's member `field` (`null` when the body as a whole is at fault), and the seq it names.
+    init(field: String?, _ message: String, seq: Int64? = nil) {
+        status = .badRequest
+        var object = JSONObject()
+        object.string("error", message)
+        if let field { object.string("field", field) } else { object.null("field") }
+        if let seq { object.integer("seq", seq) }
+        body = object.closed + [0x0A]
+    }
+
+    /// A 409 for another definition under a subscription's name, naming the field that differs.
+    init(conflict message: String, field: String) {
+        status = .conflict
+        var object = JSONObject()
+        object.string("error", message)
+        object.string("field", field)
+        body = object.closed + [0x0A]
+    }
+
     /// An error of the modules below, answered with the status its code says (a sum past 64 bits: 422).
     init(_ error: any Error) {
         let code = (error as? any OrdersError)?.code

@@ -19,6 +19,16 @@ struct Routes {
         router.post(RouterPath(path), use: handler)
     }
 
+    mutating func put(_ path: String, use handler: @escaping Handler) {
+        table.add(path, [.put])
+        router.put(RouterPath(path), use: handler)
+    }
+
+    mutating func delete(_ path: String, use handler: @escaping Handler) {
+        table.add(path, [.delete])
+        router.delete(RouterPath(path), use: handler)
+    }
+
     /// A HEAD route of its own, for a GET route whose answer must not be made only to be dropped.
     func head(_ path: String, use handler: @escaping Handler) {
         router.head(RouterPath(path), use: handler)

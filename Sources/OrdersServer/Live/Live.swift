@@ -8,6 +8,8 @@ struct Live: Sendable {
     let store: LogStore
     let projection: LiveProjection
     let subscribers: StreamSubscribers
+    /// The subscriptions the server remembers (EVENTS.md, section 6), another consumer of the store's groups.
+    let subscriptions: Subscriptions
     let reads: LiveReads
     /// What `/metrics` says.
     let metrics: ServerMetrics
@@ -38,9 +40,12 @@ struct Live: Sendable {
         let subscribers = StreamSubscribers(metrics: metrics, logger: logger, heartbeat: heartbeat)
         await store.addConsumer(projection)
         await store.addConsumer(subscribers)
+        let reads = LiveReads(path: path)
+        let subscriptions = try Subscriptions(path: path, reads: reads, logger: logger, metrics: metrics)
+        await subscriptions.start(following: store)
         logger.debug("folded the log", metadata: folded)
         return Live(
-            store: store, projection: projection, subscribers: subscribers, reads: LiveReads(path: path), metrics: metrics,
+            store: store, projection: projection, subscribers: subscribers, subscriptions: subscriptions, reads: reads, metrics: metrics,
             logID: try LogIdentity.read(of: path))
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import OrdersClient
 import OrdersLog
 import OrdersReports
+import OrdersServer
 import Synchronization
 
 extension Orders {

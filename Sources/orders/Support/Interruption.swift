@@ -34,6 +34,9 @@ enum Interruption {
         }
     }
 
+    /// Whether a signal came since ``watch()``: for work that stops at its next step rather than rolls back.
+    static var happened: Bool { caughtSignal.load(ordering: .relaxed) != 0 }
+
     /// - Throws: ``Interrupted`` if a signal came since ``watch()``.
     static func check() throws {
         let signal = caughtSignal.load(ordering: .relaxed)

@@ -5,13 +5,14 @@ import NIOPosix
 import OrdersClient
 
 /// HTTP/1.1 on SwiftNIO over one kept-alive connection, one request at a
-/// time: what `orders send` delivers with. On Linux, FoundationNetworking's
-/// URLSession switches threads many times a request (docs/client.md), CPU
-/// that a server on the same machine loses. NIO is
+/// time: what `orders send` and `orders subscribe` speak, and what the
+/// server pushes a subscription's leases with. On Linux,
+/// FoundationNetworking's URLSession switches threads many times a request
+/// (docs/client.md), CPU that a server on the same machine loses. NIO is
 /// here already, for `orders serve`; AsyncHTTPClient would add TLS and
-/// HTTP/2 to the build for a command that needs neither, so for https
-/// `orders send` keeps URLSession.
-actor NIOTransport: HTTPTransport {
+/// HTTP/2 to the build for work that needs neither, so for https these keep
+/// URLSession (``transport(for:timeout:)``).
+public actor NIOTransport: HTTPTransport {
     private let host: String
     private let port: Int
     /// The path of the server's URL, which every request's path follows.
@@ -19,7 +20,7 @@ actor NIOTransport: HTTPTransport {
     private let timeout: Duration
     private var channel: (any Channel)?
 
-    init(server: URL, timeout: Duration) {
+    public init(server: URL, timeout: Duration) {
         host = server.host ?? "127.0.0.1"
         port = server.port ?? 80
         prefix = server.path.hasSuffix("/") ? String(server.path.dropLast()) : server.path
@@ -30,9 +31,9 @@ actor NIOTransport: HTTPTransport {
         var description: String { "no answer in time" }
     }
 
-    func send(_ method: String, _ path: String, body: [UInt8]?, headers: [String: String]) async throws -> HTTPAnswer {
+    public func send(_ method: String, _ path: String, body: [UInt8]?, headers: [String: String]) async throws -> HTTPAnswer {
         let channel = try await connected()
-        var head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: method), uri: prefix + path)
+        var head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: method), uri: prefix + path == "" ? "/" : prefix + path)
         head.headers.add(name: "Host", value: "\(host):\(port)")
         head.headers.add(name: "Content-Length", value: String(body?.count ?? 0))
         for (name, value) in headers { head.headers.add(name: name, value: value) }
@@ -126,4 +127,9 @@ private final class AnswerCollector: ChannelInboundHandler, RemovableChannelHand
         promise = nil
         context.close(promise: nil)
     }
+}
+
+/// The transport for `url`: NIO for http, URLSession for https.
+public func transport(for url: URL, timeout: Duration) -> any HTTPTransport {
+    url.scheme == "https" ? URLSessionTransport(server: url, timeout: timeout) : NIOTransport(server: url, timeout: timeout)
 }
