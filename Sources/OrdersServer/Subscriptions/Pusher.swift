@@ -8,10 +8,12 @@ import OrdersCore
 /// `2xx`. Anything else ends the lease and waits, backing off
 /// exponentially, or as a `429` or `503` says with `Retry-After`.
 ///
-/// A receiver that cannot be reached, or answers `429`, `502`, `503` or
-/// `504`, judged no event: the handout is not counted, so that a receiver
-/// down for an hour gets every event once it is back, none parked. Any
-/// other status counts, and an event refused `attempts` times is parked.
+/// A receiver that cannot be reached, times out, or answers a `5xx`, `408`
+/// or `429` judged no event: the handout is not counted, so that a receiver
+/// that is down or failing for an hour gets every event once it is back,
+/// none parked. Another `4xx` refuses the events: the handout counts, and
+/// the next pushes take one event each until one is taken, so that only
+/// an event refused `attempts` times is parked, not those leased beside it.
 struct Pusher: Sendable {
     let subscription: String
     let url: String
@@ -27,12 +29,14 @@ struct Pusher: Sendable {
         guard let target = URL(string: url), var base = URLComponents(url: target, resolvingAgainstBaseURL: false) else { return }
         let query = base.query.map { "?" + $0 } ?? ""
         base.query = nil
-        let http = transport(for: base.url ?? target, timeout: .seconds(lease))
+        // Within the lease, so that a receiver that times out is let go of before the lease's expiry counts a handout.
+        let http = transport(for: base.url ?? target, timeout: .milliseconds(max(500, lease * 800)))
         var wait = Self.firstWait
+        var most = Self.most
         while !Task.isCancelled {
             let leased: SubscriptionCursor.Lease?
             do {
-                leased = try await subscriptions.lease(subscription, most: Self.most, wait: .seconds(30))
+                leased = try await subscriptions.lease(subscription, most: most, wait: .seconds(30))
             } catch {
                 return
             }
@@ -49,14 +53,16 @@ struct Pusher: Sendable {
                 if (200..<300).contains(answer.status) {
                     _ = try? await subscriptions.acknowledge(seqs, of: subscription)
                     wait = Self.firstWait
+                    most = Self.most
                     continue
                 }
                 failure = "the receiver answered \(answer.status)"
-                if [429, 502, 503, 504].contains(answer.status) {
+                if (400..<500).contains(answer.status) && answer.status != 408 && answer.status != 429 {
+                    _ = try? await subscriptions.nack(seqs, of: subscription, park: false)
+                    most = 1
+                } else {
                     await subscriptions.release(seqs, of: subscription)
                     if answer.status == 429 || answer.status == 503 { asked = answer.headers["retry-after"].flatMap(Self.seconds) }
-                } else {
-                    _ = try? await subscriptions.nack(seqs, of: subscription, park: false)
                 }
             } catch {
                 failure = "the receiver could not be reached: \(error)"
