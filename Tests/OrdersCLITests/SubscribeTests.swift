@@ -1,4 +1,5 @@
 import Foundation
+import OrdersClient
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -83,6 +84,22 @@ struct SubscribeTests {
         server = try Running(log: copy + "/shop.log")
         #expect(try await server.request("GET", "/subscriptions/loader").text.contains(#""acked": 3, "head": 17, "pending": 13"#))
         #expect(Self.seqs(try await server.request("POST", "/subscriptions/loader/lease?max=100").text) == [4] + Array(6...17))
+        server.stop()
+    }
+
+    /// The Swift side: OrdersClient's lease, ack and nack.
+    @Test func anAppConsumesASubscriptionThroughOrdersClient() async throws {
+        let server = try Running(log: try Self.kioskLog())
+        let client = try OrdersClient(server: URL(string: server.base)!, outbox: CLI.temporaryDirectory())
+        try await client.defineSubscription("fulfilment", types: ["checked_out"])
+        try await client.defineSubscription("fulfilment", types: ["checked_out"])
+        let lease = try #require(try await client.lease("fulfilment", max: 2))
+        #expect(lease.events.map(\.seq) == [6, 8] && lease.events[0].line.contains(#""order": "A-1001""#))
+        #expect(try await client.nack(lease, seqs: [8]) == 1)
+        #expect(try await client.acknowledge(lease, seqs: [6]) == 1)
+        #expect(try await client.lease("fulfilment", max: 10)?.events.map(\.seq) == [8, 11, 12])
+        await #expect(throws: ServerRefusal.self) { try await client.lease("nobody") }
+        await #expect(throws: ServerRefusal.self) { try await client.defineSubscription("fulfilment") }
         server.stop()
     }
 

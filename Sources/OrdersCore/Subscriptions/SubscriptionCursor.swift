@@ -32,8 +32,10 @@ public struct SubscriptionCursor: Sendable {
         /// The lease that holds it.
         var lease: Int?
         var parking = false
+        /// Acknowledged or parked: left in place until ``tidy()``, so that an ack moves no entry.
+        var done = false
 
-        var isPending: Bool { lease == nil && !parking }
+        var isPending: Bool { lease == nil && !parking && !done }
     }
 
     /// What a lease handed out.
@@ -55,6 +57,8 @@ public struct SubscriptionCursor: Sendable {
     public private(set) var acked: SeqRanges
     public private(set) var parked: SeqRanges
     private var window: [Entry] = []
+    /// How many entries of the window are done; none is at its front (``tidy()``).
+    private var doneCount = 0
     /// Every selected event before this seq that is neither acknowledged nor parked is in the window.
     public private(set) var loadedEnd: Seq
     /// When each lease that may still hold entries ends.
@@ -91,10 +95,10 @@ public struct SubscriptionCursor: Sendable {
     }
 
     /// Whether the window has room for more of the log.
-    public var wantsMore: Bool { window.count < capacity }
+    public var wantsMore: Bool { window.count - doneCount < capacity }
 
     /// How many pending events the window holds.
-    public var pendingInWindow: Int { window.count - leasedCount }
+    public var pendingInWindow: Int { window.count - doneCount - leasedCount }
 
     /// Whether it selects the event `line` is of.
     public func selects(_ line: Line) -> Bool { line.seq > after && definition.selects(type: line.type) }
@@ -131,7 +135,7 @@ public struct SubscriptionCursor: Sendable {
     }
 
     /// Whether ``ackedThrough(head:)`` is exact for `head`.
-    public func knowsAcked(head: Seq) -> Bool { !window.isEmpty || nextToLoad > head }
+    public func knowsAcked(head: Seq) -> Bool { window.count > doneCount || nextToLoad > head }
 
     /// Hands out up to `most` pending events, oldest first, none whose key
     /// has an earlier event neither acknowledged nor parked unless that
@@ -142,15 +146,14 @@ public struct SubscriptionCursor: Sendable {
         let id = lastLease + 1
         for i in window.indices {
             guard taken.count < most else { break }
-            let entry = window[i]
-            guard entry.isPending else {
-                if let key = entry.line.key { blocked.insert(key) }
+            guard window[i].isPending else {
+                if !window[i].done, let key = window[i].line.key { blocked.insert(key) }
                 continue
             }
-            if let key = entry.line.key, blocked.contains(key) { continue }
+            if let key = window[i].line.key, blocked.contains(key) { continue }
             window[i].lease = id
             window[i].handouts += 1
-            taken.append(entry.line)
+            taken.append(window[i].line)
         }
         guard !taken.isEmpty else { return nil }
         lastLease = id
@@ -197,17 +200,36 @@ public struct SubscriptionCursor: Sendable {
     /// - Returns: how many were not acknowledged before.
     public mutating func acknowledge(_ seqs: some Sequence<Seq>) -> Int {
         var newly = 0
-        var leaving = Set<Seq>()
         for seq in seqs where acked.insert(seq) {
             newly += 1
             parked.remove(seq)
-            if let i = index(of: seq) {
-                if !window[i].isPending { leasedCount -= 1 }
-                leaving.insert(seq)
-            }
+            if let i = index(of: seq) { finish(i) }
         }
-        if !leaving.isEmpty { window.removeAll { leaving.contains($0.line.seq) } }
+        tidy()
         return newly
+    }
+
+    /// Marks the entry at `i` done, unless it is.
+    private mutating func finish(_ i: Int) {
+        guard !window[i].done else { return }
+        if !window[i].isPending { leasedCount -= 1 }
+        window[i].lease = nil
+        window[i].parking = false
+        window[i].done = true
+        doneCount += 1
+    }
+
+    /// Drops the done entries at the window's front, and all of them once they are most of it.
+    private mutating func tidy() {
+        let front = window.prefix { $0.done }.count
+        if front > 0 {
+            window.removeFirst(front)
+            doneCount -= front
+        }
+        if doneCount > 64 && doneCount > window.count / 2 {
+            window.removeAll { $0.done }
+            doneCount = 0
+        }
     }
 
     /// Ends the leases of `seqs` now: each goes back to pending, or with
@@ -218,7 +240,7 @@ public struct SubscriptionCursor: Sendable {
         var changed = 0
         var toPark: [Seq] = []
         for seq in seqs {
-            guard let i = index(of: seq), !window[i].parking, window[i].lease != nil || park else { continue }
+            guard let i = index(of: seq), !window[i].done, !window[i].parking, window[i].lease != nil || park else { continue }
             changed += 1
             let wasLeased = window[i].lease != nil
             window[i].lease = nil
@@ -246,19 +268,20 @@ public struct SubscriptionCursor: Sendable {
 
     /// Takes `seqs` as parked, written so (those acknowledged meanwhile stay acknowledged).
     public mutating func parked(_ seqs: some Sequence<Seq>) {
-        var leaving = Set<Seq>()
         for seq in seqs where !acked.contains(seq) && parked.insert(seq) {
-            if let i = index(of: seq) {
-                if !window[i].isPending { leasedCount -= 1 }
-                leaving.insert(seq)
-            }
+            if let i = index(of: seq) { finish(i) }
         }
-        if !leaving.isEmpty { window.removeAll { leaving.contains($0.line.seq) } }
+        tidy()
     }
 
     /// Puts the parked events `lines` back to pending, with no handouts, written so.
     public mutating func retried(_ lines: [Line]) {
         for line in lines where parked.remove(line.seq) && line.seq < loadedEnd {
+            if let i = index(of: line.seq) {
+                window[i] = Entry(line: line)
+                doneCount -= 1
+                continue
+            }
             var low = 0, high = window.count
             while low < high {
                 let middle = (low + high) / 2
@@ -269,5 +292,5 @@ public struct SubscriptionCursor: Sendable {
     }
 
     /// The line of `seq` if the window holds it.
-    public func line(of seq: Seq) -> Line? { index(of: seq).map { window[$0].line } }
+    public func line(of seq: Seq) -> Line? { index(of: seq).flatMap { window[$0].done ? nil : window[$0].line } }
 }

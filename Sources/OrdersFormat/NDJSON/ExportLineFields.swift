@@ -27,26 +27,36 @@ public enum ExportLineFields {
                 try members(of: &cursor) { (name, cursor) throws(JSONCursor.Failure) in
                     let start = cursor.position
                     let kind = try cursor.readValue(depth: 1)
-                    let value = Array(bytes[start..<cursor.position])
-                    switch name {
-                    case "seq": seq = Seq(String(decoding: value, as: UTF8.self)) ?? 0
-                    case "type" where kind == .string || kind == .escapedString: type = Array(value.dropFirst().dropLast())
-                    case "cart" where kind == .string || kind == .escapedString: cart = Array(value.dropFirst().dropLast())
-                    case "voter" where kind == .string || kind == .escapedString: voter = Array(value.dropFirst().dropLast())
-                    default: break
+                    let isString = kind == .string || kind == .escapedString
+                    // The value's bytes, a string's without its quotes.
+                    let end = cursor.position
+                    let value = { UnsafeRawBufferPointer(rebasing: bytes[start + (isString ? 1 : 0)..<end - (isString ? 1 : 0)]) }
+                    if name.elementsEqual(Names.seq) {
+                        for digit in value() where digit &- 0x30 < 10 { seq = seq &* 10 &+ Seq(digit &- 0x30) }
+                    } else if isString && name.elementsEqual(Names.type) {
+                        type = Array(value())
+                    } else if isString && name.elementsEqual(Names.cart) {
+                        cart = Array(value())
+                    } else if isString && name.elementsEqual(Names.voter) {
+                        voter = Array(value())
                     }
                 }
             } catch {
                 preconditionFailure("not an export line: \(error)")
             }
         }
-        let key = type.elementsEqual("vote_cast".utf8) ? voter : cart
+        let key = type == Names.voteCast ? voter : cart
         return SubscriptionCursor.Line(seq: seq, type: type, key: key, line: line)
+    }
+
+    private enum Names {
+        static let seq = Array("seq".utf8), type = Array("type".utf8), cart = Array("cart".utf8), voter = Array("voter".utf8)
+        static let voteCast = Array("vote_cast".utf8)
     }
 
     /// Calls `body` with each top-level member's name and the cursor at its value, which `body` reads.
     private static func members(
-        of cursor: inout JSONCursor, _ body: (String, inout JSONCursor) throws(JSONCursor.Failure) -> Void
+        of cursor: inout JSONCursor, _ body: (UnsafeRawBufferPointer, inout JSONCursor) throws(JSONCursor.Failure) -> Void
     ) throws(JSONCursor.Failure) {
         cursor.skipWhitespace()
         guard cursor.isAt(0x7B) else { throw cursor.notJSON("expected an object", at: cursor.position) }
@@ -57,7 +67,7 @@ public enum ExportLineFields {
             cursor.skipWhitespace()
             let start = cursor.position + 1
             _ = try cursor.skipString()
-            let name = String(decoding: UnsafeRawBufferPointer(rebasing: cursor.bytes[start..<cursor.position - 1]), as: UTF8.self)
+            let name = UnsafeRawBufferPointer(rebasing: cursor.bytes[start..<cursor.position - 1])
             cursor.skipWhitespace()
             guard cursor.isAt(0x3A) else { throw cursor.notJSON("expected ':'", at: cursor.position) }
             cursor.position += 1

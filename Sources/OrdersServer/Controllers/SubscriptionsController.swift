@@ -2,6 +2,7 @@ import Hummingbird
 import NIOCore
 import OrdersCore
 import OrdersReports
+import ServiceLifecycle
 
 /// The routes of `/subscriptions` (EVENTS.md, section 6): definitions,
 /// states, leases, acks, nacks and parked events, each a call on
@@ -135,7 +136,13 @@ struct SubscriptionsController {
             query, "max", default: Int64(Self.leaseMost.byDefault), in: 1...Int64(Self.leaseMost.most),
             "a count from 1 to \(Self.leaseMost.most)")
         let wait = try RequestValues.number(query, "wait", default: 0, in: 0...Self.longestWait, "seconds, from 0 to \(Self.longestWait)")
-        guard let lease = try await refusing({ try await subscriptions.lease(name, most: Int(most), wait: .seconds(wait)) }) else {
+        let subscriptions = self.subscriptions
+        let leased = try await withGracefulShutdownHandler {
+            try await refusing { try await subscriptions.lease(name, most: Int(most), wait: .seconds(wait)) }
+        } onGracefulShutdown: {
+            Task { await subscriptions.stop() }
+        }
+        guard let lease = leased else {
             return Response(status: .noContent)
         }
         var body = ByteBuffer()

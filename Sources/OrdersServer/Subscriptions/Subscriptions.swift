@@ -36,6 +36,8 @@ actor Subscriptions: CommitConsumer {
     private var pushers: [String: Task<Void, Never>] = [:]
     /// Why nothing more is taken, once a write of the record failed.
     private var failure: String?
+    /// Set as the server stops: a waiting lease answers at once, so that it holds up no shutdown.
+    private var stopping = false
 
     /// How many of the log's events a read of it takes at once.
     static let page = 4096
@@ -74,10 +76,10 @@ actor Subscriptions: CommitConsumer {
         head = max(head, group.endSeq - 1)
         if let text = group.lines {
             var lines: [SubscriptionCursor.Line]?
+            // Each cursor read in place, never bound to a copy: a copy alive across the change would copy its window.
             for name in held.keys {
-                let cursor = held[name]!.cursor
-                let loads = cursor.nextToLoad == group.firstSeq && cursor.wantsMore
-                let counts = cursor.definition.types != nil && cursor.countedEnd == group.firstSeq
+                let loads = held[name]!.cursor.nextToLoad == group.firstSeq && held[name]!.cursor.wantsMore
+                let counts = held[name]!.cursor.definition.types != nil && held[name]!.cursor.countedEnd == group.firstSeq
                 guard loads || counts else { continue }
                 if lines == nil { lines = ExportLineFields.lines(of: text) }
                 if loads { held[name]!.cursor.load(lines!, through: group.endSeq) }
@@ -148,10 +150,10 @@ actor Subscriptions: CommitConsumer {
 
     /// Reads the log until `name`'s counts are exact at the head.
     private func catchUp(_ name: String) async {
-        while let cursor = held[name]?.cursor, !cursor.isCounted(through: head) {
+        while held[name].map({ !$0.cursor.isCounted(through: head) }) == true {
             guard await readPage(of: name, counting: true) else { return }
         }
-        while let cursor = held[name]?.cursor, !cursor.knowsAcked(head: head) {
+        while held[name].map({ !$0.cursor.knowsAcked(head: head) }) == true {
             guard await readPage(of: name, counting: false) else { return }
         }
     }
@@ -159,8 +161,8 @@ actor Subscriptions: CommitConsumer {
     /// Reads the page of the log where `name`'s cursor next loads or counts, and feeds it.
     /// - Returns: false if the read failed or the subscription is gone.
     private func readPage(of name: String, counting: Bool) async -> Bool {
-        guard let held = held[name] else { return false }
-        let start = counting ? held.cursor.countedEnd : held.cursor.nextToLoad
+        guard let generation = held[name]?.generation else { return false }
+        let start = counting ? held[name]!.cursor.countedEnd : held[name]!.cursor.nextToLoad
         let end = min(head + 1, start + Seq(Self.page))
         guard start < end else { return true }
         let text: [UInt8]
@@ -170,12 +172,12 @@ actor Subscriptions: CommitConsumer {
             logger.error("could not read the log for a subscription", metadata: ["subscription": "\(name)", "error": "\(error)"])
             return false
         }
-        guard let now = self.held[name], now.generation == held.generation else { return false }
+        guard held[name]?.generation == generation else { return false }
         let lines = ExportLineFields.lines(of: text)
         if counting {
-            if now.cursor.countedEnd == start { self.held[name]!.cursor.count(lines, through: end) }
-        } else if now.cursor.nextToLoad == start {
-            self.held[name]!.cursor.load(lines, through: end)
+            if held[name]!.cursor.countedEnd == start { held[name]!.cursor.count(lines, through: end) }
+        } else if held[name]!.cursor.nextToLoad == start {
+            held[name]!.cursor.load(lines, through: end)
         }
         return true
     }
@@ -187,7 +189,7 @@ actor Subscriptions: CommitConsumer {
         let deadline = Self.now() + Int64(wait.components.seconds) * 1_000_000_000 + wait.components.attoseconds / 1_000_000_000
         while true {
             try sweep(name)
-            while let cursor = held[name]?.cursor, cursor.pendingInWindow < most, cursor.wantsMore, cursor.nextToLoad <= head {
+            while held[name].map({ $0.cursor.pendingInWindow < most && $0.cursor.wantsMore && $0.cursor.nextToLoad <= head }) == true {
                 guard await readPage(of: name, counting: false) else { break }
             }
             guard held[name] != nil else { throw .unknown(name) }
@@ -196,7 +198,7 @@ actor Subscriptions: CommitConsumer {
                 return lease
             }
             let now = Self.now()
-            guard now < deadline else { return nil }
+            guard now < deadline, !stopping else { return nil }
             await waitForChange(until: deadline)
         }
     }
@@ -247,6 +249,13 @@ actor Subscriptions: CommitConsumer {
         await withCheckedContinuation { waiters[id] = $0 }
     }
 
+    /// Ends every wait for a lease, and the pushes: the server is stopping.
+    func stop() {
+        stopping = true
+        for pusher in pushers.values { pusher.cancel() }
+        wakeAll()
+    }
+
     private func wake(_ id: Int) { waiters.removeValue(forKey: id)?.resume() }
 
     private func wakeAll() {
@@ -271,6 +280,7 @@ actor Subscriptions: CommitConsumer {
                 unknownType.append(seq)
             }
         }
+        let definition = cursor.definition
         for seq in unknownType {
             let text: [UInt8]
             do {
@@ -279,7 +289,7 @@ actor Subscriptions: CommitConsumer {
                 throw .notDurable(reason: "the log could not be read: \(error)")
             }
             let line = ExportLineFields.line(text)
-            guard cursor.definition.selects(type: line.type) else {
+            guard definition.selects(type: line.type) else {
                 throw .notSelected(
                     seq, reason: "seq \(seq) is a \(String(decoding: line.type, as: UTF8.self)), which subscription \(name) does not select"
                 )
