@@ -22,11 +22,12 @@ public func buildApplication(
         logger: logger)
 }
 
-/// Every route, behind the middleware every request meets: the log's id, CORS, errors as JSON, the token's guard.
+/// Every route, behind the middleware every request meets: its log line, the log's id, CORS, errors as JSON, the token's guard.
 /// A new route goes in the controller of its resource, or a controller of its own added here.
 func buildRouter(live: Live, options: ServerOptions) -> Router<BasicRequestContext> {
     // HEAD wherever GET is answered: the GET's headers, no body.
     let router = Router(options: .autoGenerateHeadEndpoints)
+    router.add(middleware: RequestLog())
     router.add(middleware: LogIDHeader(id: live.logID))
     router.add(middleware: CORS(origins: Set(options.corsOrigins)))
     router.add(middleware: JSONErrors())

@@ -22,8 +22,10 @@ struct Orders: AsyncParsableCommand {
 
             Exit status: 0 success; 1 a report sum does not fit 64 bits (or verify --strict
             found anomalies); 64 bad usage; 65 malformed input or a corrupt log; 66 an
-            input that cannot be opened; 74 an I/O error (or an address serve cannot
-            listen on); 128+N stopped by signal N (130 for Ctrl-C).
+            input that cannot be opened; 69 a URL that is not orders serve (send,
+            subscribe); 74 an I/O error (or an address serve cannot listen on); 75 send
+            gave up (--give-up-after); 77 a token the server refused; 128+N stopped by
+            signal N (130 for Ctrl-C).
 
             Start here:
               orders import store.log Fixtures/kiosk-day.ndjson

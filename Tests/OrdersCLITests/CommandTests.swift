@@ -569,7 +569,7 @@ struct CommandTests {
     @Test func everyCommandHasHelpWithAnExample() throws {
         let commands = [
             ["import"], ["export"], ["replay"], ["report"], ["report", "daily"], ["report", "products"], ["report", "categories"],
-            ["tally"], ["audit"], ["generate"], ["bench"], ["verify"], ["repair"],
+            ["tally"], ["audit"], ["generate"], ["bench"], ["verify"], ["repair"], ["subscribe"],
         ]
         for command in commands {
             let help = try CLI.run(command + ["--help"])
@@ -580,6 +580,15 @@ struct CommandTests {
             for (line, next) in zip(lines, lines.dropFirst()) where line.hasPrefix("  orders ") {
                 #expect(next.isEmpty || next.hasPrefix(" "), "\(command): \(line) wraps onto \(next)")
             }
+        }
+    }
+
+    @Test func theMainHelpListsEveryExitStatus() throws {
+        let help = try CLI.run(["--help"]).text.replacingOccurrences(of: "\n", with: " ")
+        for status in [
+            "0 success", "1 a report sum", "64 bad usage", "65 malformed", "66 an", "69 a URL", "74 an I/O", "75 send", "77 a token", "130",
+        ] {
+            #expect(help.contains(status), "\(status)")
         }
     }
 }

@@ -104,6 +104,40 @@ extension ServeTests {
         #expect(server.stop() == 0)
     }
 
+    /// A log line each request, in the shape the server logs in; a snapshot's line names the last seq it folded.
+    @Test func everyRequestIsLoggedAndASnapshotSaysItsLastSeq() async throws {
+        let folder = CLI.temporaryDirectory()
+        let server = Process()
+        server.executableURL = CLI.binary
+        server.arguments = ["serve", folder + "/L", "--listen", "127.0.0.1:0", "--snapshot-after", "10"]
+        let output = Pipe()
+        server.standardOutput = output
+        _ = FileManager.default.createFile(atPath: folder + "/stderr", contents: nil)
+        server.standardError = FileHandle(forWritingAtPath: folder + "/stderr")
+        try server.run()
+        defer { if server.isRunning { server.terminate() } }
+        var line: [UInt8] = []
+        while !line.contains(0x0A), let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty { line += byte }
+        let base = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(
+            of: "listening on ", with: "")
+        var request = URLRequest(url: URL(string: base + "/events")!)
+        request.httpMethod = "POST"
+        request.httpBody = Data(String(repeating: Self.vote + "\n", count: 12).utf8)
+        _ = try await URLSession.shared.data(for: request)
+        _ = try await URLSession.shared.data(from: URL(string: base + "/nowhere")!)
+        let deadline = Date().addingTimeInterval(20)
+        var said = ""
+        repeat {
+            try await Task.sleep(for: .milliseconds(100))
+            said = (try? String(contentsOfFile: folder + "/stderr", encoding: .utf8)) ?? ""
+        } while !said.contains("took a snapshot") && Date() < deadline
+        server.terminate()
+        server.waitUntilExit()
+        #expect(said.contains(#"level=info msg=request"#) && said.contains("method=POST path=/events status=200"), "\(said)")
+        #expect(said.contains("method=GET path=/nowhere status=404"))
+        #expect(said.contains("through_seq=12"), "\(said)")
+    }
+
     static let vote = #"{"type": "vote_cast", "at": "2025-09-16T09:00:00Z", "poll": "p", "voter": "v", "candidate": "c"}"#
 }
 

@@ -184,7 +184,7 @@ actor LiveProjection: CommitConsumer {
                     let taken = try Engine.takeSnapshot(of: path, threads: 1) { logger.notice("\($0)") }
                     logger.info(
                         "took a snapshot",
-                        metadata: ["end_seq": "\(taken.endSeq)", "folded": "\(taken.folded)", "bytes": "\(taken.bytes ?? 0)"])
+                        metadata: ["through_seq": "\(taken.endSeq - 1)", "folded": "\(taken.folded)", "bytes": "\(taken.bytes ?? 0)"])
                 } catch {
                     logger.warning("could not take a snapshot; the log is unaffected", metadata: ["error": "\(error)"])
                 }

@@ -31,7 +31,7 @@ extension Orders {
 
                 Examples:
                   orders subscribe http://127.0.0.1:8080 warehouse --once > events.ndjson
-                  orders subscribe http://127.0.0.1:8080 fulfilment --types checked_out -- ./ship-order
+                  orders subscribe http://shop:8080 ship --types checked_out -- ./ship-order
                 """)
 
         @Argument(help: ArgumentHelp("The server, e.g. http://127.0.0.1:8080.", valueName: "url"))
