@@ -22,7 +22,8 @@ public func buildApplication(
         logger: logger)
 }
 
-/// Every route, behind the middleware every request meets: its log line, the log's id, CORS, errors as JSON, the token's guard.
+/// Every route, behind the middleware every request meets: its log line, the log's id, CORS, errors as JSON, the token's
+/// guard, and the query parameters its route takes.
 /// A new route goes in the controller of its resource, or a controller of its own added here.
 func buildRouter(live: Live, options: ServerOptions) -> Router<BasicRequestContext> {
     // HEAD wherever GET is answered: the GET's headers, no body.
@@ -32,6 +33,8 @@ func buildRouter(live: Live, options: ServerOptions) -> Router<BasicRequestConte
     router.add(middleware: CORS(origins: Set(options.corsOrigins)))
     router.add(middleware: JSONErrors())
     router.add(middleware: Guard(token: options.token, guardsReads: options.isPrivate))
+    let known = KnownParameters<BasicRequestContext>.Routes()
+    router.add(middleware: KnownParameters(routes: known))
     var routes = Routes(router: router)
     EventsController(live: live, options: options).addRoutes(to: &routes)
     CartsController(live: live, options: options).addRoutes(to: &routes)
@@ -42,5 +45,6 @@ func buildRouter(live: Live, options: ServerOptions) -> Router<BasicRequestConte
     OperationsController(live: live).addRoutes(to: &routes)
     // Added last, so that it wraps only what no route answers: a known path asked with another method is a 405.
     router.add(middleware: MethodNotAllowed(routes: routes.table))
+    known.table.withLock { $0 = routes.table }
     return router
 }

@@ -241,6 +241,16 @@ struct RoutesTests {
             try await client.execute(uri: "/tally?poll=kiosk-design", method: .get) {
                 #expect(Self.text($0).contains(#""candidate": "dark", "votes": 2"#))
             }
+            // What the command takes: tally --format csv, report products --top.
+            let tally = try String(contentsOf: Self.root.appendingPathComponent("Fixtures/expected/kiosk-day.tally.csv"), encoding: .utf8)
+            try await client.execute(uri: "/tally?format=csv", method: .get) { #expect(Self.text($0) == tally) }
+            try await client.execute(uri: "/reports/products?top=1&format=csv", method: .get) { response in
+                // As `orders report products Fixtures/kiosk-day.ndjson --top 1 --format csv` prints it.
+                #expect(
+                    Self.text(response)
+                        == "date,product,currency,units,revenue\n2025-09-16,airpods-4,USD,3,38700\n2025-09-16,macbook-pro-14,KRW,1,2390000\n"
+                )
+            }
             try await client.execute(uri: "/reports/products?format=json", method: .get) {
                 #expect(Self.text($0).hasPrefix(#"{"zone": "UTC""#))
             }
@@ -267,7 +277,10 @@ struct RoutesTests {
                 ("/reports/daily?tz=Nowhere/Else", "tz"), ("/reports/daily?from=2025-09-17&to=2025-09-16", "from"),
                 ("/reports/daily?to=soon", "to"), ("/reports/daily?format=xml", "format"), ("/tally?poll=", "poll"),
                 ("/audit?cart=", "cart"), ("/audit?order=", "order"), ("/audit", "cart"),
-                ("/events/stream?after=x", "after"),
+                ("/events/stream?after=x", "after"), ("/tally?format=table", "format"), ("/reports/products?top=0", "top"),
+                // A parameter no route takes is named, not ignored.
+                ("/replay?foo=1", "foo"), ("/events?lmit=3", "lmit"), ("/carts/kiosk-1?x=1", "x"), ("/tally?top=2", "top"),
+                ("/reports/daily?top=2", "top"), ("/reports/products?limit=2", "limit"), ("/subscriptions/a/lease?wiat=1", "wiat"),
             ] {
                 try await client.execute(uri: uri, method: .get) { response in
                     #expect(response.status == .badRequest, "\(uri)")

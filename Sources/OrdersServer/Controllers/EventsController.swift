@@ -15,10 +15,10 @@ struct EventsController {
     func addRoutes(to routes: inout Routes) {
         let appending = Appending(live: live, options: options)
         routes.post("events") { request, _ in try await appending.append(request) }
-        routes.get("events", use: page)
+        routes.get("events", parameters: ["after", "limit"], use: page)
         // Its own HEAD: the GET's would join the stream, whose body, never sent, would never leave it.
         routes.head("events/stream") { _, _ in Response(status: .ok, headers: Self.streamHeaders) }
-        routes.get("events/stream", use: stream)
+        routes.get("events/stream", parameters: ["after"], use: stream)
     }
 
     /// `GET /events`: the export lines after `after`, at most `limit`, of acknowledged events only

@@ -10,11 +10,15 @@ struct ReportsController {
 
     func addRoutes(to routes: inout Routes) {
         routes.get("replay", use: replay)
-        routes.get("reports/daily", use: daily)
-        routes.get("reports/products") { request, _ in try await products(request, grouping: .product) }
-        routes.get("reports/categories") { request, _ in try await products(request, grouping: .category) }
-        routes.get("tally", use: tally)
-        routes.get("audit", use: audit)
+        routes.get("reports/daily", parameters: ReportQuery.parameters, use: daily)
+        routes.get("reports/products", parameters: ReportQuery.parameters + ["top"]) { request, _ in
+            try await products(request, grouping: .product)
+        }
+        routes.get("reports/categories", parameters: ReportQuery.parameters + ["top"]) { request, _ in
+            try await products(request, grouping: .category)
+        }
+        routes.get("tally", parameters: ["poll", "format"], use: tally)
+        routes.get("audit", parameters: ["cart", "order"], use: audit)
     }
 
     @Sendable func replay(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
@@ -42,10 +46,13 @@ struct ReportsController {
                 .badRequest, "this server was started without a catalog, which categories come from (orders serve --catalog FILE)")
         }
         let query = try ReportQuery(request)
+        let top = try request.uri.queryParameters.get("top").map { _ in
+            Int(try RequestValues.number(request.uri.queryParameters, "top", default: 0, in: 1...Int64(Int32.max), "a count, 1 or more"))
+        }
         let (reports, ids) = try await live.projection.reports(in: query.zone, spelling: [.product], productSales: true)
         let report = ProductReport(
             reports.products, ids: ids, zone: query.zone.name, catalog: options.catalog ?? Catalog(),
-            grouping: grouping, from: query.from, to: query.to)
+            grouping: grouping, from: query.from, to: query.to, top: top)
         return try Responses.rendered(query.format) {
             try report.csv()
         } json: {
@@ -55,8 +62,13 @@ struct ReportsController {
 
     @Sendable func tally(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let poll = try RequestValues.id(request.uri.queryParameters, "poll")
-        return Responses.json(
-            TallyReport(await live.projection.reports.tally, ids: await live.store.spellings(of: [.poll, .candidate]), poll: poll).json())
+        let format = try ReportQuery.format(of: request.uri.queryParameters)
+        let report = TallyReport(await live.projection.reports.tally, ids: await live.store.spellings(of: [.poll, .candidate]), poll: poll)
+        return try Responses.rendered(format) {
+            report.csv()
+        } json: {
+            report.json()
+        }
     }
 
     @Sendable func audit(_ request: Request, _ context: BasicRequestContext) async throws -> Response {

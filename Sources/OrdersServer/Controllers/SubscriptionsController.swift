@@ -20,7 +20,7 @@ struct SubscriptionsController {
         routes.put("subscriptions/:name", use: define)
         routes.get("subscriptions/:name", use: state)
         routes.delete("subscriptions/:name", use: delete)
-        routes.post("subscriptions/:name/lease", use: lease)
+        routes.post("subscriptions/:name/lease", parameters: ["max", "wait"], use: lease)
         routes.post("subscriptions/:name/ack", use: ack)
         routes.post("subscriptions/:name/nack", use: nack)
         routes.get("subscriptions/:name/parked", use: parked)
@@ -128,10 +128,6 @@ struct SubscriptionsController {
     @Sendable func lease(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let name = try name(context)
         let query = request.uri.queryParameters
-        if let other = query.first(where: { $0.key != "max" && $0.key != "wait" }) {
-            throw JSONError(
-                .badRequest, "a lease takes the parameters max and wait, not \(String(other.key))", parameter: String(other.key))
-        }
         let most = try RequestValues.number(
             query, "max", default: Int64(Self.leaseMost.byDefault), in: 1...Int64(Self.leaseMost.most),
             "a count from 1 to \(Self.leaseMost.most)")

@@ -6,6 +6,9 @@ import OrdersReports
 struct ReportQuery {
     enum Format: String { case csv, json }
 
+    /// The query parameters every report takes.
+    static let parameters = ["tz", "from", "to", "format"]
+
     var zone: ZoneRules
     var from: CivilDate?
     var to: CivilDate?
@@ -32,9 +35,14 @@ struct ReportQuery {
         if let from, let to, from > to {
             throw JSONError(.badRequest, "the parameter from (\(from)) is after to (\(to)): no date is in between", parameter: "from")
         }
+        format = try Self.format(of: query)
+    }
+
+    /// `?format=csv|json`, JSON when not asked.
+    static func format(of query: Parameters) throws -> Format {
         guard let format = Format(rawValue: query.get("format").map { String($0) } ?? "json") else {
             throw JSONError(.badRequest, "the parameter format must be csv or json", parameter: "format")
         }
-        self.format = format
+        return format
     }
 }

@@ -9,13 +9,14 @@ struct Routes {
     private(set) var table = MethodNotAllowed<BasicRequestContext>.Table()
 
     /// A GET route; the router answers its HEAD (``buildRouter(live:options:)``).
-    mutating func get(_ path: String, use handler: @escaping Handler) {
-        table.add(path, [.get, .head])
+    /// - Parameter parameters: the query parameters it takes; any other is a 400.
+    mutating func get(_ path: String, parameters: [String] = [], use handler: @escaping Handler) {
+        table.add(path, [.get, .head], parameters: parameters)
         router.get(RouterPath(path), use: handler)
     }
 
-    mutating func post(_ path: String, use handler: @escaping Handler) {
-        table.add(path, [.post])
+    mutating func post(_ path: String, parameters: [String] = [], use handler: @escaping Handler) {
+        table.add(path, [.post], parameters: parameters)
         router.post(RouterPath(path), use: handler)
     }
 
