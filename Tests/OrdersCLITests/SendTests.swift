@@ -122,6 +122,27 @@ struct SendTests {
         #expect(try Self.numbers(in: server.log) == [0, 1, 2])
     }
 
+    /// Line 10 of 20 malformed: the 9 before it are delivered and said so, the file named as typed;
+    /// fixed and sent again, the other 11 follow, and nothing comes twice.
+    @Test func aMalformedLineInTheMiddleDeliversTheLinesBeforeIt() async throws {
+        let server = try ServeTests.Running()
+        defer { server.stop() }
+        let directory = CLI.temporaryDirectory()
+        let typed = directory + "/./bad.ndjson", outbox = directory + "/outbox"
+        var lines = (0..<20).map { Self.line($0) }
+        lines[9] = lines[9].replacingOccurrences(of: #""qty": 1"#, with: #""qty": 0"#)
+        try (lines.joined(separator: "\n") + "\n").write(toFile: typed, atomically: false, encoding: .utf8)
+        let result = try CLI.run(["send", server.base, typed, "--outbox", outbox])
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("\(typed):10:") && result.stderr.contains("delivered 9 events"), "\(result.stderr)")
+        lines[9] = Self.line(9)
+        try (lines.joined(separator: "\n") + "\n").write(toFile: typed, atomically: false, encoding: .utf8)
+        let again = try CLI.run(["send", server.base, typed, "--outbox", outbox])
+        #expect(again.status == 0 && again.stderr.contains("delivered 11 events"), "\(again.stderr)")
+        server.stop()
+        #expect(try Self.numbers(in: server.log) == Array(0..<20))
+    }
+
     @Test func aRefusedTokenExits77AndAWrongURL69AndBothKeepTheEvents() async throws {
         let directory = CLI.temporaryDirectory()
         try "right\n".write(toFile: directory + "/token", atomically: false, encoding: .utf8)

@@ -9,10 +9,13 @@ package struct Intake {
     package let outbox: Outbox
     /// The source's name in its marks: an absolute path, or `-`.
     package let source: String
+    /// Its name in errors: as the user spelled it.
+    package let name: String
 
-    package init(outbox: Outbox, source: String) {
+    package init(outbox: Outbox, source: String, named name: String? = nil) {
         self.outbox = outbox
         self.source = source
+        self.name = name ?? (source == "-" ? "standard input" : source)
     }
 
     /// What a take did.
@@ -25,7 +28,7 @@ package struct Intake {
 
     /// Takes the source's text, each stretch of whole lines as `nextLines`
     /// reads it (nil at the end), calling `progress` with the events taken after each.
-    /// - Throws: ``InputError`` for a malformed line (the chunks before it stay taken), ``OutboxError``, and what `nextLines` throws.
+    /// - Throws: ``InputError`` for a malformed line (the lines before it stay taken), ``OutboxError``, and what `nextLines` throws.
     package func record(from nextLines: () throws -> ArraySlice<UInt8>?, progress: (Int) -> Void = { _ in }) async throws -> Taken {
         let mark = await outbox.mark(for: source)
         var taken = Taken()
@@ -64,14 +67,36 @@ package struct Intake {
 
     private func record(_ text: ArraySlice<UInt8>, seen: inout IntakeMark, taken: inout Taken, progress: (Int) -> Void) async throws {
         var lines: [UInt8] = []
-        let count = try OutboxLines.prepare(
-            Array(text), name: source == "-" ? "standard input" : source, firstLine: Int(seen.lines) + 1,
-            milliseconds: OrdersClient.now(), into: &lines)
+        let count: Int
+        do {
+            count = try OutboxLines.prepare(
+                Array(text), name: name, firstLine: Int(seen.lines) + 1, milliseconds: OrdersClient.now(), into: &lines)
+        } catch {
+            // The lines before the malformed one are taken, as an import's would be refused whole but a send delivers in order:
+            // fixed and sent again, the source then resumes at that line.
+            if case .line(let line)? = error.location, let end = Self.end(ofLines: line - 1 - Int(seen.lines), in: text) {
+                try await record(text[..<end], seen: &seen, taken: &taken, progress: progress)
+            }
+            throw error
+        }
         seen.add(text)
         // Only blank lines: nothing to write; the next mark covers them.
         if count > 0 { _ = try await outbox.append(lines, count: count, mark: seen, waitingForRoom: true) }
         taken.events += count
         progress(taken.events)
+    }
+}
+
+extension Intake {
+    /// Where the first `count` lines of `text` end (past their line feeds); nil for none.
+    static func end(ofLines count: Int, in text: ArraySlice<UInt8>) -> Int? {
+        guard count > 0 else { return nil }
+        var left = count
+        for i in text.indices where text[i] == 0x0A {
+            left -= 1
+            if left == 0 { return i + 1 }
+        }
+        return nil
     }
 }
 

@@ -96,7 +96,9 @@ extension Orders {
                 do {
                     for file in files {
                         let source = file == "-" ? "-" : URL(fileURLWithPath: file).standardizedFileURL.path
-                        let taken = try await Intake(outbox: client.outbox, source: source).record(from: TextInput(path: file).next) {
+                        let taken = try await Intake(outbox: client.outbox, source: source, named: file == "-" ? nil : file).record(
+                            from: TextInput(path: file).next
+                        ) {
                             events in
                             progress.taken(events)
                         }
@@ -104,9 +106,13 @@ extension Orders {
                         progress.finishSource()
                     }
                 } catch {
-                    // What was taken before the failure is delivered; then the failure is said.
+                    // What was taken before the failure is delivered, and said; then the failure.
                     progress.draw(force: true)
                     try? await finish(client, watcher: watcher, progress: progress)
+                    let state = watcher.state.withLock { $0 }
+                    Console.note(
+                        "orders send: delivered \(counted(state.delivered, "event")) to \(url) before the failure below; run it again once it is fixed, and what was delivered is not sent again"
+                    )
                     throw error
                 }
                 try await finish(client, watcher: watcher, progress: progress)
