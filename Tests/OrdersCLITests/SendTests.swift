@@ -156,10 +156,16 @@ struct SendTests {
             "send", server.base, directory + "/one.ndjson", "--outbox", directory + "/o", "--token-file", directory + "/bad",
         ])
         #expect(refused.status == 77, "\(refused.stderr)")
+        #expect(refused.stderr.contains("refused the token in \(directory)/bad"), "\(refused.stderr)")
+        // Nothing is said after the error that ended it.
+        #expect(refused.stderr.split(separator: "\n").last?.hasPrefix("orders: error:") == true, "\(refused.stderr)")
+        let tokenless = try CLI.run(["send", server.base, directory + "/one.ndjson", "--outbox", directory + "/o"])
+        #expect(tokenless.status == 77 && tokenless.stderr.contains("asks for a token"), "\(tokenless.stderr)")
         let lost = try CLI.run([
             "send", server.base + "/shop", directory + "/one.ndjson", "--outbox", directory + "/o", "--token-file", directory + "/token",
         ])
         #expect(lost.status == 69 && lost.stderr.contains("answered 404 to POST /events"), "\(lost.stderr)")
+        #expect(lost.stderr.split(separator: "\n").last?.hasPrefix("orders: error:") == true, "\(lost.stderr)")
         let right = try CLI.run([
             "send", server.base, directory + "/one.ndjson", "--outbox", directory + "/o", "--token-file", directory + "/token",
         ])

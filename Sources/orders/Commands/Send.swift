@@ -128,6 +128,12 @@ extension Orders {
             }
         }
 
+        /// Stops delivery, and drops the notes it left, before an error that ends the command: no retry is said after it.
+        private func stopSaying(_ client: OrdersClient, _ watcher: SendWatcher) {
+            client.stop()
+            watcher.state.withLock { $0.notes = [] }
+        }
+
         /// Waits until the outbox is empty, the token is refused, or nothing is delivered for `giveUpAfter` seconds.
         private func finish(_ client: OrdersClient, watcher: SendWatcher, progress: SendProgress) async throws {
             defer {
@@ -142,13 +148,18 @@ extension Orders {
                     throw ExitCode(65)
                 }
                 if let status = state.notAServer {
+                    stopSaying(client, watcher)
                     Console.note(
                         "orders: error: \(url) answered \(status) to POST /events: is it the address of orders serve? The events wait in the outbox"
                     )
                     throw ExitCode(69)
                 }
                 if let refused = state.tokenRefused {
-                    Console.note("orders: error: \(url) refused the token: \(refused)")
+                    stopSaying(client, watcher)
+                    Console.note(
+                        tokenFile == nil
+                            ? "orders: error: \(url) asks for a token (\(refused)): give it with --token-file FILE"
+                            : "orders: error: \(url) refused the token in \(tokenFile!): \(refused)")
                     throw ExitCode(77)
                 }
                 if state.delivered != lastDelivered {
@@ -209,12 +220,15 @@ final class SendWatcher: OrdersClientDelegate {
                 $0.notes.append("orders: refused (\(rejection.status)\(field)): \(rejection.message): \(rejection.line)")
             }
         case .retrying(let delay, let reason, let status):
-            let tenths = Int((Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18) * 10)
+            let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+            let wait = seconds < 1 ? "\(Int((seconds * 1000).rounded())) ms" : "\(Int(seconds * 10) / 10).\(Int(seconds * 10) % 10) s"
             state.withLock {
+                // The same problem again within a second is said once.
+                let again = $0.lastProblem == reason && seconds < 1
                 $0.lastProblem = reason
                 // Not found, or no POST there, before anything was delivered: the URL names no orders serve.
                 if let status, [404, 405].contains(status), $0.delivered == 0 { $0.notAServer = status }
-                $0.notes.append("orders: note: \(reason); retrying in \(tenths / 10).\(tenths % 10) s")
+                if !again { $0.notes.append("orders: note: \(reason); retrying in \(wait)") }
             }
         case .tokenRefused(let status, let message):
             state.withLock { $0.tokenRefused = "\(status): \(message)" }
