@@ -174,6 +174,26 @@ struct SendTests {
         #expect(try Self.numbers(in: server.log) == [1])
     }
 
+    /// Network failures in words: a closed port is named, and https to a plain server stops at once (69).
+    @Test func networkFailuresAreSaidInWordsAndATLSMismatchStops() async throws {
+        let directory = CLI.temporaryDirectory()
+        try Self.line(1).write(toFile: directory + "/one.ndjson", atomically: false, encoding: .utf8)
+        let port = try SubscribeTests.freePort()
+        let closed = try CLI.run([
+            "send", "http://127.0.0.1:\(port)", directory + "/one.ndjson", "--outbox", directory + "/a", "--give-up-after", "1",
+        ])
+        #expect(closed.status == 75)
+        #expect(closed.stderr.contains("cannot connect to 127.0.0.1:\(port): Connection refused"), "\(closed.stderr)")
+        #expect(!closed.stderr.contains("NIOConnectionError"))
+        let server = try ServeTests.Running()
+        defer { server.stop() }
+        let tls = try CLI.run([
+            "send", server.base.replacingOccurrences(of: "http://", with: "https://"), directory + "/one.ndjson", "--outbox",
+            directory + "/b", "--give-up-after", "60",
+        ])
+        #expect(tls.status == 69 && tls.stderr.contains("does not answer TLS"), "\(tls.stderr)")
+    }
+
     /// `orders send` speaks HTTP on NIO (OrdersClient's default is URLSession): the same faults, the same outcome.
     @Test func throughAFaultyProxyEveryLineLandsOnce() async throws {
         let server = try ServeTests.Running()

@@ -79,7 +79,13 @@ actor Delivery {
                 answer = try await transport.send(
                     "POST", "/events", body: batch.text, headers: ["Content-Type": "application/x-ndjson"])
             } catch {
-                await wait(attempt: &attempt, retryAfter: nil, reason: "\(error.localizedDescription)")
+                // A TLS handshake with a server that speaks plain HTTP fails the same way each time: said, and delivery stops.
+                let reason = error.localizedDescription
+                if reason.contains("wrong version number") || (error as? URLError)?.code == .secureConnectionFailed {
+                    report(.stopped("\(DeliveryEvent.noTLS) (\(reason))"))
+                    return
+                }
+                await wait(attempt: &attempt, retryAfter: nil, reason: reason)
                 continue
             }
             let error = ErrorObject(answer.body)

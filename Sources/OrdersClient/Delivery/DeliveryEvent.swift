@@ -32,3 +32,8 @@ public struct Rejection: Sendable, Hashable {
 public protocol OrdersClientDelegate: AnyObject, Sendable {
     func ordersClient(_ client: OrdersClient, _ event: DeliveryEvent)
 }
+
+extension DeliveryEvent {
+    /// What ``stopped(_:)`` starts with when a TLS handshake cannot succeed: the server speaks plain HTTP.
+    public static let noTLS = "the server does not answer TLS: is the URL http://, not https://?"
+}

@@ -27,8 +27,18 @@ public actor NIOTransport: HTTPTransport {
         self.timeout = timeout
     }
 
-    struct TimedOut: Error, CustomStringConvertible {
+    struct TimedOut: LocalizedError, CustomStringConvertible {
         var description: String { "no answer in time" }
+        var errorDescription: String? { description }
+    }
+
+    /// A connection that could not be made, in words (NIO's own says `NIOConnectionError error 1`).
+    struct CannotConnect: LocalizedError, CustomStringConvertible {
+        var host: String
+        var port: Int
+        var reason: String
+        var description: String { "cannot connect to \(host):\(port): \(reason)" }
+        var errorDescription: String? { description }
     }
 
     public func send(_ method: String, _ path: String, body: [UInt8]?, headers: [String: String]) async throws -> HTTPAnswer {
@@ -74,7 +84,21 @@ public actor NIOTransport: HTTPTransport {
 
     private func connected() async throws -> any Channel {
         if let channel, channel.isActive { return channel }
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let channel: any Channel
+        do {
+            channel = try await bootstrap().connect(host: host, port: port).get()
+        } catch let error as NIOConnectionError {
+            let io = error.connectionErrors.first?.error as? IOError
+            throw CannotConnect(host: host, port: port, reason: io.map { String(cString: strerror($0.errnoCode)) } ?? "\(error)")
+        } catch {
+            throw CannotConnect(host: host, port: port, reason: "\(error)")
+        }
+        self.channel = channel
+        return channel
+    }
+
+    private func bootstrap() -> ClientBootstrap {
+        ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -82,9 +106,6 @@ public actor NIOTransport: HTTPTransport {
                     try channel.pipeline.syncOperations.addHandler(AnswerCollector())
                 }
             }
-            .connect(host: host, port: port).get()
-        self.channel = channel
-        return channel
     }
 }
 

@@ -144,8 +144,9 @@ extension Orders {
             while await client.outbox.pending > 0 {
                 let state = watcher.state.withLock { $0 }
                 if let stopped = state.stopped {
+                    stopSaying(client, watcher)
                     Console.note("orders: error: delivery stopped: \(stopped)")
-                    throw ExitCode(65)
+                    throw ExitCode(stopped.hasPrefix(DeliveryEvent.noTLS) ? 69 : 65)
                 }
                 if let status = state.notAServer {
                     stopSaying(client, watcher)
