@@ -194,6 +194,29 @@ struct SendTests {
         #expect(tls.status == 69 && tls.stderr.contains("does not answer TLS"), "\(tls.stderr)")
     }
 
+    /// What send says: a refused long line by its start, the events an earlier run set aside, and duplicates apart from the appended.
+    @Test func sendSaysWhatItDeliveredAndWhatWasSetAsideBefore() async throws {
+        let server = try ServeTests.Running()
+        defer { server.stop() }
+        let directory = CLI.temporaryDirectory(), outbox = directory + "/o"
+        let long = #"{"type": "gift_wrapped", "at": "2025-09-16T09:00:00Z", "note": "\#(String(repeating: "x", count: 3000))"}"#
+        try ([Self.line(1), long, Self.line(2)].joined(separator: "\n") + "\n").write(
+            toFile: directory + "/a.ndjson", atomically: false, encoding: .utf8)
+        let first = try CLI.run(["send", server.base, directory + "/a.ndjson", "--outbox", outbox])
+        #expect(first.status == 65)
+        #expect(
+            first.stderr.contains("refused (400") && first.stderr.contains("bytes)")
+                && !first.stderr.contains(String(repeating: "x", count: 400)))
+        let withIDs = { (id: String, n: Int) in Self.line(n).replacingOccurrences(of: "{", with: #"{"id": "\#(id)", "#) }
+        try (withIDs("e-1", 3) + "\n").write(toFile: directory + "/b.ndjson", atomically: false, encoding: .utf8)
+        let second = try CLI.run(["send", server.base, directory + "/b.ndjson", "--outbox", outbox])
+        #expect(second.status == 0 && second.stderr.contains("rejected.ndjson holds 1 event the server refused before"), "\(second.stderr)")
+        try ([withIDs("e-1", 3), withIDs("e-2", 4)].joined(separator: "\n") + "\n").write(
+            toFile: directory + "/c.ndjson", atomically: false, encoding: .utf8)
+        let third = try CLI.run(["send", server.base, directory + "/c.ndjson", "--outbox", outbox])
+        #expect(third.stderr.contains("delivered 2 events to \(server.base): 1 appended, 1 already recorded there"), "\(third.stderr)")
+    }
+
     /// `orders send` speaks HTTP on NIO (OrdersClient's default is URLSession): the same faults, the same outcome.
     @Test func throughAFaultyProxyEveryLineLandsOnce() async throws {
         let server = try ServeTests.Running()

@@ -86,6 +86,11 @@ extension Orders {
                     server: server, outbox: directory, token: try tokenFile.map(ServerToken.read), configuration: configuration,
                     delegate: watcher, transport: transport)
                 if let repaired = await client.outbox.repaired { Console.note("orders: note: \(directory): \(repaired)") }
+                if let earlier = FileManager.default.contents(atPath: directory + "/rejected.ndjson"), !earlier.isEmpty {
+                    Console.note(
+                        "orders: note: \(directory)/rejected.ndjson holds \(counted(earlier.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }, "event")) the server refused before; they are not sent again"
+                    )
+                }
                 let waiting = await client.outbox.pending
                 if waiting > 0 {
                     Console.note("orders: note: \(counted(waiting, "event")) from an earlier run wait in \(directory); they go first")
@@ -119,7 +124,9 @@ extension Orders {
                 let state = watcher.state.withLock { $0 }
                 Console.note(
                     "orders send: delivered \(counted(state.delivered, "event")) to \(url)"
-                        + (state.duplicates > 0 ? " (\(Thousands.grouped(state.duplicates)) already recorded)" : "")
+                        + (state.duplicates > 0
+                            ? ": \(Thousands.grouped(state.appended)) appended, \(Thousands.grouped(state.duplicates)) already recorded there"
+                            : "")
                         + (skipped > 0 ? "; \(counted(skipped, "line")) taken by an earlier run were not taken again" : ""))
                 if state.setAside > 0 {
                     Console.note("orders: \(counted(state.setAside, "event")) refused and set aside in \(directory)/rejected.ndjson")
@@ -218,7 +225,10 @@ final class SendWatcher: OrdersClientDelegate {
             let field = rejection.field.map { ", field \($0)" } ?? ""
             state.withLock {
                 $0.setAside += 1
-                $0.notes.append("orders: refused (\(rejection.status)\(field)): \(rejection.message): \(rejection.line)")
+                // A long line is shown by its start: enough to find it in rejected.ndjson.
+                let line =
+                    rejection.line.utf8.count > 200 ? "\(rejection.line.prefix(160))… (\(rejection.line.utf8.count) bytes)" : rejection.line
+                $0.notes.append("orders: refused (\(rejection.status)\(field)): \(rejection.message): \(line)")
             }
         case .retrying(let delay, let reason, let status):
             let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
