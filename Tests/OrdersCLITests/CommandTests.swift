@@ -446,6 +446,13 @@ struct CommandTests {
         let zone = try CLI.run(["report", "daily", "Fixtures/kiosk-day.ndjson", "--tz", "Mars/Olympus"])
         #expect(zone.status == 64)
         #expect(zone.stderr.contains("unknown time zone 'Mars/Olympus'"))
+        // A name in another case, or an abbreviation, gets the name it was meant as.
+        for (given, said) in [
+            ("asia/seoul", "did you mean Asia/Seoul?"), ("KST", "KST is an abbreviation, which names no rules; did you mean Asia/Seoul?"),
+        ] {
+            let refused = try CLI.run(["report", "daily", "Fixtures/kiosk-day.ndjson", "--tz", given])
+            #expect(refused.status == 64 && refused.stderr.contains(said), "\(given): \(refused.stderr)")
+        }
         #expect(try CLI.run(["audit", "Fixtures/kiosk-day.ndjson"]).status == 64)
         let dates = try CLI.run(["report", "daily", "Fixtures/kiosk-day.ndjson", "--from", "2025-09-17", "--to", "2025-09-16"])
         #expect(dates.status == 64)

@@ -40,7 +40,7 @@ public enum TimeZones {
         guard isInDatabase(name), let zone = TimeZone(identifier: name) else {
             throw Unknown(
                 description: "unknown time zone '\(name)': "
-                    + (offsetSuggestion(for: name)
+                    + (offsetSuggestion(for: name) ?? nameSuggestion(for: name)
                         ?? "use an IANA name such as UTC, Asia/Seoul or America/New_York (a fixed offset is Etc/GMT-5 for 5 hours ahead of UTC, signs as in POSIX)")
             )
         }
@@ -57,6 +57,19 @@ public enum TimeZones {
             cursor = next
         }
         return ZoneRules(name: name, initialOffsetSeconds: Int64(zone.secondsFromGMT(for: start)), transitions: transitions)
+    }
+
+    /// The IANA name `name` was meant as, spelled in another case (`asia/seoul`)
+    /// or as an abbreviation (`KST`): a question naming it; nil if there is none.
+    static func nameSuggestion(for name: String) -> String? {
+        let lower = name.lowercased()
+        if let match = TimeZone.knownTimeZoneIdentifiers.first(where: { $0.lowercased() == lower && $0 != name }), isInDatabase(match) {
+            return "did you mean \(match)?"
+        }
+        if let zone = TimeZone.abbreviationDictionary[name.uppercased()], isInDatabase(zone) {
+            return "\(name) is an abbreviation, which names no rules; did you mean \(zone)?"
+        }
+        return nil
     }
 
     /// Whether `name` is an IANA name. Foundation also takes what the IANA
