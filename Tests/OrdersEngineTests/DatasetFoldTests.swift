@@ -8,9 +8,7 @@ import Testing
 @Suite("A dataset folds as one log, however its parts split the order ids")
 struct DatasetFoldTests {
     private func directory() throws -> String {
-        let dir = NSTemporaryDirectory() + "orders-dataset-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir
+        try temporaryDirectory("dataset-")
     }
 
     /// Whether two folds give the same reports, their ids compared by bytes, since each numbers them its own way.

@@ -25,8 +25,7 @@ struct DatasetSnapshotTests {
         var pieces = 0
 
         init(_ events: [Event], ids: Identifiers, parts: Int) throws {
-            directory = NSTemporaryDirectory() + "orders-dataset-snapshot-" + UUID().uuidString
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            directory = try temporaryDirectory("dataset-snapshot-")
             dataset = directory + "/ds"
             self.events = events
             self.ids = ids

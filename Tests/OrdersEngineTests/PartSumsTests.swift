@@ -14,8 +14,7 @@ struct PartSumsTests {
     /// the log's reports, and each part's sums as `orders part fold` prints them.
     private func logAndSums(seed: UInt64, parts: Int) throws -> (log: (reports: Reports, ids: Identifiers), sums: [[UInt8]]) {
         let (events, ids) = collidingEvents(seed: seed, count: 3_000)
-        let dir = NSTemporaryDirectory() + "orders-sums-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = try temporaryDirectory("sums-")
         let writer = try LogWriter(path: dir + "/one.log", batchEvents: 400)
         try writer.write(ids: ids) { try $0.append(events, records: EventRecords(), ids: ids) }
         let dataset = try DatasetWriter(directory: dir + "/ds", parts: parts, batchEvents: 300)
