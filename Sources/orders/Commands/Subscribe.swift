@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OrdersClient
+import OrdersCore
 import OrdersServer
 
 extension Orders {
@@ -62,21 +63,13 @@ extension Orders {
             guard let server = URL(string: url), ["http", "https"].contains(server.scheme ?? ""), server.host != nil else {
                 throw ValidationError("the URL must be http:// or https:// with a host, e.g. http://127.0.0.1:8080")
             }
-            guard Self.isValidName(name) else {
+            guard SubscriptionDefinition.isValidName(name) else {
                 throw ValidationError(
                     "a subscription's name is 1 to 64 bytes of A-Z, a-z, 0-9, '.', '_' and '-', not \(name.debugDescription)")
             }
             if let from { _ = try Self.fromJSON(from) }
             if let types, types.split(separator: ",").isEmpty { throw ValidationError("--types needs at least one type") }
             guard (1...10_000).contains(max) else { throw ValidationError("--max must be from 1 to 10,000") }
-        }
-
-        static func isValidName(_ name: String) -> Bool {
-            (1...64).contains(name.utf8.count)
-                && name.utf8.allSatisfy { byte in
-                    (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x2E
-                        || byte == 0x5F || byte == 0x2D
-                }
         }
 
         /// `--from` as the definition's JSON value.
