@@ -9,18 +9,25 @@ import Darwin
 /// Replaces the file at `path` with `bytes` so that a crash leaves the
 /// old or the new one whole: a temporary file, synced, renamed over it,
 /// then the directory synced.
-/// - Parameter temporary: its name; one of its own for each writer, when two may replace the file at once.
-package func replaceFile(_ path: String, with bytes: [UInt8], temporary: String? = nil) throws {
-    try replaceFile(path, withPieces: [bytes], temporary: temporary)
+/// - Parameters:
+///   - temporary: its name; one of its own for each writer, when two may replace the file at once.
+///   - permissions: the new file's mode (before the umask): readable by all unless told.
+package func replaceFile(
+    _ path: String, with bytes: [UInt8], temporary: String? = nil, permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
+) throws {
+    try replaceFile(path, withPieces: [bytes], temporary: temporary, permissions: permissions)
 }
 
 /// ``replaceFile(_:with:temporary:)`` with the bytes in pieces, written one after the other.
-package func replaceFile(_ path: String, withPieces pieces: [[UInt8]], temporary: String? = nil) throws {
+package func replaceFile(
+    _ path: String, withPieces pieces: [[UInt8]], temporary: String? = nil,
+    permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
+) throws {
     let temporary = temporary ?? path + ".tmp"
     do {
         let file = try FileDescriptor.open(
             FilePath(temporary), .writeOnly, options: [.create, .truncate],
-            permissions: [.ownerReadWrite, .groupRead, .otherRead])
+            permissions: permissions)
         try file.closeAfter {
             for bytes in pieces { _ = try bytes.withUnsafeBytes { try file.writeAll($0) } }
             guard fsync(file.rawValue) == 0 else { throw Errno(rawValue: errno) }

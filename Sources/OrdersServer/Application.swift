@@ -22,7 +22,7 @@ public func buildApplication(
         logger: logger)
 }
 
-/// Every route, behind the middleware every request meets: its log line, the log's id, CORS, errors as JSON, the token's
+/// Every route, behind the middleware every request meets: its log line, the log's id, CORS, errors as JSON, the log a request names, the token's
 /// guard, and the query parameters its route takes.
 /// A new route goes in the controller of its resource, or a controller of its own added here.
 func buildRouter(live: Live, options: ServerOptions) -> Router<BasicRequestContext> {
@@ -32,6 +32,7 @@ func buildRouter(live: Live, options: ServerOptions) -> Router<BasicRequestConte
     router.add(middleware: LogIDHeader(id: live.logID))
     router.add(middleware: CORS(origins: Set(options.corsOrigins)))
     router.add(middleware: JSONErrors())
+    router.add(middleware: LogPrecondition(id: live.logID))
     router.add(middleware: Guard(token: options.token, guardsReads: options.isPrivate))
     let known = KnownParameters<BasicRequestContext>.Routes()
     router.add(middleware: KnownParameters(routes: known))

@@ -89,6 +89,37 @@ struct ClientTests {
         #expect(Set(logged).count == 63 && !logged.contains(aside))
     }
 
+    /// The first server to acknowledge binds the outbox to its log; a fresh log behind the same address later
+    /// stops delivery with a reason, and the events wait in the outbox, not in the other log.
+    @Test func anOutboxDeliversToTheLogThatFirstAcknowledgedIt() async throws {
+        let directory = CLI.temporaryDirectory()
+        var server = try ServeTests.Running(log: directory + "/first.log")
+        let listen = String(server.base.dropFirst("http://".count))
+        let told = Told()
+        let client = try OrdersClient(server: URL(string: server.base)!, outbox: directory + "/outbox", delegate: told)
+        client.start()
+        defer { client.stop() }
+        _ = try await client.record(Self.event(1))
+        await client.flush()
+        let first = try String(contentsOfFile: directory + "/first.log.id", encoding: .utf8)
+        #expect(try String(contentsOfFile: directory + "/outbox/log", encoding: .utf8) == first)
+        #expect(server.stop() == 0)
+        server = try ServeTests.Running(log: directory + "/second.log", listen: listen)
+        defer { server.stop() }
+        _ = try await client.record(Self.event(2))
+        let deadline = ContinuousClock.now + .seconds(30)
+        func stopped() -> String? {
+            told.events.withLock { events in
+                events.lazy.compactMap { if case .stopped(let reason) = $0 { reason } else { nil } }.first
+            }
+        }
+        while stopped() == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(stopped()?.hasPrefix(DeliveryEvent.otherLog) == true, "\(told.events.withLock { $0 })")
+        #expect(await client.outbox.pending == 1)
+        server.stop()
+        #expect(try CLI.run(["export", directory + "/second.log"]).text.isEmpty)
+    }
+
     @Test func aFullOutboxRefusesARecordWithItsError() async throws {
         var configuration = OrdersClient.Configuration()
         configuration.capacity = 600

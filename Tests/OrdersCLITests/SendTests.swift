@@ -96,7 +96,7 @@ struct SendTests {
         // The file grew: only its new lines go.
         try (0..<15).map { Self.line($0) + "\n" }.joined().write(toFile: input, atomically: false, encoding: .utf8)
         let grown = try CLI.run(["send", server.base, input, "--outbox", outbox])
-        #expect(grown.status == 0 && grown.stderr.contains("10 lines taken by an earlier run"), "\(grown.stderr)")
+        #expect(grown.status == 0 && grown.stderr.contains("10 events taken by an earlier run"), "\(grown.stderr)")
         // Other content under the same name: all of it goes.
         try (100..<103).map { Self.line($0) + "\n" }.joined().write(toFile: input, atomically: false, encoding: .utf8)
         #expect(try CLI.run(["send", server.base, input, "--outbox", outbox]).status == 0)
@@ -106,6 +106,64 @@ struct SendTests {
         #expect(try CLI.run(["send", server.base, "-", "--outbox", outbox], input: piped).status == 0)
         server.stop()
         #expect(try Self.numbers(in: server.log) == Array(0..<15) + Array(100..<103) + Array(200..<204))
+    }
+
+    /// What was sent is known by its content: the same lines under another address, another name or on standard
+    /// input are not sent twice; a copy is refused, naming the file it came from, until --again.
+    @Test func theSameContentIsSentOnceWhateverTheAddressOrTheFileIsCalled() async throws {
+        let server = try ServeTests.Running()
+        defer { server.stop() }
+        let directory = CLI.temporaryDirectory()
+        let state = ["XDG_STATE_HOME": directory + "/state"]
+        let input = directory + "/kiosk.ndjson", copy = directory + "/copy.ndjson"
+        // A blank line among them: the rerun's note counts events, and says the lines apart.
+        let text = (0..<10).map { Self.line($0) + "\n" }.joined() + "\n"
+        try text.write(toFile: input, atomically: false, encoding: .utf8)
+        try text.write(toFile: copy, atomically: false, encoding: .utf8)
+        #expect(try CLI.run(["send", server.base, input], environment: state).status == 0)
+        let localhost = server.base.replacingOccurrences(of: "127.0.0.1", with: "localhost")
+        let other = try CLI.run(["send", localhost, input], environment: state)
+        #expect(other.status == 0, "\(other.stderr)")
+        #expect(
+            other.stderr.contains("delivered 0 events") && other.stderr.contains("10 events (11 lines) taken by an earlier run"),
+            "\(other.stderr)")
+        let copied = try CLI.run(["send", localhost, copy], environment: state)
+        #expect(copied.status == 65, "\(copied.stderr)")
+        #expect(copied.stderr.contains("copy.ndjson: its first 11 lines were taken before, from \(input)"), "\(copied.stderr)")
+        #expect(copied.stderr.contains("--again"), "\(copied.stderr)")
+        let piped = try CLI.run(["send", server.base, "-"], input: Array(text.utf8), environment: state)
+        #expect(piped.status == 65 && piped.stderr.contains("standard input: its first 11 lines"), "\(piped.stderr)")
+        let again = try CLI.run(["send", server.base, copy, "--again"], environment: state)
+        #expect(again.status == 0 && again.stderr.contains("delivered 10 events"), "\(again.stderr)")
+        server.stop()
+        #expect(try Self.numbers(in: server.log) == Array(0..<10) + Array(0..<10))
+    }
+
+    /// An outbox delivers to one log: a fresh log behind the same address gets an outbox of its own and every event,
+    /// never "delivered 0"; an outbox of the old log, named, is refused, and the server refuses a request for another log.
+    @Test func aFreshLogBehindTheSameAddressIsAnotherDestination() async throws {
+        let directory = CLI.temporaryDirectory()
+        let state = ["XDG_STATE_HOME": directory + "/state"]
+        let input = directory + "/kiosk.ndjson"
+        try (0..<5).map { Self.line($0) + "\n" }.joined().write(toFile: input, atomically: false, encoding: .utf8)
+        var server = try ServeTests.Running(log: directory + "/first.log")
+        let listen = String(server.base.dropFirst("http://".count))
+        #expect(try CLI.run(["send", server.base, input], environment: state).status == 0)
+        let first = try String(contentsOfFile: directory + "/first.log.id", encoding: .utf8).trimmingCharacters(in: .newlines)
+        #expect(server.stop() == 0)
+        server = try ServeTests.Running(log: directory + "/second.log", listen: listen)
+        defer { server.stop() }
+        let fresh = try CLI.run(["send", server.base, input], environment: state)
+        #expect(fresh.status == 0 && fresh.stderr.contains("delivered 5 events"), "\(fresh.stderr)")
+        let old = directory + "/state/orders/outbox/" + first
+        let named = try CLI.run(["send", server.base, input, "--outbox", old], environment: state)
+        #expect(named.status == 69, "\(named.stderr)")
+        #expect(named.stderr.contains("delivers to the log \(first)"), "\(named.stderr)")
+        let refused = try await server.request(
+            "POST", "/events", body: Self.line(99) + "\n", headers: ["Orders-Log": first, "Content-Type": "application/x-ndjson"])
+        #expect(refused.status == 412 && refused.text.contains(#""field": "Orders-Log""#), "\(refused.text)")
+        server.stop()
+        #expect(try Self.numbers(in: server.log) == Array(0..<5))
     }
 
     @Test func aMalformedLineIsNamedAndTheLinesBeforeItAreDelivered() async throws {
@@ -164,7 +222,8 @@ struct SendTests {
         let lost = try CLI.run([
             "send", server.base + "/shop", directory + "/one.ndjson", "--outbox", directory + "/o", "--token-file", directory + "/token",
         ])
-        #expect(lost.status == 69 && lost.stderr.contains("answered 404 to POST /events"), "\(lost.stderr)")
+        #expect(
+            lost.status == 69 && lost.stderr.contains("answered 404 to GET /health: is it the address of orders serve?"), "\(lost.stderr)")
         #expect(lost.stderr.split(separator: "\n").last?.hasPrefix("orders: error:") == true, "\(lost.stderr)")
         let right = try CLI.run([
             "send", server.base, directory + "/one.ndjson", "--outbox", directory + "/o", "--token-file", directory + "/token",
@@ -215,6 +274,32 @@ struct SendTests {
             toFile: directory + "/c.ndjson", atomically: false, encoding: .utf8)
         let third = try CLI.run(["send", server.base, directory + "/c.ndjson", "--outbox", outbox])
         #expect(third.stderr.contains("delivered 2 events to \(server.base): 1 appended, 1 already recorded there"), "\(third.stderr)")
+    }
+
+    /// Ctrl-C (here SIGTERM, which a background job does not ignore) while the server is busy: send stops at once,
+    /// says how many events wait in the outbox and that the same command delivers them, and exits 128 + the signal.
+    @Test func anInterruptedSendSaysWhatWaitsInTheOutbox() async throws {
+        let server = try ServeTests.Running()
+        defer { server.stop() }
+        let busy = FaultyProxy.Fault.answer(503, body: #"{"error": "busy"}"#, headers: ["Retry-After": "60"])
+        let proxy = try FaultyProxy(upstream: server.base, faults: Array(repeating: busy, count: 20))
+        let directory = CLI.temporaryDirectory()
+        try (0..<5).map { Self.line($0) + "\n" }.joined().write(toFile: directory + "/five.ndjson", atomically: false, encoding: .utf8)
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = ["send", proxy.base, directory + "/five.ndjson", "--outbox", directory + "/o"]
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        let deadline = ContinuousClock.now + .seconds(20)
+        while proxy.seen.count == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        kill(process.processIdentifier, SIGTERM)
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 128 + SIGTERM, "\(said)")
+        #expect(said.contains("interrupted: 5 events wait in \(directory)/o; the same command again delivers them"), "\(said)")
+        server.stop()
     }
 
     /// `orders send` speaks HTTP on NIO (OrdersClient's default is URLSession): the same faults, the same outcome.

@@ -197,6 +197,9 @@ struct OutboxTests {
         let size = try FileManager.default.attributesOfItem(atPath: directory + "/outbox.zst")[.size] as! Int
         // Compacted: the two entries that still hold events to deliver (stored as they are), and headers.
         #expect(size < lines(19_000..<20_001).count + 1024, "not compacted: \(size) bytes")
+        // The owner's alone, as before the compaction.
+        let mode = try FileManager.default.attributesOfItem(atPath: directory + "/outbox.zst")[.posixPermissions] as! Int
+        #expect(mode & 0o077 == 0, "mode \(String(mode, radix: 8)) after a compaction")
         let outbox = try Outbox(directory: directory)
         #expect(await outbox.mark(for: "/big.ndjson") == mark)
         let batch = try #require(try await outbox.batch(limit: .max))

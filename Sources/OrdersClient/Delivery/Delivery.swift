@@ -75,9 +75,12 @@ actor Delivery {
                 return
             }
             let answer: Transport.Answer
+            // The log the outbox is bound to is named, and a server of another log refuses the batch (412).
+            let log = await outbox.log
+            var headers = ["Content-Type": "application/x-ndjson"]
+            if let log { headers[LogBinding.header] = log }
             do {
-                answer = try await transport.send(
-                    "POST", "/events", body: batch.text, headers: ["Content-Type": "application/x-ndjson"])
+                answer = try await transport.send("POST", "/events", body: batch.text, headers: headers)
             } catch {
                 // A TLS handshake with a server that speaks plain HTTP fails the same way each time: said, and delivery stops.
                 let reason = error.localizedDescription
@@ -91,12 +94,22 @@ actor Delivery {
             let error = ErrorObject(answer.body)
             switch answer.status {
             case 200..<300:
+                // The first server to acknowledge names the log the outbox delivers to from now on.
+                if log == nil, let named = answer.headers[LogBinding.header.lowercased()], LogBinding.isValid(named) {
+                    do { try await outbox.bind(to: named) } catch {
+                        report(.stopped("\(error)"))
+                        return
+                    }
+                }
                 // Told before the events leave the outbox, so that whoever waits for it to empty has heard of them.
                 let pending = await outbox.pending - batch.count
                 report(.delivered(appended: error.appended ?? batch.count, duplicates: error.duplicates ?? 0, pending: pending))
                 await acknowledge(through: batch.end)
                 attempt = 0
                 limit = configuration.batchSize
+            case 412 where error.field == LogBinding.header:
+                report(.stopped("\(DeliveryEvent.otherLog) (\(error.message ?? "412"))"))
+                return
             case 413 where batch.count > 1:
                 limit = max(1, batch.count / 2)
             case 413:

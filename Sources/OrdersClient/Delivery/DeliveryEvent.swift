@@ -9,8 +9,9 @@ public enum DeliveryEvent: Sendable {
     case retrying(after: Duration, reason: String, status: Int? = nil)
     /// The server refused the token (401 or 403): delivery waits and tries again; set another with `setToken`.
     case tokenRefused(status: Int, message: String)
-    /// Delivery stopped: the outbox's file is damaged where the next batch lies (``OutboxError/damaged(path:offset:_:)``).
-    /// Nothing of it is sent; what the outbox holds stays on disk for a person to look at.
+    /// Delivery stopped: the outbox's file is damaged where the next batch lies (``OutboxError/damaged(path:offset:_:)``),
+    /// the server speaks no TLS (``noTLS``), or it holds another log than the outbox's (``otherLog``).
+    /// Nothing more is sent; what the outbox holds stays on disk for a person to look at.
     case stopped(String)
 }
 
@@ -36,4 +37,6 @@ public protocol OrdersClientDelegate: AnyObject, Sendable {
 extension DeliveryEvent {
     /// What ``stopped(_:)`` starts with when a TLS handshake cannot succeed: the server speaks plain HTTP.
     public static let noTLS = "the server does not answer TLS: is the URL http://, not https://?"
+    /// What ``stopped(_:)`` starts with when the server behind the URL holds another log than the one the outbox delivers to.
+    public static let otherLog = "the server holds another log than the one this outbox delivers to"
 }

@@ -51,4 +51,13 @@ public enum OutboxLines {
         output += added
         return index
     }
+
+    /// Whether every event of `text` (whole lines) carries its own `id`, so that sending it again can only
+    /// give duplicates, which the server passes over; false if a line is malformed.
+    public static func allCarryIDs(_ text: [UInt8]) -> Bool {
+        var ids = Identifiers(), events: [Event] = [], records = EventRecords()
+        guard (try? NDJSONBody.parse(text, name: "", keepingUnknownTypes: true, ids: &ids, into: &events, records: &records)) != nil
+        else { return false }
+        return records.entries.count { $0.record.id != nil } == events.count
+    }
 }

@@ -75,6 +75,8 @@ public actor Outbox {
     /// Bytes of NDJSON in the spans (a span counts whole until all of it is delivered).
     private var pendingText = 0
     private var marks: [String: IntakeMark] = [:]
+    /// The log this outbox delivers to (``LogBinding``), or nil before any server named one.
+    public private(set) var log: String?
 
     private enum Pending {
         case events(text: [UInt8], count: Int, mark: IntakeMark?, reply: CheckedContinuation<Range<UInt64>, any Error>)
@@ -102,6 +104,7 @@ public actor Outbox {
         self.capacity = capacity
         self.compression = compression
         repaired = found.repaired
+        log = try LogBinding.read(in: directory)
         // The number the next recorded entry must start at; unknown after a compacted file's delivered mark.
         var expected: UInt64? = 0
         for (entry, offset, length) in found.entries {
@@ -136,6 +139,18 @@ public actor Outbox {
 
     /// Where the intake of `source` got, if it was ever taken.
     public func mark(for source: String) -> IntakeMark? { marks[source] }
+
+    /// Where the intake of every source got.
+    public var allMarks: [IntakeMark] { Array(marks.values) }
+
+    /// Binds the outbox to the log `id` (`Orders-Log`), durably, before anything is delivered under it.
+    /// - Throws: ``OutboxError/boundElsewhere(directory:log:)`` if it is bound to another log.
+    public func bind(to id: String) throws(OutboxError) {
+        if let log, log != id { throw .boundElsewhere(directory: directory, log: log) }
+        guard log == nil else { return }
+        try LogBinding.write(id, in: directory)
+        log = id
+    }
 
     /// Appends events, `count` lines of checked NDJSON each ending in a
     /// newline, and returns their numbers once they are on disk and synced.

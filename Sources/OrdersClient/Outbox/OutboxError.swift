@@ -8,6 +8,8 @@ public enum OutboxError: OrdersError, Hashable, Sendable, CustomStringConvertibl
     case inUse(String)
     /// The outbox's file is damaged at `offset`, other than at a tail a crash cut short: nothing is delivered from it.
     case damaged(path: String, offset: Int64, String)
+    /// The outbox delivers to the log `log`, and was asked to deliver to another.
+    case boundElsewhere(directory: String, log: String)
     /// Reading, writing or syncing failed.
     case io(path: String, String)
 
@@ -15,6 +17,7 @@ public enum OutboxError: OrdersError, Hashable, Sendable, CustomStringConvertibl
         switch self {
         case .damaged: .corruptLog
         case .full, .inUse, .io: .io
+        case .boundElsewhere: .otherDestination
         }
     }
 
@@ -25,6 +28,8 @@ public enum OutboxError: OrdersError, Hashable, Sendable, CustomStringConvertibl
         case .inUse(let directory): "\(directory): the outbox is in use by another process"
         case .damaged(let path, let offset, let reason): "\(path): the outbox is damaged at byte \(offset): \(reason)"
         case .io(let path, let reason): "\(path): \(reason)"
+        case .boundElsewhere(let directory, let log):
+            "\(directory): the outbox delivers to the log \(log), not to this one; its events wait there for that log"
         }
     }
 }

@@ -170,7 +170,8 @@ final class OutboxFile {
 
     /// Replaces the file with `bytes` (a compacted outbox), so that a crash leaves the old or the new one whole.
     func replace(with bytes: [UInt8]) throws {
-        try replaceFile(path, with: bytes, temporary: path + ".compacting")
+        // The owner's alone, as the file it replaces: the events may be a shop's private data.
+        try replaceFile(path, with: bytes, temporary: path + ".compacting", permissions: [.ownerReadWrite])
         let new = try FileDescriptor.open(FilePath(path), .readWrite, options: [.closeOnExec])
         try? file.close()
         file = new

@@ -6,7 +6,7 @@
 /// enum, so that a code can be added without breaking anyone's `switch`.
 public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
     private enum Kind: Hashable, Sendable {
-        case malformedInput, corruptLog, idConflict, cannotOpen, io, sumOverflow, badCatalog, unknownZone
+        case malformedInput, corruptLog, idConflict, cannotOpen, io, sumOverflow, badCatalog, unknownZone, otherDestination
     }
 
     private let kind: Kind
@@ -28,6 +28,8 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
     public static let badCatalog = ErrorCode(.badCatalog)
     /// A time zone that the system does not know.
     public static let unknownZone = ErrorCode(.unknownZone)
+    /// A destination that is not the one the data is for: another log behind a client's address.
+    public static let otherDestination = ErrorCode(.otherDestination)
 
     /// The CLI's exit status (BSD sysexits where one fits).
     public var exitStatus: Int32 {
@@ -36,6 +38,7 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
         case .cannotOpen: 66  // EX_NOINPUT
         case .io: 74  // EX_IOERR
         case .unknownZone: 64  // EX_USAGE
+        case .otherDestination: 69  // EX_UNAVAILABLE
         case .sumOverflow: 1
         }
     }
@@ -46,6 +49,7 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
         case .malformedInput, .badCatalog, .unknownZone: 400
         case .idConflict: 409
         case .sumOverflow: 422
+        case .otherDestination: 412
         case .cannotOpen: 404
         case .corruptLog, .io: 500
         }
@@ -61,6 +65,7 @@ public struct ErrorCode: Hashable, Sendable, CustomStringConvertible {
         case .sumOverflow: "sum overflow"
         case .badCatalog: "bad catalog"
         case .unknownZone: "unknown time zone"
+        case .otherDestination: "other destination"
         }
     }
 }

@@ -11,7 +11,7 @@ struct CORS<Context: RequestContext>: RouterMiddleware {
 
     static var methods: String { "GET, HEAD, POST, PUT, DELETE" }
     static var headers: String {
-        "Authorization, Content-Type, Content-Encoding, If-Match, If-None-Match, Last-Event-ID, Idempotency-Key"
+        "Authorization, Content-Type, Content-Encoding, If-Match, If-None-Match, Last-Event-ID, Idempotency-Key, Orders-Log"
     }
     /// What a page may read of an answer besides the CORS-safelisted headers.
     static var exposed: String { "ETag, Orders-Log, Lease-Expires, Location, Retry-After" }

@@ -42,6 +42,11 @@ struct JSONError: HTTPResponseError {
         body = object.closed + [0x0A]
     }
 
+    /// A 412 for a request header whose condition the server does not meet, naming the header as `"field"`.
+    init(precondition message: String, field: String) {
+        self.init(refused: .preconditionFailed, message, field: field)
+    }
+
     /// An error of the modules below, answered with the status its code says (a sum past 64 bits: 422).
     init(_ error: any Error) {
         let code = (error as? any OrdersError)?.code

@@ -15,13 +15,21 @@ extension Orders {
                 Takes each FILE (plain or zstd NDJSON; - is standard input) into a durable
                 outbox, gives every event without an id a UUIDv7, and delivers the outbox to
                 URL in order, in batches, until the server has acknowledged every event;
-                then exits 0. Killed at any moment and run again with the same files and
-                outbox, it delivers every line exactly once: a file's lines already taken
-                are skipped, and an event sent twice is a duplicate the server passes over.
+                then exits 0. Killed at any moment and run again with the same files, it
+                delivers every line exactly once: the lines already taken are skipped, and
+                an event sent twice is a duplicate the server passes over.
 
-                The outbox is a folder: --outbox, or else
-                $XDG_STATE_HOME/orders/outbox/HOST_PORT (~/.local/state/... without
-                XDG_STATE_HOME), one for each server. Events the server refuses (400, 409,
+                What was sent is known by content, not by name: a file (or standard input)
+                that begins with lines another file gave this outbox before, a copy say, is
+                refused (exit 65) if an event among them has no id, and --again sends it
+                anyway, as new events.
+
+                An outbox delivers to one log: the server's Orders-Log id, asked of
+                /health first. It is --outbox, or else $XDG_STATE_HOME/orders/outbox/LOG_ID
+                (~/.local/state/... without XDG_STATE_HOME), so that every spelling of the
+                address shares one, and a fresh log behind it gets a new one. An outbox
+                given that delivers to another log is refused (exit 69), its events kept
+                for that log. Events the server refuses (400, 409,
                 or one larger than it takes) are set aside in its rejected.ndjson, named on
                 standard error, and the exit status is 65; the others are delivered.
                 Connection failures, 5xx and 503 are retried with backoff (Retry-After is
@@ -48,8 +56,14 @@ extension Orders {
         @Option(help: ArgumentHelp("The most events in one request.", valueName: "n"))
         var batch = 1000
 
-        @Option(help: ArgumentHelp("Give up once this many seconds pass with nothing delivered (exit 75).", valueName: "seconds"))
+        // Unconditional, so that -1 is read as a value and refused as 0 is, in the same words.
+        @Option(
+            parsing: .unconditional,
+            help: ArgumentHelp("Give up once this many seconds pass with nothing delivered (exit 75).", valueName: "seconds"))
         var giveUpAfter: Double?
+
+        @Flag(help: "Send content this outbox took before from another file or from standard input, as new events.")
+        var again = false
 
         func validate() throws {
             guard let server = URL(string: url), ["http", "https"].contains(server.scheme ?? ""), server.host != nil else {
@@ -60,18 +74,22 @@ extension Orders {
             if let giveUpAfter, giveUpAfter <= 0 { throw ValidationError("--give-up-after must be more than 0") }
         }
 
-        /// The outbox for `server` when none is named: under the user's state folder, one for each server.
-        static func defaultOutbox(for server: URL) -> String {
+        /// Where outboxes are kept when none is named: under the user's state folder.
+        static var outboxes: String {
             let environment = ProcessInfo.processInfo.environment
             let state = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (environment["HOME"] ?? ".") + "/.local/state"
-            let name = "\(server.host ?? "server")_\(server.port ?? (server.scheme == "https" ? 443 : 80))"
-            return state + "/orders/outbox/" + name
+            return state + "/orders/outbox/"
+        }
+
+        /// The outbox an earlier release kept for `server`, named by its host and port.
+        static func hostOutbox(for server: URL) -> String {
+            outboxes + "\(server.host ?? "server")_\(server.port ?? (server.scheme == "https" ? 443 : 80))"
         }
 
         func run() async throws {
+            Interruption.watch()
             try await reportingFailures {
                 let server = URL(string: url)!
-                let directory = outbox ?? Self.defaultOutbox(for: server)
                 var configuration = OrdersClient.Configuration()
                 configuration.batchSize = batch
                 configuration.batchDelay = .zero
@@ -79,13 +97,24 @@ extension Orders {
                 configuration.compression = .zstd
                 let watcher = SendWatcher()
                 // Plain http on NIO; https by URLSession, which speaks TLS.
-                let transport: (any HTTPTransport)? =
-                    server.scheme == "http"
-                    ? NIOTransport(server: server, timeout: configuration.timeout) : nil
+                let transport = OrdersServer.transport(for: server, timeout: configuration.timeout)
+                let log = try await askLog(transport, backoff: configuration.backoff)
+                let directory = outbox ?? log.map { Self.outboxes + $0 } ?? Self.hostOutbox(for: server)
+                if outbox == nil, log != nil, access(Self.hostOutbox(for: server), F_OK) == 0 {
+                    Console.note(
+                        "orders: note: \(Self.hostOutbox(for: server)) is the outbox an earlier release kept for \(url); what waits there is delivered with --outbox \(Self.hostOutbox(for: server))"
+                    )
+                }
                 let client = try OrdersClient(
                     server: server, outbox: directory, token: try tokenFile.map(ServerToken.read), configuration: configuration,
                     delegate: watcher, transport: transport)
                 if let repaired = await client.outbox.repaired { Console.note("orders: note: \(directory): \(repaired)") }
+                if let log {
+                    do { try await client.outbox.bind(to: log) } catch {
+                        Console.note("orders: error: \(error), and \(url) holds the log \(log): give another --outbox, or none")
+                        throw ExitCode(69)
+                    }
+                }
                 if let earlier = FileManager.default.contents(atPath: directory + "/rejected.ndjson"), !earlier.isEmpty {
                     Console.note(
                         "orders: note: \(directory)/rejected.ndjson holds \(counted(earlier.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }, "event")) the server refused before; they are not sent again"
@@ -97,40 +126,119 @@ extension Orders {
                 }
                 client.start()
                 let progress = SendProgress(watcher: watcher)
-                var skipped: UInt64 = 0
+                let skipped: (lines: UInt64, events: UInt64)
                 do {
-                    for file in files {
-                        let source = file == "-" ? "-" : URL(fileURLWithPath: file).standardizedFileURL.path
-                        let taken = try await Intake(outbox: client.outbox, source: source, named: file == "-" ? nil : file).record(
-                            from: TextInput(path: file).next
-                        ) {
-                            events in
-                            progress.taken(events)
-                        }
-                        skipped += taken.skipped
-                        progress.finishSource()
-                    }
+                    skipped = try await take(into: client.outbox, progress: progress)
+                } catch let interrupted as Interrupted {
+                    throw await stopped(client, by: interrupted, progress: progress)
                 } catch {
                     // What was taken before the failure is delivered, and said; then the failure.
                     progress.draw(force: true)
                     try? await finish(client, watcher: watcher, progress: progress)
                     let state = watcher.state.withLock { $0 }
-                    Console.note(
-                        "orders send: delivered \(counted(state.delivered, "event")) to \(url) before the failure below; run it again once it is fixed, and what was delivered is not sent again"
-                    )
+                    if state.delivered > 0 {
+                        Console.note(
+                            "orders send: delivered \(counted(state.delivered, "event")) to \(url) before the failure below; run it again once it is fixed, and what was delivered is not sent again"
+                        )
+                    }
                     throw error
                 }
-                try await finish(client, watcher: watcher, progress: progress)
+                do { try await finish(client, watcher: watcher, progress: progress) } catch let interrupted as Interrupted {
+                    throw await stopped(client, by: interrupted, progress: progress)
+                }
                 let state = watcher.state.withLock { $0 }
                 Console.note(
                     "orders send: delivered \(counted(state.delivered, "event")) to \(url)"
                         + (state.duplicates > 0
                             ? ": \(Thousands.grouped(state.appended)) appended, \(Thousands.grouped(state.duplicates)) already recorded there"
                             : "")
-                        + (skipped > 0 ? "; \(counted(skipped, "line")) taken by an earlier run were not taken again" : ""))
+                        + (skipped.lines > 0
+                            ? "; \(counted(skipped.events, "event"))\(skipped.events != skipped.lines ? " (\(counted(skipped.lines, "line")))" : "") taken by an earlier run \(skipped.events == 1 ? "was" : "were") not taken again"
+                            : ""))
                 if state.setAside > 0 {
                     Console.note("orders: \(counted(state.setAside, "event")) refused and set aside in \(directory)/rejected.ndjson")
                     throw ExitCode(65)
+                }
+            }
+        }
+
+        /// Takes every file into `outbox`, stopping between chunks at a signal; returns the lines and events taken before.
+        private func take(into outbox: Outbox, progress: SendProgress) async throws -> (lines: UInt64, events: UInt64) {
+            var skipped: (lines: UInt64, events: UInt64) = (0, 0)
+            for file in files {
+                let source = file == "-" ? "-" : URL(fileURLWithPath: file).standardizedFileURL.path
+                let intake = Intake(outbox: outbox, source: source, named: file == "-" ? nil : file, again: again)
+                let input = try TextInput(path: file)
+                let taken = try await intake.record {
+                    try Interruption.check()
+                    return try input.next()
+                } progress: { events in
+                    progress.taken(events)
+                }
+                skipped.lines += taken.skipped
+                skipped.events += taken.skippedEvents
+                progress.finishSource()
+            }
+            return skipped
+        }
+
+        /// Stops delivery at Ctrl-C (or SIGTERM, SIGHUP), and says what waits in the outbox for the next run.
+        private func stopped(_ client: OrdersClient, by interrupted: Interrupted, progress: SendProgress) async -> ExitCode {
+            client.stop()
+            progress.clear()
+            let pending = await client.outbox.pending
+            let directory = client.outbox.directory
+            Console.note(
+                pending > 0
+                    ? "orders: interrupted: \(counted(pending, "event")) wait in \(directory); the same command again delivers them, and takes no line twice"
+                    : "orders: interrupted: nothing waits in \(directory)")
+            return ExitCode(128 + interrupted.signal)
+        }
+
+        /// The id of the log the server holds (`Orders-Log` on its answer to `GET /health`), asked until it answers;
+        /// nil from a server that names none (a release before ids).
+        private func askLog(_ transport: any HTTPTransport, backoff: Backoff) async throws -> String? {
+            var random = SystemRandomNumberGenerator()
+            var attempt = 0
+            var lastProblem: String?
+            let start = ContinuousClock.now
+            while true {
+                let problem: String
+                do {
+                    let answer = try await transport.send("GET", "/health", body: nil, headers: [:])
+                    if answer.status == 200 { return answer.headers["orders-log"] }
+                    guard answer.status >= 500 || answer.status == 429 else {
+                        Console.note("orders: error: \(url) answered \(answer.status) to GET /health: is it the address of orders serve?")
+                        throw ExitCode(69)
+                    }
+                    problem = "the server answered \(answer.status)"
+                } catch let error as ExitCode {
+                    throw error
+                } catch {
+                    let reason = error.localizedDescription
+                    if reason.contains("wrong version number") || (error as? URLError)?.code == .secureConnectionFailed {
+                        Console.note("orders: error: \(DeliveryEvent.noTLS) (\(reason))")
+                        throw ExitCode(69)
+                    }
+                    problem = reason
+                }
+                if let giveUpAfter, ContinuousClock.now - start > .milliseconds(Int64(giveUpAfter * 1000)) {
+                    Console.note("orders: error: no answer from \(url) for \(giveUpAfter) s (\(problem)); nothing was taken")
+                    throw ExitCode(75)
+                }
+                let delay = backoff.delay(attempt: attempt, using: &random)
+                attempt += 1
+                if problem != lastProblem || delay >= .seconds(1) {
+                    Console.note("orders: note: \(problem); retrying in \(SendWatcher.spoken(delay))")
+                }
+                lastProblem = problem
+                let until = ContinuousClock.now + delay
+                while ContinuousClock.now < until {
+                    if Interruption.happened {
+                        Console.note("orders: interrupted before anything was taken")
+                        do { try Interruption.check() } catch let interrupted as Interrupted { throw ExitCode(128 + interrupted.signal) }
+                    }
+                    try await Task.sleep(for: min(.milliseconds(100), until - .now))
                 }
             }
         }
@@ -149,11 +257,12 @@ extension Orders {
             }
             var lastDelivered = 0, lastProgress = ContinuousClock.now
             while await client.outbox.pending > 0 {
+                try Interruption.check()
                 let state = watcher.state.withLock { $0 }
                 if let stopped = state.stopped {
                     stopSaying(client, watcher)
                     Console.note("orders: error: delivery stopped: \(stopped)")
-                    throw ExitCode(stopped.hasPrefix(DeliveryEvent.noTLS) ? 69 : 65)
+                    throw ExitCode(stopped.hasPrefix(DeliveryEvent.noTLS) || stopped.hasPrefix(DeliveryEvent.otherLog) ? 69 : 65)
                 }
                 if let status = state.notAServer {
                     stopSaying(client, watcher)
@@ -214,6 +323,12 @@ final class SendWatcher: OrdersClientDelegate {
         for note in notes { Console.note(note) }
     }
 
+    /// A wait, as a note says it: `250 ms`, `1.5 s`.
+    static func spoken(_ delay: Duration) -> String {
+        let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+        return seconds < 1 ? "\(Int((seconds * 1000).rounded())) ms" : "\(Int(seconds * 10) / 10).\(Int(seconds * 10) % 10) s"
+    }
+
     func ordersClient(_ client: OrdersClient, _ event: DeliveryEvent) {
         switch event {
         case .delivered(let appended, let duplicates, _):
@@ -232,7 +347,7 @@ final class SendWatcher: OrdersClientDelegate {
             }
         case .retrying(let delay, let reason, let status):
             let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
-            let wait = seconds < 1 ? "\(Int((seconds * 1000).rounded())) ms" : "\(Int(seconds * 10) / 10).\(Int(seconds * 10) % 10) s"
+            let wait = Self.spoken(delay)
             state.withLock {
                 // The same problem again within a second is said once.
                 let again = $0.lastProblem == reason && seconds < 1
