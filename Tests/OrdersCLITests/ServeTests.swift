@@ -197,6 +197,11 @@ struct ServeTests {
             ("/reports/daily?tz=Asia/Seoul&format=csv", ["report", "daily", log, "--tz", "Asia/Seoul", "--format", "csv"]),
             ("/reports/daily?tz=Asia/Seoul", ["report", "daily", log, "--tz", "Asia/Seoul", "--format", "json"]),
             ("/reports/daily?from=2025-09-17&format=csv", ["report", "daily", log, "--from", "2025-09-17", "--format", "csv"]),
+            ("/reports/daily?format=svg", ["report", "daily", log, "--format", "svg"]),
+            (
+                "/reports/daily?format=svg&by=week&tz=Asia/Seoul",
+                ["report", "daily", log, "--format", "svg", "--by", "week", "--tz", "Asia/Seoul"]
+            ),
             ("/reports/products?tz=Asia/Seoul&format=csv", ["report", "products", log, "--tz", "Asia/Seoul", "--format", "csv"]),
             ("/reports/categories?format=csv", ["report", "categories", log, "--catalog", "Fixtures/catalog-kr.json", "--format", "csv"]),
             ("/tally", ["tally", log, "--format", "json"]),

@@ -98,13 +98,47 @@ struct ReportsRenderingTests {
                 return order(&ids, cart: "c\(day)", product: "p", price: 100 + Int64(day), currency: currencies[day % 3], at: at)
             }
         }
-        let elements = SVGElements(try DailyReport(gathered.daily, zone: "UTC").svg())
+        let elements = SVGElements(try DailyReport(gathered.daily, zone: "UTC").svg(by: .day))
         #expect(elements.balanced)
         let bars = elements.all("rect").filter { $0["class"] == "bar" }
         #expect(bars.count == 130)
         #expect(Set(bars.map { $0["data-currency"]! }) == Set(currencies))
         // 130 dates: every third is labelled, 44 to a panel.
         #expect(elements.all("text").filter { $0["class"] == "tick x" }.count == 3 * 44)
+    }
+
+    /// Past 92 days a bar sums a week (Monday to Sunday), past two years a month: every order still counted
+    /// once, a week without orders kept in its place, and the chart says what a bar is.
+    @Test func aLongSpanIsDrawnAWeekOrAMonthABar() throws {
+        // An order every other day for 130 days from Wednesday 2025-01-01, then a gap of three weeks, then one more.
+        let days = Array(stride(from: 0, to: 130, by: 2)) + [160]
+        let (gathered, _) = reports { ids in
+            days.flatMap { day in
+                let at = RFC3339.format(Timestamp(milliseconds: 1_735_732_800_000 + Int64(day) * 86_400_000))
+                return order(&ids, cart: "c\(day)", product: "p", price: 100 + Int64(day), currency: "USD", at: at)
+            }
+        }
+        let report = DailyReport(gathered.daily, zone: "UTC")
+        #expect(report.span == 161 && ChartPeriod.chosen(forDays: report.span) == .week)
+        let weekly = try report.svg()
+        let weeks = SVGElements(weekly)
+        #expect(weeks.balanced)
+        let bars = weeks.all("rect").filter { $0["class"] == "bar" }
+        #expect(bars.first?["data-date"] == "2024-12-30", "a week starts on its Monday")
+        #expect(bars.allSatisfy { CivilDate(parsing: $0["data-date"]!)!.daysSinceEpoch % 7 == 4 }, "every bar on a Monday")
+        let drawn: Int64 = bars.map { Int64($0["data-revenue"]!)! }.reduce(0, +)
+        let sold: Int64 = days.map { 100 + Int64($0) }.reduce(0, +)
+        #expect(drawn == sold)
+        // 2024-12-30 to the week of 2025-06-10: 24 weeks, each a slot; 19 of orders every other day, 4 empty, then one.
+        #expect(bars.count == 20)
+        let x = bars.map { Double($0["x"]!)! }, step = (x[1] - x[0])
+        #expect(abs((x[19] - x[18]) / step - 5) < 0.01, "the four empty weeks keep their places")
+        #expect(weekly.contains(">Revenue per week, UTC</text>") && weekly.contains(">week from Monday (UTC)</text>"))
+        let monthly = try report.svg(by: .month)
+        let months = SVGElements(monthly)
+        #expect(months.all("rect").filter { $0["class"] == "bar" }.map { $0["data-date"]! } == (1...6).map { "2025-0\($0)-01" })
+        #expect((1...6).allSatisfy { monthly.contains("rotate(-90)\" text-anchor=\"end\">2025-0\($0)</text>") })
+        #expect(ChartPeriod.chosen(forDays: 92) == .day && ChartPeriod.chosen(forDays: 731) == .month)
     }
 
     /// `--top N`: the N best products of each date and currency by revenue, ties to the smaller id, in the rows' order.

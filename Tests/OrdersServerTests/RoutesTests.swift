@@ -281,6 +281,9 @@ struct RoutesTests {
                 // A parameter no route takes is named, not ignored.
                 ("/replay?foo=1", "foo"), ("/events?lmit=3", "lmit"), ("/carts/kiosk-1?x=1", "x"), ("/tally?top=2", "top"),
                 ("/reports/daily?top=2", "top"), ("/reports/products?limit=2", "limit"), ("/subscriptions/a/lease?wiat=1", "wiat"),
+                // Only the daily report draws a chart, and only a chart has bars to choose.
+                ("/reports/daily?by=week", "by"), ("/reports/daily?format=svg&by=year", "by"), ("/tally?format=svg", "format"),
+                ("/reports/products?format=svg", "format"),
             ] {
                 try await client.execute(uri: uri, method: .get) { response in
                     #expect(response.status == .badRequest, "\(uri)")

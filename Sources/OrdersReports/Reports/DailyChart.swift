@@ -1,9 +1,10 @@
 import OrdersCore
 
-/// The daily report as a self-contained SVG: revenue per day as bars, one
-/// panel (series) per currency with its own labelled axes, since amounts in
-/// different currencies do not share a scale. The date axis is continuous:
-/// a day without orders keeps its place, empty.
+/// The daily report as a self-contained SVG: revenue per day (or per week or
+/// month, ``ChartPeriod``) as bars, one panel (series) per currency with its
+/// own labelled axes, since amounts in different currencies do not share a
+/// scale. The date axis is continuous: a period without orders keeps its
+/// place, empty.
 ///
 /// Laid out from its labels' widths (``TextWidth``, DejaVu Sans): the left
 /// margin holds the widest revenue label and the axis title beside it, the
@@ -24,14 +25,62 @@ extension DailyReport {
         static let labelSpacing = 16.0
     }
 
-    public func svg() throws(SumOverflow) -> String {
-        let rows = try checkedRows()
+    /// Days from the first date with orders to the last, both counted (0 with none).
+    public var span: Int {
+        guard let first = rows.map(\.date).min(), let last = rows.map(\.date).max() else { return 0 }
+        return Int(last.daysSinceEpoch - first.daysSinceEpoch) + 1
+    }
+
+    /// One bar: a period's sums in a currency.
+    private struct Bar {
+        var start: CivilDate
+        var currency: Currency
+        var orders: Int64
+        var revenue: Int64
+    }
+
+    /// The rows summed into `period`'s bars, in order.
+    private func bars(by period: ChartPeriod) throws(SumOverflow) -> [Bar] {
+        var bars: [Bar] = []
+        var index: [String: Int] = [:]
+        for row in try checkedRows() {
+            let start = period.start(of: row.date)
+            let key = "\(start) \(row.currency)"
+            guard let at = index[key] else {
+                index[key] = bars.count
+                bars.append(Bar(start: start, currency: row.currency, orders: row.orders, revenue: row.revenue))
+                continue
+            }
+            let label = "of the \(period) from \(start) in \(row.currency)"
+            let orders = bars[at].orders.addingReportingOverflow(row.orders)
+            let revenue = bars[at].revenue.addingReportingOverflow(row.revenue)
+            guard !orders.overflow else { throw SumOverflow(name: "orders \(label)") }
+            guard !revenue.overflow else { throw SumOverflow(name: "revenue \(label)") }
+            bars[at].orders = orders.partialValue
+            bars[at].revenue = revenue.partialValue
+        }
+        return bars
+    }
+
+    /// - Parameter period: what a bar sums; chosen by the span (``ChartPeriod/chosen(forDays:)``) if not given.
+    public func svg(by period: ChartPeriod? = nil) throws(SumOverflow) -> String {
+        let period = period ?? ChartPeriod.chosen(forDays: span)
+        let rows = try bars(by: period)
         let byCurrency = Dictionary(grouping: rows, by: \.currency)
         let currencies = byCurrency.keys.sorted()
-        let first = rows.map(\.date).min(), last = rows.map(\.date).max()
-        let days = first.map { Int(last!.daysSinceEpoch - $0.daysSinceEpoch) + 1 } ?? 1
+        // Every period from the first with orders to the last, each a slot, empty or not.
+        var slots: [CivilDate] = []
+        if let first = rows.map(\.start).min(), let last = rows.map(\.start).max() {
+            var start = first
+            while start <= last {
+                slots.append(start)
+                start = period.next(after: start)
+            }
+        }
+        let slotOf = Dictionary(uniqueKeysWithValues: slots.enumerated().map { ($1, $0) })
+        let days = max(1, slots.count)
         let palette = ["#4269d0", "#efb118", "#ff725c", "#6cc5b0", "#3ca951", "#ff8ab7", "#a463f2", "#97bbf5"]
-        let title = "Revenue per day, \(zone)", axisTitle = "date (\(zone))"
+        let title = "Revenue per \(period), \(zone)", axisTitle = period.axisTitle(zone: zone)
         let axes = Dictionary(
             uniqueKeysWithValues: currencies.map { currency in
                 (currency, RevenueAxis(peak: byCurrency[currency]!.map(\.revenue).max() ?? 1, unit: Money.minorUnits(in: currency)))
@@ -61,7 +110,7 @@ extension DailyReport {
         let height = top + Double(panelRows) * panelStep - header
         var svg = """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(fmt(width))" height="\(fmt(height))" viewBox="0 0 \(fmt(width)) \(fmt(height))" font-family="\(TextWidth.fontFamily)" font-size="\(fmt(Layout.font))">
-            <title>Revenue per day (\(escape(zone)))</title>
+            <title>Revenue per \(period) (\(escape(zone)))</title>
             <rect width="100%" height="100%" fill="white"/>
             <text class="title" x="\(fmt(Layout.margin))" y="\(fmt(Layout.margin + Layout.titleFont))" font-size="\(fmt(Layout.titleFont))" font-weight="bold">\(escape(title))</text>
 
@@ -93,20 +142,17 @@ extension DailyReport {
             svg +=
                 "<text class=\"axis-label\" transform=\"translate(\(fmt(axisX)) \(fmt(y0 + Layout.panelHeight / 2))) rotate(-90)\" text-anchor=\"middle\">revenue (\(currency))</text>\n"
             for row in series {
-                let day = Double(row.date.daysSinceEpoch - first!.daysSinceEpoch)
+                let day = Double(slotOf[row.start]!)
                 let barHeight = Double(row.revenue) / Double(scale) * Layout.panelHeight
                 let barWidth = max(1, min(slot, Layout.widestSlot) * 0.7)
                 svg +=
-                    "<rect class=\"bar\" data-date=\"\(row.date)\" data-currency=\"\(currency)\" data-revenue=\"\(row.revenue)\" x=\"\(fmt(left + day * slot + (slot - barWidth) / 2))\" y=\"\(fmt(baseline - barHeight))\" width=\"\(fmt(barWidth))\" height=\"\(fmt(barHeight))\" fill=\"\(color)\"><title>\(row.date) \(escape(Money.format(row.revenue, currency))) (\(row.orders) orders)</title></rect>\n"
+                    "<rect class=\"bar\" data-date=\"\(row.start)\" data-currency=\"\(currency)\" data-revenue=\"\(row.revenue)\" x=\"\(fmt(left + day * slot + (slot - barWidth) / 2))\" y=\"\(fmt(baseline - barHeight))\" width=\"\(fmt(barWidth))\" height=\"\(fmt(barHeight))\" fill=\"\(color)\"><title>\(period == .day ? "" : "\(period) from ")\(period.label(row.start)) \(escape(Money.format(row.revenue, currency))) (\(row.orders) orders)</title></rect>\n"
             }
-            if let first {
-                // Upright, reading upwards, each centred on its day: ascent 0.93 em left of the baseline, descent 0.24 em right.
-                for day in stride(from: 0, to: days, by: labelEvery) {
-                    let x = left + (Double(day) + 0.5) * slot + Layout.font * 0.35
-                    let date = CivilDate(daysSinceEpoch: first.daysSinceEpoch + Int64(day))
-                    svg +=
-                        "<text class=\"tick x\" transform=\"translate(\(fmt(x)) \(fmt(baseline + Layout.tickGap))) rotate(-90)\" text-anchor=\"end\">\(date)</text>\n"
-                }
+            // Upright, reading upwards, each centred on its slot: ascent 0.93 em left of the baseline, descent 0.24 em right.
+            for day in stride(from: 0, to: slots.count, by: labelEvery) {
+                let x = left + (Double(day) + 0.5) * slot + Layout.font * 0.35
+                svg +=
+                    "<text class=\"tick x\" transform=\"translate(\(fmt(x)) \(fmt(baseline + Layout.tickGap))) rotate(-90)\" text-anchor=\"end\">\(period.label(slots[day]))</text>\n"
             }
             let titleY = baseline + Layout.tickGap + dateLabelWidth + Layout.gap + Layout.font
             svg +=

@@ -10,7 +10,7 @@ struct ReportsController {
 
     func addRoutes(to routes: inout Routes) {
         routes.get("replay", use: replay)
-        routes.get("reports/daily", parameters: ReportQuery.parameters, use: daily)
+        routes.get("reports/daily", parameters: ReportQuery.parameters + ["by"], use: daily)
         routes.get("reports/products", parameters: ReportQuery.parameters + ["top"]) { request, _ in
             try await products(request, grouping: .product)
         }
@@ -30,13 +30,16 @@ struct ReportsController {
     }
 
     @Sendable func daily(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let query = try ReportQuery(request)
+        let query = try ReportQuery(request, chart: true)
+        let period = try query.period(of: request.uri.queryParameters)
         let report = DailyReport(
             try await live.projection.reports(in: query.zone).reports.daily, zone: query.zone.name, from: query.from, to: query.to)
         return try Responses.rendered(query.format) {
             try report.csv()
         } json: {
             try report.json()
+        } svg: {
+            Array(try report.svg(by: period).utf8)
         }
     }
 

@@ -18,15 +18,25 @@ enum Responses {
     }
 
     /// A report as CSV or JSON, as `format` asks; a sum past 64 bits is a 422 naming it.
-    static func rendered(_ format: ReportQuery.Format, csv: () throws -> [UInt8], json: () throws -> [UInt8]) throws -> Response {
+    static func rendered(
+        _ format: ReportQuery.Format, csv: () throws -> [UInt8], json: () throws -> [UInt8], svg: (() throws -> [UInt8])? = nil
+    ) throws -> Response {
         do {
             switch format {
+            case .svg:
+                // Only the routes that draw a chart pass `svg`.
+                guard let svg else { throw JSONError(.badRequest, "the parameter format must be csv or json", parameter: "format") }
+                return Response(
+                    status: .ok, headers: [.contentType: "image/svg+xml; charset=utf-8"],
+                    body: .init(byteBuffer: ByteBuffer(bytes: try svg())))
             case .csv:
                 return Response(
                     status: .ok, headers: [.contentType: "text/csv; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: try csv())))
             case .json:
                 return Self.json(try json())
             }
+        } catch let error as JSONError {
+            throw error
         } catch {
             throw JSONError(error)
         }

@@ -49,12 +49,16 @@ extension Orders.Report {
                 One row per date and currency with at least one order, sorted by date then
                 currency; the table adds the average order value (revenue / orders in minor
                 units, rounded half to even) and a totals row.
-                CSV: date,currency,orders,units,revenue. --format svg draws revenue per day.
+                CSV: date,currency,orders,units,revenue. --format svg draws revenue per day,
+                a bar a day up to 92 days of orders; past that a bar a week (Monday to
+                Sunday) up to two years, then a bar a month, said on standard error.
+                --by day|week|month chooses.
 
                 Examples:
                   orders report daily store.log --tz Asia/Seoul
                   orders report daily store.log --from 2025-09-01 --to 2025-09-30
                   orders report daily store.log --format svg > daily.svg
+                  orders report daily store.log --format svg --by month > months.svg
                 """)
 
         @OptionGroup var input: InputArgument<FoldThreads>
@@ -67,15 +71,30 @@ extension Orders.Report {
         @Option(help: "table, csv, json or svg.")
         var format: ReportFormat = .table
 
+        @Option(
+            help: ArgumentHelp("What one bar of the svg sums: day, week or month (chosen by the span if not given).", valueName: "period"))
+        var by: ChartPeriod?
+
+        func validate() throws {
+            if by != nil, format != .svg {
+                throw ValidationError("--by chooses the bars of --format svg; the other formats have a row a day")
+            }
+        }
+
         func run() throws {
             try reportingFailures {
                 let (reports, _) = try replay(input, snapshot, zone: try zone.rules())
                 let report = DailyReport(reports.daily, zone: zone.zone, from: dates.from?.date, to: dates.to?.date)
+                if format == .svg, by == nil, ChartPeriod.chosen(forDays: report.span) != .day {
+                    Console.note(
+                        "orders: note: \(Thousands.grouped(report.span)) days of orders, drawn a bar a \(ChartPeriod.chosen(forDays: report.span)); --by day draws one a day"
+                    )
+                }
                 switch format {
                 case .table: Console.write(try report.table(limit: limit.rows, width: Console.stdoutColumns))
                 case .csv: Console.write(try report.csv())
                 case .json: Console.write(try report.json())
-                case .svg: Console.write(try report.svg())
+                case .svg: Console.write(try report.svg(by: by))
                 }
             }
         }

@@ -110,6 +110,7 @@ func check(id: String?, option: String) throws {
 }
 
 extension ReportFormat: ExpressibleByArgument {}
+extension ChartPeriod: ExpressibleByArgument {}
 
 /// How a report with no chart is printed: a ``ReportFormat`` but `svg`,
 /// which only the daily report draws, so that `--help` and the error for a
