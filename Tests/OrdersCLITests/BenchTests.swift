@@ -35,6 +35,31 @@ struct BenchTests {
         }
     }
 
+    /// Two busy loops on this machine's two cores: bench says its figures
+    /// are low, and why, rather than leaving a reader to take them as the machine's.
+    @Test func benchSaysWhenOtherProcessesTookTheCores() throws {
+        let hogs = (0..<max(2, ProcessInfo.processInfo.activeProcessorCount)).map { _ in
+            let hog = Process()
+            hog.executableURL = URL(fileURLWithPath: "/bin/sh")
+            hog.arguments = ["-c", "while :; do :; done"]
+            return hog
+        }
+        for hog in hogs { try hog.run() }
+        defer {
+            for hog in hogs {
+                kill(hog.processIdentifier, SIGKILL)
+                hog.waitUntilExit()
+            }
+        }
+        let result = try CLI.run(["bench", "--events", "30000", "--runs", "1", "--threads", "2"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("orders: warning: other processes kept "), "\(result.stderr)")
+        #expect(result.stderr.contains("cores busy while this ran: these figures are slower than the machine is; bench on an idle one"))
+        if result.stderr.contains("threads were no faster than 1") {
+            #expect(result.stderr.contains("2 threads were no faster than 1: other processes kept "), "\(result.stderr)")
+        }
+    }
+
     /// `--shapes`: a row a named shape, each a bench of its own, the best shape at 1.00×; in
     /// rounds, each row the best of its shape's, each phase still its row less the one above.
     @Test func benchMeasuresEveryShape() throws {

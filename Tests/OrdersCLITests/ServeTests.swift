@@ -19,12 +19,18 @@ struct ServeTests {
         let base: String
         private let output = Pipe()
 
-        init(log: String? = nil, listen: String = "127.0.0.1:0", arguments: [String] = []) throws {
+        /// - Parameter logTo: a file for the server's log lines (its stderr), if they are to be read.
+        init(log: String? = nil, listen: String = "127.0.0.1:0", arguments: [String] = [], logTo: String? = nil) throws {
             self.log = log ?? CLI.temporaryDirectory() + "/served.log"
             process.executableURL = CLI.binary
             process.arguments = ["serve", self.log, "--listen", listen] + arguments
             process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
+            if let logTo {
+                _ = FileManager.default.createFile(atPath: logTo, contents: nil)
+                process.standardError = FileHandle(forWritingAtPath: logTo)
+            } else {
+                process.standardError = FileHandle.nullDevice
+            }
             try process.run()
             // The first line says where it listens.
             var line: [UInt8] = []
@@ -392,6 +398,45 @@ struct ServeTests {
         print(
             "serve kill harness: \(kills) SIGKILLs under load from \(clients) retrying clients; \(acknowledged.count) events acknowledged, all in the log once; \(ids.count) events in all"
         )
+    }
+
+    /// A restart logs what it found: what it folded past the snapshot, a
+    /// torn tail it cut (a SIGKILL mid-write), and committed events past the
+    /// writer checkpoint (a power cut before the checkpoint's sync).
+    @Test func aRestartLogsWhatItRecovered() async throws {
+        let directory = CLI.temporaryDirectory()
+        let log = directory + "/s.log", longer = directory + "/longer.log"
+        #expect(try CLI.run(["import", log, "Fixtures/kiosk-day.ndjson"]).status == 0)
+        let checkpoint = try Data(contentsOf: URL(fileURLWithPath: log + ".chk"))
+        try FileManager.default.copyItem(atPath: log, toPath: longer)
+        #expect(try CLI.run(["import", longer, "Fixtures/zones.ndjson"]).status == 0)
+        let short = try Data(contentsOf: URL(fileURLWithPath: log)), long = try Data(contentsOf: URL(fileURLWithPath: longer))
+        /// The server's log lines after it opens `bytes` with the checkpoint of the first import, or the log as it is.
+        func restart(_ bytes: Data?) async throws -> String {
+            if let bytes {
+                try bytes.write(to: URL(fileURLWithPath: log))
+                try checkpoint.write(to: URL(fileURLWithPath: log + ".chk"))
+            }
+            let server = try Running(log: log, logTo: directory + "/serve.err")
+            #expect(try await server.request("GET", "/health").status == 200)
+            #expect(server.stop() == 0)
+            return try String(contentsOfFile: directory + "/serve.err", encoding: .utf8)
+        }
+        // The next commit cut halfway, as a SIGKILL mid-write leaves it.
+        let torn = try await restart(long.prefix((short.count + long.count) / 2))
+        #expect(
+            torn.contains(
+                "level=warning msg=\"recovered the log: \(log): removed \((long.count - short.count) / 2) bytes after byte \(short.count)"),
+            "\(torn)")
+        #expect(torn.contains(#"msg="opened the log" carts=5 events=17 folded_past_snapshot=17 snapshot_end_seq=1"#), "\(torn)")
+        // The next commit whole, and the checkpoint from before it.
+        let behind = try await restart(long)
+        #expect(behind.contains("msg=\"the writer checkpoint was 24 events behind the log"), "\(behind)")
+        #expect(behind.contains(#"seqs="seq 18–41""#), "\(behind)")
+        #expect(!behind.contains("recovered the log"))
+        // A clean stop has nothing to say but what it opened.
+        let clean = try await restart(nil)
+        #expect(!clean.contains("level=warning") && !clean.contains("level=notice"), "\(clean)")
     }
 
     /// The page at `GET /` in a real browser (`Tests/Browser/page_test.py`,

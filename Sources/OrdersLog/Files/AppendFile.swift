@@ -33,6 +33,9 @@ final class AppendFile {
     private(set) var upgraded = false
     /// What opening had to repair, for the caller to report: a torn tail removed, a stray checkpoint replaced.
     private(set) var recovery: String?
+    /// The committed events past the writer checkpoint found at opening: the
+    /// writer before did not stop cleanly (a clean stop syncs the checkpoint), and they are kept.
+    private(set) var pastCheckpoint: Range<Seq>?
     /// Where the writer checkpoint goes after each commit.
     private let checkpointFile: CheckpointFile
     /// The CRC of the log's first batch header, once it has one, for the checkpoint.
@@ -88,6 +91,7 @@ final class AppendFile {
             if let missing {
                 throw WriterCheckpoint.cutShort(path, at: layout.committedEnd, missing: missing, "nothing was cut; run `orders verify`")
             }
+            if let checkpoint, checkpoint.endSeq < layout.endSeq { pastCheckpoint = checkpoint.endSeq..<layout.endSeq }
             checkpointFile = try CheckpointFile(log: path, last: checkpoint)
             if created || checkpoint == nil { try checkpointFile.reset() }
             firstBatch = layout.batches.isEmpty ? nil : logFirstBatch
@@ -96,6 +100,11 @@ final class AppendFile {
                 try Self.sync(opened, path: path)
                 recovery =
                     "\(path): removed \(tail.length) bytes after byte \(tail.offset) that no commit covered (\(tail.reason)): an earlier append was cut short, and none of its events had been acknowledged"
+            }
+            if pastCheckpoint != nil, let first = firstBatch {
+                // Brought up to the log, which is synced first so that the checkpoint is never ahead of it.
+                try Self.sync(opened, path: path)
+                try checkpointFile.write(WriterCheckpoint(endSeq: layout.endSeq, committedEnd: end, firstBatch: first))
             }
             if end == 0 {
                 try opened.writeAll(at: 0, FileHeader().encoded(), path: path)

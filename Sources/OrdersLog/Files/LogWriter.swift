@@ -56,6 +56,9 @@ public final class LogWriter {
     private let level: Int32
     /// What opening had to repair, for the caller to report: a torn tail removed.
     public var recovery: String? { file.recovery }
+    /// The committed events that the last writer acknowledged, or was about
+    /// to, after its checkpoint last reached the disk: set when it did not stop cleanly.
+    public var pastCheckpoint: Range<Seq>? { file.pastCheckpoint }
     /// The records of the events taken but not yet written, by the seq
     /// each event takes, in order; `recordsTaken` of them are written.
     private var records: [(seq: Seq, record: EventRecord)] = []

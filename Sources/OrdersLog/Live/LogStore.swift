@@ -24,6 +24,10 @@ public actor LogStore {
     }
 
     public nonisolated let path: String
+    /// What opening repaired: a torn tail cut (``LogWriter/recovery``).
+    public nonisolated let recovery: String?
+    /// The events committed past the writer checkpoint at opening: the last writer did not stop cleanly.
+    public nonisolated let pastCheckpoint: Range<Seq>?
     private let writer: LogWriter
     /// Every id, numbered as the log numbers them: the log's, then those
     /// the appends bring, in the order their events first use them. The
@@ -101,6 +105,8 @@ public actor LogStore {
         self.path = path
         self.failed = failed
         self.writer = writer
+        recovery = writer.recovery
+        pastCheckpoint = writer.pastCheckpoint
         self.ids = ids
         appendedEnd = writer.nextSeq
         toldEnd = writer.nextSeq

@@ -32,8 +32,9 @@ struct Live: Sendable {
             try LiveProjection.restore(path: path, logger: logger)
         }
         let carts = await store.count(of: .cart)
-        let folded: Logger.Metadata = [
-            "events": "\(restored.endSeq - 1)", "snapshot_end_seq": "\(restored.snapshotEnd)", "carts": "\(carts)",
+        let opened: Logger.Metadata = [
+            "events": "\(restored.endSeq - 1)", "carts": "\(carts)", "snapshot_end_seq": "\(restored.snapshotEnd)",
+            "folded_past_snapshot": "\(restored.endSeq - restored.snapshotEnd)",
         ]
         let projection = LiveProjection(
             store: store, restored: restored, carts: carts, logger: logger, metrics: metrics, snapshotAfter: snapshotAfter)
@@ -43,7 +44,13 @@ struct Live: Sendable {
         let reads = LiveReads(path: path)
         let subscriptions = try Subscriptions(path: path, reads: reads, logger: logger, metrics: metrics)
         await subscriptions.start(following: store)
-        logger.debug("folded the log", metadata: folded)
+        if let recovery = store.recovery { logger.warning("recovered the log: \(recovery)") }
+        if let past = store.pastCheckpoint {
+            logger.notice(
+                "the writer checkpoint was \(past.count) events behind the log: the last writer stopped before it synced it (a power cut, or the machine's crash); those events were committed, and are kept",
+                metadata: ["seqs": "\(past.seqDescription)"])
+        }
+        logger.info("opened the log", metadata: opened)
         return Live(
             store: store, projection: projection, subscribers: subscribers, subscriptions: subscriptions, reads: reads, metrics: metrics,
             logID: try LogIdentity.read(of: path))

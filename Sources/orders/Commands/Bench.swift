@@ -96,15 +96,37 @@ extension Orders {
             #endif
             try reportingFailures {
                 defer { PartialOutput.abandon() }  // the scratch log, if any
-                if shapes {
-                    let matrix = try measureShapes(events: events ?? 1_000_000)
-                    Console.write(json ? matrix.json : Array(matrix.table.utf8))
-                    return
+                var output: [UInt8] = []
+                let use = try CoreUse.during {
+                    if shapes {
+                        let matrix = try measureShapes(events: events ?? 1_000_000)
+                        output = json ? matrix.json : Array(matrix.table.utf8)
+                    } else {
+                        let path = try events.map { try generated($0, shape: .standard, label: "generated") } ?? log!
+                        let result = try measure(path)
+                        output = json ? result.json : Array(result.table.utf8)
+                    }
                 }
-                let path = try events.map { try generated($0, shape: .standard, label: "generated") } ?? log!
-                let result = try measure(path)
-                if json { Console.write(result.json) } else { Console.write(result.table) }
+                Console.write(output)
+                if let use, use.others >= 0.5 {
+                    Console.note(
+                        "orders: warning: other processes kept \(use.othersSaid) of this machine's \(Threads.cores) cores busy while this ran: these figures are slower than the machine is; bench on an idle one"
+                    )
+                }
             }
+        }
+
+        /// Why `threads` threads were no faster than one, from what the cores did meanwhile.
+        private func noFaster(_ use: CoreUse?) -> String {
+            let why =
+                if let use, use.others >= 0.5 {
+                    "other processes kept \(use.othersSaid) of the \(Threads.cores) cores busy meanwhile"
+                } else if threads > Threads.cores {
+                    "this machine has \(Threads.cores) cores, so they took turns"
+                } else {
+                    "the cores were otherwise idle, so this log is too short to share out (a thread takes a batch at a time)"
+                }
+            return "orders: note: \(threads) threads were no faster than 1: \(why)"
         }
 
         /// Writes a generated log of `events` events of `shape` to a scratch file, removed at exit; its path.
@@ -194,8 +216,12 @@ extension Orders {
             let sequential = try best(label: "replaying", events: events) { try replay(threads: 1) }!
             result.add("+ reports: replay, 1 thread", sequential, phase: true)
             if threads > 1 {
-                let parallel = try best(label: "replaying on \(threads) threads", events: events) { try replay(threads: threads) }!
+                var parallel = Duration.zero
+                let use = try CoreUse.during {
+                    parallel = try best(label: "replaying on \(threads) threads", events: events) { try replay(threads: threads) }!
+                }
                 result.add("replay, \(threads) threads", parallel)
+                if parallel >= sequential, sequential > .zero { Console.note(noFaster(use)) }
             }
             return result
         }
