@@ -41,7 +41,7 @@ func buildRouter(live: Live, options: ServerOptions) -> Router<BasicRequestConte
     CartsController(live: live, options: options).addRoutes(to: &routes)
     OrdersController(live: live).addRoutes(to: &routes)
     ReportsController(live: live, options: options).addRoutes(to: &routes)
-    PageController(live: live).addRoutes(to: &routes)
+    PageController(live: live, zone: options.pageZone).addRoutes(to: &routes)
     SubscriptionsController(live: live, options: options).addRoutes(to: &routes)
     OperationsController(live: live).addRoutes(to: &routes)
     // Added last, so that it wraps only what no route answers: a known path asked with another method is a 405.

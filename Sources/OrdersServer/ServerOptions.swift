@@ -24,12 +24,15 @@ public struct ServerOptions: Sendable {
     /// How often `/events/stream` sends a comment line to each subscriber, so that an idle proxy keeps the
     /// connection and a subscriber whose connection is gone is found (its write fails) and dropped.
     public var heartbeat: Duration
+    /// The IANA zone in which the page at `/` counts dates and shows times, unless its `?tz=` names another.
+    public var pageZone: String
 
     public init(
         log: String, host: String = "127.0.0.1", port: Int = 8080, token: String? = nil, isPrivate: Bool = false,
         maxBody: Int = 16 << 20, catalog: Catalog? = nil, keepsUnknownTypes: Bool = false, snapshotAfter: Int64 = 100_000,
-        corsOrigins: [String] = [], heartbeat: Duration = .seconds(10)
+        corsOrigins: [String] = [], heartbeat: Duration = .seconds(10), pageZone: String = "UTC"
     ) {
+        self.pageZone = pageZone
         self.corsOrigins = corsOrigins
         self.heartbeat = heartbeat
         self.snapshotAfter = snapshotAfter

@@ -3,14 +3,15 @@
 Chromium (Debian's package), driven over the DevTools protocol on a pipe
 (no library). It loads the page, waits for it to show the log's numbers,
 takes a screenshot, appends events over HTTP, and checks that the page, with
-no reload, shows the new numbers (it updates over /events/stream); then a
-second screenshot. Loopback only; every wait is bounded; the server and the
-browser are stopped at the end.
+no reload, shows the new numbers (it updates over /events/stream), fetching
+again only what each event can change; then the same page in Asia/Seoul, at
+1280 and at 390 px (a phone), with a screenshot of each. Loopback only;
+every wait is bounded; the server and the browser are stopped at the end.
 
 usage: page_test.py ORDERS_BINARY OUTPUT_DIR
 Prints 'page: 1 passed, 0 failed' (or the failure) and exits 0 only on success.
 """
-import base64, json, os, subprocess, sys, tempfile, time, urllib.request
+import base64, json, os, subprocess, sys, tempfile, time, urllib.error, urllib.request
 
 orders, out = sys.argv[1], sys.argv[2]
 os.makedirs(out, exist_ok=True)
@@ -87,7 +88,10 @@ try:
         fail(f"timed out waiting for {what}: counts {text('counts')!r}, status {text('status')!r}")
 
     def screenshot(name):
-        data = call("Page.captureScreenshot", {"format": "png"}, session)["data"]
+        """The whole page, below the fold too."""
+        size = call("Page.getLayoutMetrics", {}, session)["cssContentSize"]
+        clip = {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}
+        data = call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True, "clip": clip}, session)["data"]
         with open(os.path.join(out, name), "wb") as f:
             f.write(base64.b64decode(data))
 
@@ -97,7 +101,7 @@ try:
     # The server wrote the log's state into the page: it is there without a script, and the
     # first look, as soon as the document is parsed, already shows the numbers.
     html = urllib.request.urlopen(url + "/", timeout=20).read().decode()
-    if '<script id="state" type="application/json">{"replay": {"events": 17,' not in html or '"head": 17}' not in html:
+    if '<script id="state" type="application/json">{"replay": {"events": 17,' not in html or '"head": 17, "zone": "UTC"}' not in html:
         fail("the page does not carry the log's state")
     wait_for(lambda: evaluate("document.getElementById('state') !== null && document.readyState !== 'loading'"), "the page to be parsed", seconds=10)
     first_look = (text("counts"), text("sales"), text("status"))
@@ -117,16 +121,29 @@ try:
         const range = document.createRange(); range.selectNodeContents(cell); return range.getClientRects().length === 1; })""")
     if not one_line or "₩2,788,000" not in before[1]:
         fail(f"a sales amount wraps, or is not shown: {before[1]!r}")
-    chart = evaluate("[...document.querySelectorAll('#chart svg > text')].map(t => t.textContent)")
-    if chart.count("2025-09-16") != 1 or "₩0" not in chart or "₩3,000,000" not in chart or "$400" not in chart:
-        fail(f"the chart has no scale, or shows its one date twice: {chart!r}")
+    # The chart is the server's (/reports/daily?format=svg): a panel a currency, each with its one date once.
+    chart = evaluate("[...document.querySelectorAll('#chart svg text')].map(t => t.textContent)")
+    if chart.count("2025-09-16") != 2 or "₩0" not in chart or "₩3,000,000" not in chart or "$400" not in chart:
+        fail(f"the chart has no scale, or does not show its one date once a panel: {chart!r}")
+    served = urllib.request.urlopen(url + "/reports/daily?format=svg", timeout=20).read().decode()
+    if evaluate("document.querySelector('#chart svg').outerHTML.length") < len(served) * 0.9:
+        fail("the page's chart is not the server's")
+    totals = text("sales")
+    if "all 1 day with sales" not in totals:
+        fail(f"the sales card has no totals of all days: {totals!r}")
     header = evaluate("[...document.querySelectorAll('#events th')].map(th => th.textContent).join('|')")
     if header != "seq|time (UTC)|type|what":
         fail(f"the latest events are not a table: {header!r}")
     screenshot("page-before.png")
+    # Every fetch the page makes from here on is counted.
+    evaluate("window.fetched = []; const plain = window.fetch; window.fetch = (path, ...rest) => { fetched.push(String(path).split('?')[0]); return plain(path, ...rest); }; true")
+
+    def append(body):
+        request = urllib.request.Request(url + "/events", data=body, method="POST")
+        return json.load(urllib.request.urlopen(request, timeout=20))
+
     with open("Fixtures/zones.ndjson", "rb") as f:
-        request = urllib.request.Request(url + "/events", data=f.read(), method="POST")
-        answer = json.load(urllib.request.urlopen(request, timeout=20))
+        answer = append(f.read())
     if answer.get("appended") != 24:
         fail(f"the append answered {answer}")
     # No reload: the page hears of the events over /events/stream and fetches the numbers again.
@@ -141,7 +158,66 @@ try:
     if not fits:
         fail("the events table runs off the page")
     screenshot("page-after.png")
-    print(f"page: 1 passed, 0 failed (before: {before[0]}; after: {after[0]}; screenshots in {out})")
+    # zones.ndjson has carts and checkouts, no votes: the polls are not fetched again.
+    if sorted(set(evaluate("fetched"))) != ["replay", "reports/daily"]:
+        fail(f"carts and checkouts refetched {evaluate('fetched')}")
+    # An item added changes only the counts; a vote the polls too; neither the daily sales.
+    for body, seen, refetched in [
+        ('{"type": "item_added", "at": "2025-09-18T01:00:00Z", "cart": "new-1", "product": "p", "qty": 1, "price": 100, "currency": "USD"}', "42 events", ["replay"]),
+        ('{"type": "vote_cast", "at": "2025-09-18T01:00:00Z", "poll": "kiosk-design", "voter": "v-new", "candidate": "dark"}', "43 events", ["replay", "tally"]),
+    ]:
+        evaluate("fetched = []; true")
+        append(body.encode() + b"\n")
+        wait_for(lambda: text("counts").startswith(seen), f"the page to show {seen}")
+        time.sleep(0.5)
+        if sorted(set(evaluate("fetched"))) != refetched:
+            fail(f"after {body}: fetched {evaluate('fetched')}, not only {refetched}")
+
+    def look(path, width, name):
+        """The page at `path`, `width` px wide, as a phone (mobile) below 600 px; its screenshot."""
+        call("Emulation.setDeviceMetricsOverride", {"width": width, "height": 900 if width > 600 else 844, "deviceScaleFactor": 1, "mobile": width < 600}, session)
+        call("Page.navigate", {"url": url + path}, session)
+        wait_for(lambda: evaluate("document.readyState") == "complete" and text("status") == "live", f"{path} at {width} px, live")
+        screenshot(name)
+
+    # Seoul, as a phone sees it: a day later, times in Seoul, the chart's text at its size, scrolled to its latest day.
+    look("/?tz=Asia/Seoul", 390, "page-390.png")
+    seoul = json.load(urllib.request.urlopen(url + "/reports/daily?tz=Asia/Seoul", timeout=20))["rows"][-1]["date"]
+    if text("zone") != "dates in Asia/Seoul" or text("day") != seoul:
+        fail(f"the page is not in Asia/Seoul: {text('zone')!r}, latest day {text('day')!r}")
+    header = evaluate("[...document.querySelectorAll('#events th')].filter(th => th.offsetWidth > 0).map(th => th.textContent).join('|')")
+    if header != "seq|time (Asia/Seoul)|what":
+        fail(f"on a phone the events table shows {header!r}, not seq, time and what")
+    first_time = evaluate("document.querySelector('#events tbody tr:first-child td.time').innerText")
+    if first_time != "10:00:00":
+        fail(f"the latest event's time in Seoul on a phone is {first_time!r}, not its time of day there")
+    what = evaluate("document.querySelector('#events th:last-child').getBoundingClientRect().width")
+    if what < 150:
+        fail(f"the events' what column is {what} px wide on a phone")
+    smallest = evaluate("Math.min(...[...document.querySelectorAll('#chart svg text')].map(t => t.getBoundingClientRect().height).filter(h => h > 0))")
+    if smallest < 10:
+        fail(f"the chart's text is {smallest} px high on a phone")
+    scrolled = evaluate("(c => [c.scrollWidth > c.clientWidth, c.scrollLeft + c.clientWidth >= c.scrollWidth - 1])(document.getElementById('chart'))")
+    if scrolled != [True, True]:
+        fail(f"on a phone the chart does not scroll, or does not open on its latest day: {scrolled}")
+    fits = evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+    if not fits:
+        fail("the page runs off a phone's screen")
+    # A desktop: two cards side by side, no empty column; the chart at its size.
+    look("/?tz=Asia/Seoul", 1280, "page-1280.png")
+    cards = evaluate("[...document.querySelectorAll('.top > section')].map(s => Math.round(s.getBoundingClientRect().top))")
+    width = evaluate("(r => r.right - r.left)(document.querySelector('.top').getBoundingClientRect())")
+    halves = evaluate("[...document.querySelectorAll('.top > section')].map(s => s.getBoundingClientRect().width)")
+    if len(cards) != 2 or cards[0] != cards[1] or min(halves) < width * 0.45:
+        fail(f"the top row is not two cards side by side: tops {cards}, widths {halves} of {width}")
+    bad = urllib.request.Request(url + "/?tz=Mars/Olympus")
+    try:
+        urllib.request.urlopen(bad, timeout=20)
+        fail("a page in an unknown zone was answered")
+    except urllib.error.HTTPError as error:
+        if error.code != 400 or b'"parameter": "tz"' not in error.read():
+            fail(f"a page in an unknown zone answered {error.code}")
+    print(f"page: 1 passed, 0 failed (before: {before[0]}; after: {after[0]}; at 390 and 1280 px in Asia/Seoul; screenshots in {out})")
 finally:
     if browser:
         browser.kill()

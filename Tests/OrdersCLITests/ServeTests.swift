@@ -456,7 +456,26 @@ struct ServeTests {
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "\(text)")
         #expect(text.contains("page: 1 passed, 0 failed"), "\(text)")
-        #expect(FileManager.default.fileExists(atPath: shots + "/page-after.png"))
+        for shot in ["page-after.png", "page-390.png", "page-1280.png"] {
+            #expect(FileManager.default.fileExists(atPath: shots + "/" + shot))
+        }
+    }
+
+    /// `serve --tz` is the page's zone, `?tz=` one page's; the report routes keep their own `?tz=`, UTC by default.
+    @Test func thePageIsInTheZoneOfTzAndOfItsQuery() async throws {
+        let server = try Running(arguments: ["--tz", "Asia/Seoul"])
+        _ = try await server.request("POST", "/events", body: Self.kioskDay)
+        let page = try await server.request("GET", "/")
+        #expect(page.text.contains(#""head": 17, "zone": "Asia/Seoul"}"#))
+        #expect(page.text.contains(#""zone": "Asia/Seoul", "rows": [{"date": "2025-09-16""#))
+        #expect(page.text.contains("<title>Revenue per day (Asia/Seoul)</title>"))
+        #expect(try await server.request("GET", "/?tz=Europe/Berlin").text.contains(#""head": 17, "zone": "Europe/Berlin"}"#))
+        #expect(try await server.request("GET", "/reports/daily").text.hasPrefix(#"{"zone": "UTC""#))
+        let unknown = try await server.request("GET", "/?tz=KST")
+        #expect(unknown.status == 400 && unknown.text.contains("did you mean Asia/Seoul?") && unknown.text.contains(#""parameter": "tz""#))
+        server.stop()
+        let refused = try CLI.run(["serve", CLI.temporaryDirectory() + "/z.log", "--tz", "asia/seoul"])
+        #expect(refused.status == 64 && refused.stderr.contains("did you mean Asia/Seoul?"), "\(refused.stderr)")
     }
 
     static let hasChromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].contains {

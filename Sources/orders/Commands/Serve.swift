@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
 import OrdersLog
+import OrdersReports
 import OrdersServer
 
 extension Orders {
@@ -22,7 +23,7 @@ extension Orders {
                 and /categories (?tz=&from=&to=&format=csv|json), /tally?poll=,
                 /audit?cart= or ?order=, /events?after=S&limit=N, /events/stream (Server-Sent
                 Events; Last-Event-ID or ?after=S; a comment line every 10 s), /health,
-                /metrics, and / (a live page). Every answer carries Orders-Log, the id
+                /metrics, and / (a live page, in the zone of --tz or its ?tz=). Every answer carries Orders-Log, the id
                 that names LOG (LOG.id beside it), so that a client tells one log from
                 another behind one address.
 
@@ -30,6 +31,7 @@ extension Orders {
                   orders serve store.log
                   orders serve store.log --listen 127.0.0.1:0 --token-file token.txt
                   orders serve store.log --cors https://shop.example http://localhost:3000
+                  orders serve store.log --tz Asia/Seoul     # the page counts Seoul's days
                   curl -s --data-binary @Fixtures/kiosk-day.ndjson localhost:8080/events
                 """)
 
@@ -81,7 +83,15 @@ extension Orders {
                 valueName: "seconds", visibility: .hidden))
         var heartbeat: Double = 10
 
+        @Option(
+            name: .customLong("tz"),
+            help: ArgumentHelp(
+                "The IANA zone in which the page at / counts dates and shows times (a page's ?tz= overrides it). The report routes take their own ?tz=, UTC by default.",
+                valueName: "zone"))
+        var pageZone = "UTC"
+
         func validate() throws {
+            do { _ = try TimeZones.rules(named: pageZone) } catch { throw ValidationError(error.description) }
             guard address != nil else { throw ValidationError("--listen takes HOST:PORT, e.g. 127.0.0.1:8080 (port 0 picks a free one)") }
             if `private` && tokenFile == nil { throw ValidationError("--private needs --token-file") }
             guard maxBody >= 1 else { throw ValidationError("--max-body must be at least 1") }
@@ -111,7 +121,8 @@ extension Orders {
                 let options = ServerOptions(
                     log: log, host: host, port: port, token: token, isPrivate: `private`, maxBody: maxBody,
                     catalog: try catalog.map { try loadCatalog($0) }, keepsUnknownTypes: keepUnknown, snapshotAfter: snapshotAfter,
-                    corsOrigins: cors.compactMap { ServerOptions.origin($0) }, heartbeat: .milliseconds(Int64(heartbeat * 1000)))
+                    corsOrigins: cors.compactMap { ServerOptions.origin($0) }, heartbeat: .milliseconds(Int64(heartbeat * 1000)),
+                    pageZone: pageZone)
                 let app = try await buildApplication(options, logger: logger) { host, port in
                     let address = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
                     try? ServedMarker.write(log: log, address: address)
