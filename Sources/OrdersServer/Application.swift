@@ -18,7 +18,10 @@ public func buildApplication(
     return Application(
         router: buildRouter(live: live, options: options),
         configuration: .init(address: .hostname(options.host, port: options.port), serverName: "orders"),
-        onServerRunning: { channel in listening(options.host, channel.localAddress?.port ?? options.port) },
+        onServerRunning: { channel in
+            logger.info("serving the log", metadata: live.opened)
+            listening(options.host, channel.localAddress?.port ?? options.port)
+        },
         logger: logger)
 }
 

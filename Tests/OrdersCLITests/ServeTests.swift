@@ -428,7 +428,7 @@ struct ServeTests {
             torn.contains(
                 "level=warning msg=\"recovered the log: \(log): removed \((long.count - short.count) / 2) bytes after byte \(short.count)"),
             "\(torn)")
-        #expect(torn.contains(#"msg="opened the log" carts=5 events=17 folded_past_snapshot=17 snapshot_end_seq=1"#), "\(torn)")
+        #expect(torn.contains(#"msg="serving the log" carts=5 events=17 folded_past_snapshot=17 snapshot_end_seq=1"#), "\(torn)")
         // The next commit whole, and the checkpoint from before it.
         let behind = try await restart(long)
         #expect(behind.contains("msg=\"the writer checkpoint was 24 events behind the log"), "\(behind)")

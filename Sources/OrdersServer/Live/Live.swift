@@ -15,6 +15,8 @@ struct Live: Sendable {
     let metrics: ServerMetrics
     /// The id that names the log (``LogIdentity``), which its writer keeps beside it.
     let logID: String
+    /// What opening found, for the line the server logs once it listens: events, carts, and those folded past the snapshot.
+    let opened: Logger.Metadata
 
     /// Opens the log at `path` (creating it if missing) as the store's, folds it, and starts its consumers.
     /// - Parameters:
@@ -32,7 +34,7 @@ struct Live: Sendable {
             try LiveProjection.restore(path: path, logger: logger)
         }
         let carts = await store.count(of: .cart)
-        let opened: Logger.Metadata = [
+        let folded: Logger.Metadata = [
             "events": "\(restored.endSeq - 1)", "carts": "\(carts)", "snapshot_end_seq": "\(restored.snapshotEnd)",
             "folded_past_snapshot": "\(restored.endSeq - restored.snapshotEnd)",
         ]
@@ -50,9 +52,8 @@ struct Live: Sendable {
                 "the writer checkpoint was \(past.count) events behind the log: the last writer stopped before it synced it (a power cut, or the machine's crash); those events were committed, and are kept",
                 metadata: ["seqs": "\(past.seqDescription)"])
         }
-        logger.info("opened the log", metadata: opened)
         return Live(
             store: store, projection: projection, subscribers: subscribers, subscriptions: subscriptions, reads: reads, metrics: metrics,
-            logID: try LogIdentity.read(of: path))
+            logID: try LogIdentity.read(of: path), opened: folded)
     }
 }
