@@ -58,7 +58,7 @@ public actor Outbox {
 
     private let file: TransferBox<OutboxFile>
     /// Writes and syncs run here, one group at a time, so that they do not hold the actor.
-    private let io = DispatchQueue(label: "orders.outbox.io")
+    private let io = CommitThread(label: "orders.outbox.io")
 
     /// A recorded entry that holds events not yet delivered.
     private struct Span {
@@ -83,8 +83,7 @@ public actor Outbox {
         case delivered(UInt64)
     }
 
-    private var queue: [Pending] = []
-    private var committing = false
+    private var queue = GroupQueue<Pending>()
     /// Set once a write or a sync failed: what the file holds past the last sync is not known, so nothing more is taken.
     private var broken: OutboxError?
     private var waitingForEvents: [CheckedContinuation<Void, Never>] = []
@@ -164,8 +163,7 @@ public actor Outbox {
         }
         if let broken { throw broken }
         return try await withCheckedThrowingContinuation { reply in
-            queue.append(.events(text: text, count: count, mark: mark, reply: reply))
-            startCommitting()
+            enqueue(.events(text: text, count: count, mark: mark, reply: reply))
         }
     }
 
@@ -173,7 +171,7 @@ public actor Outbox {
     /// lock; what is appended after is refused.
     public func close() async {
         if broken == nil { broken = .io(path: file.value.path, "the outbox is closed") }
-        while committing { await Task.yield() }
+        while queue.isCommitting { await Task.yield() }
         file.value.close()
     }
 
@@ -218,21 +216,17 @@ public actor Outbox {
         }
         for waiter in roomWaiters { waiter.resume() }
         roomWaiters = []
-        queue.append(.delivered(through))
-        startCommitting()
+        enqueue(.delivered(through))
     }
 
-    private func startCommitting() {
-        guard !committing else { return }
-        committing = true
-        Task { await self.commitQueued() }
+    private func enqueue(_ request: Pending) {
+        if queue.enqueue(request) { Task { await self.commitQueued() } }
     }
 
     /// Writes the queued entries a group at a time, each group with one sync if it holds events.
     private func commitQueued() async {
         while !queue.isEmpty, broken == nil {
-            let group = queue
-            queue = []
+            let group = queue.nextGroup()
             var runs: [(text: [UInt8], count: Int, mark: IntakeMark?, replies: [(CheckedContinuation<Range<UInt64>, any Error>, Int)])] = []
             var through: UInt64?
             var accepted = pendingText
@@ -260,16 +254,10 @@ public actor Outbox {
             let start = file.value.end, first = next, deliveredMark = through
             let entries = runs.map { (text: $0.text, count: $0.count, mark: $0.mark) }
             let file = self.file, compress = compression?.compress
-            let written: Result<[Span], any Error> = await withCheckedContinuation { done in
-                io.async {
-                    done.resume(
-                        returning: Result {
-                            try Self.write(entries, from: first, delivered: deliveredMark, to: file.value, at: start, compress: compress)
-                        })
+            do {
+                let newSpans = try await io.run {
+                    try Self.write(entries, from: first, delivered: deliveredMark, to: file.value, at: start, compress: compress)
                 }
-            }
-            switch written {
-            case .success(let newSpans):
                 for (run, span) in zip(runs, newSpans) {
                     var number = span.header.first
                     for (reply, count) in run.replies {
@@ -285,16 +273,15 @@ public actor Outbox {
                     for waiter in waitingForEvents { waiter.resume() }
                     waitingForEvents = []
                 }
-            case .failure(let error):
+            } catch {
                 let failure = OutboxError.io(path: file.value.path, "writing or syncing: \(error)")
                 broken = failure
                 for run in runs { for (reply, _) in run.replies { reply.resume(throwing: failure) } }
             }
         }
-        for case .events(_, _, _, let reply) in queue { reply.resume(throwing: broken!) }
-        queue = []
+        for case .events(_, _, _, let reply) in queue.nextGroup() { reply.resume(throwing: broken!) }
         compactIfDue()
-        committing = false
+        queue.finished()
     }
 
     /// Writes `entries` (and a delivered mark) where the file

@@ -1,4 +1,3 @@
-import Dispatch
 import OrdersCore
 import OrdersFiles
 import OrdersFormat
@@ -62,12 +61,11 @@ public actor LogStore {
         var reply: CheckedContinuation<Appended, any Error>
     }
 
-    private var queue: [Pending] = []
-    private var committing = false
+    private var queue = GroupQueue<Pending>()
     /// Why appends are refused, once a write or a sync failed.
     public private(set) var failure: String?
     /// Commits run here, one at a time, so that their syncs do not hold the actor.
-    private let commits = DispatchQueue(label: "orders.store.commit")
+    private let commits = CommitThread(label: "orders.store.commit")
     /// The writer's fsyncs as of the last group told, and as of the last work on the commit queue.
     private var fsyncsTold = 0
     private var fsyncsMade = 0
@@ -167,9 +165,7 @@ public actor LogStore {
     public func append(_ parsed: ParsedEvents, cart: [UInt8]? = nil, precondition: CartPrecondition? = nil) async throws -> Appended {
         if let failure { throw AppendRefusal.broken(reason: failure) }
         return try await withCheckedThrowingContinuation { reply in
-            queue.append(Pending(parsed: parsed, cart: cart, precondition: precondition, reply: reply))
-            if !committing {
-                committing = true
+            if queue.enqueue(Pending(parsed: parsed, cart: cart, precondition: precondition, reply: reply)) {
                 Task { await self.commitQueued() }
             }
         }
@@ -198,8 +194,7 @@ public actor LogStore {
                 unsynced = []
                 continue
             }
-            let group = queue
-            queue = []
+            let group = queue.nextGroup()
             var taken: [Taken] = []
             var waiting = group[...]
             do {
@@ -219,7 +214,7 @@ public actor LogStore {
             await tell(unsynced)
             unsynced = taken
         }
-        committing = false
+        queue.finished()
     }
 
     /// Checks one request and stages its events in the writer's
@@ -304,8 +299,7 @@ public actor LogStore {
         failure = "\(error)"
         failed(error)
         for reply in replies { reply.resume(throwing: AppendRefusal.notDurable(reason: "\(error)")) }
-        for request in queue { request.reply.resume(throwing: AppendRefusal.broken(reason: "\(error)")) }
-        queue = []
+        for request in queue.nextGroup() { request.reply.resume(throwing: AppendRefusal.broken(reason: "\(error)")) }
     }
 
     /// Runs `work` on the writer on the commit queue, so that its syncs do
@@ -315,15 +309,10 @@ public actor LogStore {
         // Lent to the queue while the actor waits for it and changes nothing it holds, and given back
         // before the answer: were the ids' tables still shared then, the next append would copy them whole.
         let lent = LoanBox((writer, ids, work))
-        fsyncsMade = try await withCheckedThrowingContinuation { (done: CheckedContinuation<Int, any Error>) in
-            commits.async {
-                let result = lent.use { writer, ids, work in
-                    Result {
-                        try work(writer, ids)
-                        return writer.fsyncs
-                    }
-                }
-                done.resume(with: result)
+        fsyncsMade = try await commits.run {
+            try lent.use { writer, ids, work in
+                try work(writer, ids)
+                return writer.fsyncs
             }
         }
     }
