@@ -3,9 +3,8 @@
 ///
 /// Written here rather than one map of every entry (``OwnedMap``): a wide
 /// catalog sells hundreds of thousands of product-days, and a map of them
-/// all outgrew the caches, so that almost every order line missed in it
-/// (its lookups were 11% of replaying 10M events of 200,000 products, and
-/// the report's gathering cost more than the fold's rules). A day's table
+/// all outgrew the caches, so that almost every order line missed in it,
+/// and the report's gathering cost more than the fold's rules. A day's table
 /// holds only that day's few thousand entries, and orders come day after
 /// day, so the table in use stays in cache, with the entries it points at,
 /// which were added that day. Entries are dense, in the order first sold,
@@ -50,7 +49,7 @@ struct ProductDays: ~Copyable {
     /// The size a new day's table starts at: what the day last looked up
     /// needs, since a store sells about as many products one day as the
     /// day before, and growing each day's from a few slots to thousands
-    /// rehashed each entry about twice (1.3% of replaying a wide catalog).
+    /// would rehash each entry about twice.
     /// Sized by that day's entries, not its table, so that a busy day
     /// followed by many quiet ones gives no more than one of them a large
     /// table.

@@ -1,15 +1,14 @@
 /// A set of byte strings kept as bits: a test that never says no to a
 /// member, and says yes to about one string in two thousand that is not
-/// one (sixteen bits a member, eleven hashes). At one in a hundred, a
-/// question about one cart of a 100M-event log read fifteen batches more
-/// than it needed, most of its time. What a log's index keeps for each
+/// one (sixteen bits a member, eleven hashes): at one in a hundred, a
+/// question about one cart of a large log spent most of its time reading
+/// batches it did not need. What a log's index keeps for each
 /// batch, so that a question about one cart reads only the batches that
 /// may hold it.
 ///
 /// Blocked: a member's bits all fall in one block of ``blockWords`` words
 /// (512 bytes), chosen by one hash, so that a question reads one block of
-/// each batch's filter, not the whole filter (at 100M events, 42 MB of
-/// filters for every question). A filter smaller than a block is one block.
+/// each batch's filter, not every filter whole. A filter smaller than a block is one block.
 ///
 /// The hashes start from a seed of the filter's own, chosen at random by
 /// whoever makes it: ids are their producers' to choose, and with a seed

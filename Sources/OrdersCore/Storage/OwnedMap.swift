@@ -62,8 +62,8 @@ struct OwnedMap<Key: PackedKey & BitwiseCopyable, Value: BitwiseCopyable & Senda
 
     /// The entries as a ``DenseMap``, the value that merges and renders:
     /// its entries, slots and seed copied, none hashed again (the same
-    /// hash, the same layout). Inserting each cost 4% of replaying a wide
-    /// catalog, whose product-days are most of a fold's entries.
+    /// hash, the same layout): a wide catalog's product-days are most of a
+    /// fold's entries, and inserting each again was a cost of its own.
     func dense() -> DenseMap<Key, Value> {
         DenseMap(
             keys: (0..<keys.count).map { keys[$0] }, values: (0..<values.count).map { values[$0] },

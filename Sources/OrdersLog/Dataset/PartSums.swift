@@ -7,8 +7,7 @@ import OrdersFormat
 /// "The sums between passes").
 ///
 /// Binary, not text: the merges of a large dataset's sums are the part of
-/// its fold that grows with the parts, and parsing them as text read 20 MB
-/// a second. Varints, zigzag for signed numbers, a product day as the
+/// its fold that grows with the parts, and text was too slow to parse. Varints, zigzag for signed numbers, a product day as the
 /// difference from the row before; a CRC-32C of all the bytes before it
 /// last, so that a sums file cut short or damaged is refused, never added.
 public enum PartSums {

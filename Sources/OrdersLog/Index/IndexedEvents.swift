@@ -92,7 +92,7 @@ public final class IndexedEvents {
                 guard number != nil || (role == .cart && !records.entries.isEmpty) else { return }
                 var cursor = EventRecords.Cursor()
                 var matches: [(position: Int, record: EventRecord?)] = []
-                // The record of an event is looked up for the events that match alone: most have none, and the lookup of each was 9% of an audit.
+                // The record of an event is looked up for the events that match alone: most have none, and each lookup costs.
                 for (position, event) in loaded.events.enumerated() where batch.header.firstSeq + Seq(position) < upTo {
                     let match =
                         switch (role, event.kind) {

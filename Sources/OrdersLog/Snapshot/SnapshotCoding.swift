@@ -51,7 +51,7 @@ extension Snapshot {
     ) -> [Section] {
         guard let start = first ?? (indices.isEmpty ? nil : Int(keys[indices.lowerBound].day)) else { return [] }
         // Larger chunks than the ledger's: new events' sales fall in new quarter-hours, past them all, and
-        // zstd packs a large chunk tighter (g20.log's snapshot: 15.8 MB with 256 chunks of them, 12.9 MB with 16).
+        // zstd packs a large chunk tighter.
         return chunks(of: indices, number: { Int(keys[$0].day) }, from: start, size: max(1_024, indices.count / 16)) {
             encodeProducts(keys, totals, $0, from: $1)
         }
