@@ -137,7 +137,7 @@ struct ClientTests {
         let server = try ServeTests.Running()
         defer { server.stop() }
         let client = try OrdersClient(server: URL(string: server.base)!, outbox: CLI.temporaryDirectory())
-        #expect(try await client.cart("kiosk 7/a").status == .none)
+        #expect(try await client.cart("kiosk 7/a").status == .noEvents)
         let added = try await client.append(
             to: "kiosk 7/a", events: [.itemAdded(cart: "kiosk 7/a", product: "airpods-4", qty: 1, price: 199_000, currency: "KRW")],
             ifMatch: .exactly(0))

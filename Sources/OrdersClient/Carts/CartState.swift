@@ -2,7 +2,12 @@ import Foundation
 
 /// A cart as `GET /carts/{cart}` gives it (EVENTS.md, section 5).
 public struct CartState: Sendable, Hashable, Decodable {
-    public enum Status: String, Sendable, Decodable { case none, open, closed }
+    /// Where the cart stands: `noEvents` is the spec's `"none"`, named so
+    /// that `cart?.status == .noEvents` never reads as a comparison with nil.
+    public enum Status: String, Sendable, Decodable {
+        case noEvents = "none"
+        case open, closed
+    }
 
     public struct Line: Sendable, Hashable, Decodable {
         public var product: String
