@@ -84,7 +84,7 @@ actor Delivery {
             } catch {
                 // A TLS handshake with a server that speaks plain HTTP fails the same way each time: said, and delivery stops.
                 let reason = error.localizedDescription
-                if reason.contains("wrong version number") || (error as? URLError)?.code == .secureConnectionFailed {
+                if DeliveryEvent.isTLSMismatch(error) {
                     report(.stopped("\(DeliveryEvent.noTLS) (\(reason))"))
                     return
                 }

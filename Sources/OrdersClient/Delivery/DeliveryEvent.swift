@@ -1,3 +1,5 @@
+import Foundation
+
 /// What delivery tells the app's delegate.
 public enum DeliveryEvent: Sendable {
     /// A batch was acknowledged: `appended` new events, `duplicates` the server had already.
@@ -37,6 +39,11 @@ public protocol OrdersClientDelegate: AnyObject, Sendable {
 extension DeliveryEvent {
     /// What ``stopped(_:)`` starts with when a TLS handshake cannot succeed: the server speaks plain HTTP.
     public static let noTLS = "the server does not answer TLS: is the URL http://, not https://?"
+
+    /// Whether `error` is a TLS handshake with a server that speaks plain HTTP, which fails the same way each time.
+    package static func isTLSMismatch(_ error: any Error) -> Bool {
+        error.localizedDescription.contains("wrong version number") || (error as? URLError)?.code == .secureConnectionFailed
+    }
     /// What ``stopped(_:)`` starts with when the server behind the URL holds another log than the one the outbox delivers to.
     public static let otherLog = "the server holds another log than the one this outbox delivers to"
 }

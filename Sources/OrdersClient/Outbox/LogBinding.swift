@@ -11,14 +11,14 @@ import Darwin
 /// took any), kept in the outbox's file `log`. Delivery names it on every
 /// request, and a server of another log refuses with 412, so that events
 /// taken for one log never land in another behind the same address.
-enum LogBinding {
+package enum LogBinding {
     /// The header that carries a log's id, on the server's answers and the client's requests.
-    static let header = "Orders-Log"
+    package static let header = "Orders-Log"
 
     static func path(in directory: String) -> String { directory + "/log" }
 
     /// Whether `id` can be a log's id: 1 to 128 letters, digits, `-` or `_`.
-    static func isValid(_ id: String) -> Bool {
+    package static func isValid(_ id: String) -> Bool {
         (1...128).contains(id.utf8.count)
             && id.utf8.allSatisfy {
                 (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x2D || $0 == 0x5F

@@ -10,7 +10,8 @@ struct LogPrecondition<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         if let named = request.headers[LogIDHeader<Context>.name], named != id {
             throw JSONError(
-                precondition: "this server's log is \(id), not \(named.prefix(64)), the log the request names", field: "Orders-Log")
+                precondition: "this server's log is \(id), not \(named.prefix(64)), the log the request names",
+                field: LogIDHeader<Context>.name.rawName)
         }
         return try await next(request, context)
     }

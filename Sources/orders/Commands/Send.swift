@@ -206,7 +206,15 @@ extension Orders {
                 let problem: String
                 do {
                     let answer = try await transport.send("GET", "/health", body: nil, headers: [:])
-                    if answer.status == 200 { return answer.headers["orders-log"] }
+                    if answer.status == 200 {
+                        // Named by the server, and a folder's name: only what a log's id can be is taken.
+                        guard let log = answer.headers[LogBinding.header.lowercased()] else { return nil }
+                        guard LogBinding.isValid(log) else {
+                            Console.note("orders: error: \(url) named its log \(log.prefix(64).debugDescription), which is not a log's id")
+                            throw ExitCode(69)
+                        }
+                        return log
+                    }
                     guard answer.status >= 500 || answer.status == 429 else {
                         Console.note("orders: error: \(url) answered \(answer.status) to GET /health: is it the address of orders serve?")
                         throw ExitCode(69)
@@ -216,7 +224,7 @@ extension Orders {
                     throw error
                 } catch {
                     let reason = error.localizedDescription
-                    if reason.contains("wrong version number") || (error as? URLError)?.code == .secureConnectionFailed {
+                    if DeliveryEvent.isTLSMismatch(error) {
                         Console.note("orders: error: \(DeliveryEvent.noTLS) (\(reason))")
                         throw ExitCode(69)
                     }
@@ -325,7 +333,7 @@ final class SendWatcher: OrdersClientDelegate {
 
     /// A wait, as a note says it: `250 ms`, `1.5 s`.
     static func spoken(_ delay: Duration) -> String {
-        let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+        let seconds = delay.seconds
         return seconds < 1 ? "\(Int((seconds * 1000).rounded())) ms" : "\(Int(seconds * 10) / 10).\(Int(seconds * 10) % 10) s"
     }
 
@@ -346,7 +354,7 @@ final class SendWatcher: OrdersClientDelegate {
                 $0.notes.append("orders: refused (\(rejection.status)\(field)): \(rejection.message): \(line)")
             }
         case .retrying(let delay, let reason, let status):
-            let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+            let seconds = delay.seconds
             let wait = Self.spoken(delay)
             state.withLock {
                 // The same problem again within a second is said once.
@@ -389,7 +397,7 @@ final class SendProgress: Sendable {
         }
         guard due else { return }
         let delivered = watcher.state.withLock { $0.delivered }
-        let seconds = max(0.001, Double((now - start).components.attoseconds) / 1e18 + Double((now - start).components.seconds))
+        let seconds = max(0.001, (now - start).seconds)
         let line =
             "sending \(Thousands.grouped(taken)) taken, \(Thousands.grouped(delivered)) delivered, \(Thousands.grouped(Int(Double(delivered) / seconds)))/s"
         Console.drawStatus(String(line.prefix(max(0, Console.stderrColumns - 1))))

@@ -26,7 +26,7 @@ struct BenchResult {
 
     /// Adds a row; `phase` rows also show their own cost over the phase row before.
     mutating func add(_ name: String, _ elapsed: Duration, isFloor: Bool = false, phase: Bool = false) {
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.seconds
         if isFloor { floorSeconds = seconds }
         let previous = rows.last(where: { $0.phaseSeconds != nil })
         rows.append(Row(name: name, seconds: seconds, phaseSeconds: phase ? seconds - (previous?.seconds ?? 0) : nil))

@@ -30,7 +30,7 @@ struct CoreUse {
         let elapsed = ContinuousClock.now - before.at
         return CoreUse(
             ours: processSeconds() - before.ours, all: all - allBefore,
-            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            seconds: elapsed.seconds)
     }
 
     /// User and system time of this process, in seconds.

@@ -25,7 +25,7 @@ final class Progress {
         let now = ContinuousClock.now
         guard now - lastDraw >= .milliseconds(100) else { return }
         lastDraw = now
-        let seconds = Double((now - start).components.attoseconds) / 1e18 + Double((now - start).components.seconds)
+        let seconds = (now - start).seconds
         let rate = seconds > 0 ? Double(events) / seconds : 0
         let counts = "\(compact(Double(events))) events, \(compact(rate))/s"
         let fraction = position.flatMap { $0.total > 0 ? min(1, Double($0.done) / Double($0.total)) : nil }
