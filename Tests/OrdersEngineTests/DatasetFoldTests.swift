@@ -26,8 +26,7 @@ struct DatasetFoldTests {
         let writer = try LogWriter(path: dir + "/one.log", batchEvents: batchEvents)
         try writer.write(ids: ids) { try $0.append(events, records: EventRecords(), ids: ids) }
         let dataset = try DatasetWriter(directory: dir + "/ds", parts: parts, batchEvents: batchEvents)
-        try dataset.append(contentsOf: try openEvents(dir + "/one.log"))
-        _ = try dataset.commit()
+        try dataset.write { try $0.append(contentsOf: try openEvents(dir + "/one.log")) }
         return (dir + "/one.log", dir + "/ds")
     }
 
@@ -115,8 +114,7 @@ struct DatasetFoldTests {
         let log = try LogWriter(path: dir + "/one.log")
         try log.write { try $0.append(contentsOf: openEvents(fixture)) }
         let dataset = try DatasetWriter(directory: dir + "/ds", parts: parts)
-        try dataset.append(contentsOf: try openEvents(dir + "/one.log"))
-        _ = try dataset.commit()
+        try dataset.write { try $0.append(contentsOf: try openEvents(dir + "/one.log")) }
         let (all, sent) = try claims(dir + "/ds")
         #expect(DatasetFold.decide(all) == DatasetFold.order(all))
         let notedParts = DatasetFold.order(all).filter { !$0.isEmpty }.count
@@ -168,8 +166,7 @@ struct DatasetFoldTests {
             let writer = try LogWriter(path: log, batchEvents: 500)
             try writer.write(ids: ids) { try $0.append(events, records: EventRecords(), ids: ids) }
             let dataset = try DatasetWriter(directory: dir + "/ds", parts: parts, batchEvents: 300)
-            try dataset.append(contentsOf: try openEvents(log))
-            #expect(try dataset.commit() == 1..<3_001)
+            #expect(try dataset.write { try $0.append(contentsOf: try openEvents(log)) }.seqs == 1..<3_001)
 
             let one = try Engine.fold(openEvents(log), threads: 1, zone: .utc)
             for threads in [1, 2, 3] {

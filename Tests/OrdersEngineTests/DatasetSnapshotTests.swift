@@ -38,8 +38,7 @@ struct DatasetSnapshotTests {
             let writer = try LogWriter(path: piece, batchEvents: 500)
             try writer.write(ids: ids) { try $0.append(Array(events[imported..<imported + count]), records: EventRecords(), ids: ids) }
             let dataset = try DatasetWriter(directory: self.dataset, parts: parts, batchEvents: 200)
-            try dataset.append(contentsOf: try openEvents(piece))
-            _ = try dataset.commit()
+            try dataset.write { try $0.append(contentsOf: try openEvents(piece)) }
             imported += count
             pieces += 1
         }

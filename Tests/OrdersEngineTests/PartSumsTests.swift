@@ -18,8 +18,7 @@ struct PartSumsTests {
         let writer = try LogWriter(path: dir + "/one.log", batchEvents: 400)
         try writer.write(ids: ids) { try $0.append(events, records: EventRecords(), ids: ids) }
         let dataset = try DatasetWriter(directory: dir + "/ds", parts: parts, batchEvents: 300)
-        try dataset.append(contentsOf: try openEvents(dir + "/one.log"))
-        _ = try dataset.commit()
+        try dataset.write { try $0.append(contentsOf: try openEvents(dir + "/one.log")) }
         let set = try Dataset(directory: dir + "/ds")
         let notes = DatasetFold.decide(try set.partsWithEvents.map { try DatasetFold.claims(of: set, part: $0) })
         let sums = try zip(set.partsWithEvents, notes).map { part, notes in

@@ -21,7 +21,8 @@ import Darwin
 ///
 /// A re-sent event (an id recorded with the same content) is passed over
 /// in whichever part holds it; an id of another event is a conflict, in
-/// its own part or any other. After a throw, `rollback()` and let it go.
+/// its own part or any other. Its one mutation is ``write(_:)``: a
+/// transaction across the parts, committed whole or not at all.
 public final class DatasetWriter {
     public let directory: String
     public private(set) var manifest: DatasetManifest
@@ -200,8 +201,8 @@ public final class DatasetWriter {
     /// - Parameters:
     ///   - again: append NDJSON whose content was imported before all the same.
     ///   - progress: called after each chunk with how many events it held.
-    /// - Throws: what reading throws, ``InputError`` for an id conflict or NDJSON imported before; call `rollback()` then.
-    public func append(contentsOf stream: any AppendableStream, again: Bool = false, progress: (Int) throws -> Void = { _ in }) throws {
+    /// - Throws: what reading throws, ``InputError`` for an id conflict or NDJSON imported before.
+    func append(contentsOf stream: any AppendableStream, again: Bool = false, progress: (Int) throws -> Void = { _ in }) throws {
         let first = nextSeq
         var ids = Identifiers()
         var events: [Event] = []
@@ -295,8 +296,7 @@ public final class DatasetWriter {
     /// Makes the import durable and visible, all of it or (if this throws) none:
     /// every part's batches and commit, their seqs synced, then the manifest replaced.
     /// - Returns: the dataset seqs of the events appended.
-    @discardableResult
-    public func commit() throws -> Range<Int64> {
+    private func commit() throws -> Range<Int64> {
         var after = manifest
         do {
             for (index, part) in parts.enumerated() {
@@ -331,13 +331,13 @@ public final class DatasetWriter {
     }
 
     /// Runs `body` as one transaction across the parts: committed as a whole
-    /// once it returns (``commit()``), rolled back as a whole if it throws
-    /// (``rollback()``, after which the writer is not to be used).
+    /// once it returns, rolled back as a whole if it throws, after which
+    /// the writer is not to be used.
     /// - Returns: what `body` returned, and the dataset seqs the transaction appended.
     @discardableResult
-    public func write<T>(_ body: (DatasetWriter) throws -> T) throws -> (value: T, seqs: Range<Int64>) {
+    public func write<T>(_ body: (DatasetTransaction) throws -> T) throws -> (value: T, seqs: Range<Int64>) {
         do {
-            let value = try body(self)
+            let value = try body(DatasetTransaction(writer: self))
             return (value, try commit())
         } catch {
             rollback()
@@ -348,7 +348,7 @@ public final class DatasetWriter {
     /// Forgets the transaction: every part cut back to what the manifest
     /// holds, or the whole directory removed if this writer created it and
     /// nothing was committed. The writer is not to be used after.
-    public func rollback() {
+    private func rollback() {
         defer {
             if createdDirectory, manifest.events == 0, !DatasetManifest.isDataset(directory) {
                 for entry in manifest.parts {

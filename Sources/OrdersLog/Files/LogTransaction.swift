@@ -24,7 +24,7 @@ public struct LogTransaction {
         try writer.append(events, records: records, ids: ids)
     }
 
-    /// Adds every event of `stream` (``LogWriter/append(contentsOf:compressors:again:noting:progress:)``).
+    /// Adds every event of `stream`.
     /// - Parameters:
     ///   - compressors: how many threads compress batches while this one reads and encodes.
     ///   - again: append NDJSON whose content was imported before all the same.
