@@ -89,6 +89,12 @@ struct LogNumbering {
         return encoded
     }
 
+    /// The tables that hold the log's ids at the log's numbers, for
+    /// ``encode(_:ids:with:)`` given `ids`: the caller's once handed over, else this one's.
+    func logTables(given ids: Identifiers?) -> Identifiers {
+        numberedByCaller ? ids! : table
+    }
+
     /// Keeps the ids the batches written so far add.
     mutating func commit() {
         committed = defined

@@ -107,8 +107,6 @@ public final class LogWriter {
     /// The batches written since the last commit, and their filters, in order.
     private var uncommittedBatches: [LogLayout.Batch] = []
     private var uncommittedFilters: [BloomFilter] = []
-    /// Reads the dictionary of each batch written, for its filter.
-    private var indexDecoder = BatchDecoder()
 
     /// How many events are held by default for a log of `logEvents` events:
     /// 1M, or an eighth of the log's events for a log of more than 8M.
@@ -803,7 +801,7 @@ public final class LogWriter {
             recordsTaken = 0
         }
         if !batchRecords.isEmpty { try file.upgradeToRecords() }
-        noteFilter(of: encoded, firstSeq: first, eventCount: pending.count, records: batchRecords)
+        noteFilter(ids: ids, records: batchRecords)
         return UnsealedBatch(encoded: encoded, firstSeq: first, eventCount: UInt32(pending.count), records: batchRecords)
     }
 
@@ -821,25 +819,15 @@ public final class LogWriter {
         }
     }
 
-    /// Keeps the filter of a batch about to be written, for the index
-    /// entry its commit adds; opens the index first, at the first batch.
-    private func noteFilter(of encoded: BatchEncoder.Encoded, firstSeq: Seq, eventCount: Int, records: EventRecords) {
+    /// Keeps the filter of the batch just encoded, for the index entry its
+    /// commit adds; opens the index first, at the first batch.
+    /// - Parameter ids: the tables the batch's ids came in, as ``LogNumbering/encode(_:ids:with:)`` was given them.
+    private func noteFilter(ids: Identifiers?, records: EventRecords) {
         guard keepsIndex else { return }
-        do {
-            openIndex()
-            guard let seed = index?.seed else { return }
-            let filter = try encoded.payload.withUnsafeBytes { payload throws(ByteReader.Malformed) in
-                let expected = BatchDecoder.Expected(
-                    eventCount: eventCount, minAt: encoded.minAt, maxAt: encoded.maxAt, firstSeq: firstSeq,
-                    payloadSize: encoded.payload.count,
-                    foldSize: encoded.foldSize)
-                return try IndexEntry.filter(
-                    dictionary: indexDecoder.dictionary(of: payload, expecting: expected), payload: payload, records: records, seed: seed)
-            }
-            uncommittedFilters.append(filter)
-        } catch {
-            stopIndexing()
-        }
+        openIndex()
+        guard let seed = index?.seed else { return }
+        uncommittedFilters.append(
+            IndexEntry.filter(encodedBy: encoder, log: numbering.logTables(given: ids), records: records, seed: seed))
     }
 
     /// Adds an index entry for each batch the commit just written holds.

@@ -154,6 +154,20 @@ package struct BatchEncoder: ~Copyable {
             newIDs: Role.allCases.map { next[$0] - firstNew[$0] })
     }
 
+    /// How many ids of `role` the batch last encoded spells: those it adds and those it uses again.
+    package func spelledCount(of role: Role) -> Int {
+        next[role] - firstNew[role] + again[role.rawValue].count
+    }
+
+    /// Hands `body` the spelling of each id of `role` that the batch last
+    /// encoded spells, from `log`, the tables it was encoded against: what
+    /// its dictionary holds, without reading the payload back.
+    package func forEachSpelling(of role: Role, log: Identifiers, _ body: (UnsafeRawBufferPointer) -> Void) {
+        let table = log[role]
+        for number in firstNew[role]..<next[role] { table.withBytes(of: Symbol(rawValue: UInt32(number)), body) }
+        for number in again[role.rawValue] { table.withBytes(of: Symbol(rawValue: number), body) }
+    }
+
     /// Starts a batch after the batches that added `defined[role]` ids of
     /// each role, whose products are numbered below `products`.
     private mutating func start(defined: [Int], products: Int) {

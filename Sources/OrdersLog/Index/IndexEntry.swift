@@ -148,21 +148,41 @@ struct IndexEntry: Sendable, Equatable {
 }
 
 extension IndexEntry {
-    /// The filter of a batch's ids, from its payload (decompressed, or as a
-    /// writer encoded it) and its records.
+    /// The roles whose spellings a batch's filter holds.
+    private static let filtered = [Role.cart, .order]
+
+    /// The filter of a batch's ids, from its payload (decompressed) and its records.
     static func filter(
         dictionary: BatchDictionary, payload: UnsafeRawBufferPointer, records: EventRecords, seed: UInt64
     ) throws(ByteReader.Malformed) -> BloomFilter {
-        let members = [Role.cart, .order].reduce(records.entries.count) { $0 + dictionary[$1].newCount + dictionary[$1].againCount }
-        var filter = BloomFilter(members: members, seed: seed)
-        for role in [Role.cart, .order] {
+        let spelled = filtered.reduce(0) { $0 + dictionary[$1].newCount + dictionary[$1].againCount }
+        var filter = BloomFilter(members: spelled + records.entries.count, seed: seed)
+        for role in filtered {
             try dictionary.forEachSpelling(of: role, in: payload) { _, bytes, _ in filter.insert(bytes, tag: UInt8(role.rawValue)) }
         }
+        insertCarts(of: records, into: &filter)
+        return filter
+    }
+
+    /// The filter of the batch `encoder` has just encoded against the
+    /// tables `log`, and its records: for a writer, which so reads nothing
+    /// back of what it wrote.
+    static func filter(encodedBy encoder: borrowing BatchEncoder, log: Identifiers, records: EventRecords, seed: UInt64) -> BloomFilter {
+        let spelled = filtered.reduce(0) { $0 + encoder.spelledCount(of: $1) }
+        var filter = BloomFilter(members: spelled + records.entries.count, seed: seed)
+        for role in filtered {
+            encoder.forEachSpelling(of: role, log: log) { filter.insert($0, tag: UInt8(role.rawValue)) }
+        }
+        insertCarts(of: records, into: &filter)
+        return filter
+    }
+
+    /// The carts that records name in their extras, which a cart's audit looks for too.
+    private static func insertCarts(of records: EventRecords, into filter: inout BloomFilter) {
         for entry in records.entries {
             if let cart = entry.record.stringExtra(named: "cart") {
                 cart.withUnsafeBytes { filter.insert($0, tag: UInt8(Role.cart.rawValue)) }
             }
         }
-        return filter
     }
 }
