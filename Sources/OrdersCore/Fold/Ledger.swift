@@ -147,8 +147,9 @@ public struct Ledger: ~Copyable, @unchecked Sendable {  // Owns its tables; noth
     ) -> Status {
         carts.cover(cart.index)
         var record = carts[cart.index]
-        if record.state == .closed { return .anomaly(.cartClosed) }
-        if isUsed(order: order) { return .anomaly(.duplicateOrder) }
+        if let refusal = Self.checkoutRefusal(cartClosed: record.state == .closed, orderUsed: isUsed(order: order)) {
+            return .anomaly(refusal)
+        }
         guard record.state == .open, record.count > 0 else { return .anomaly(.emptyCart) }
         guard let (units, total) = orderTotals(of: record) else { return .anomaly(.overflow) }
         let start = Int(record.start)
@@ -163,6 +164,18 @@ public struct Ledger: ~Copyable, @unchecked Sendable {  // Owns its tables; noth
         record.state = .closed
         carts[cart.index] = record
         return .applied
+    }
+
+    /// What refuses a checkout before its cart's lines are looked at: a
+    /// closed cart first, then an order id an applied checkout used. The one
+    /// home of the rule that crosses a dataset's parts, whose ordered pass
+    /// decides by it too (``CheckoutDecisions``), with the cart's own part
+    /// from ``wouldCheckOut(cart:)``.
+    @inlinable
+    public static func checkoutRefusal(cartClosed: Bool, orderUsed: Bool) -> Anomaly? {
+        if cartClosed { return .cartClosed }
+        if orderUsed { return .duplicateOrder }
+        return nil
     }
 
     /// Whether a checkout of `cart` would apply if its order id were free:

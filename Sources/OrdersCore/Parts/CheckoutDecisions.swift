@@ -6,9 +6,10 @@
 /// `duplicate_order` is the one rule that crosses parts: a cart's events
 /// all live in one part, but an order id may be used by carts in any. Given
 /// each checkout's seq, order id, cart and whether it could apply
-/// (``CheckoutClaims``), a checkout applies exactly when it could, its cart
-/// is still open (no earlier checkout of the cart applied) and no earlier
-/// checkout took its id. That needs the checkouts alone, a few in a hundred
+/// (``CheckoutClaims``), a checkout applies exactly when it could and the
+/// ledger's ``Ledger/checkoutRefusal(cartClosed:orderUsed:)`` finds its cart
+/// open (no earlier checkout of the cart applied) and its id free (no
+/// earlier checkout took it). That needs the checkouts alone, a few in a hundred
 /// events, not the carts' lines; the parts then fold again knowing the ids
 /// taken elsewhere (``NotedFold``), and their refusals, a cart left open by
 /// one included, come out as in one pass.
@@ -73,8 +74,8 @@ public enum CheckoutDecisions {
         for entry in all {
             let part = Int(entry.part), index = Int(entry.index)
             let claim = claims[part][index], id = ids[part][index], cart = claim.cart.index
-            if cart < closed[part].count, closed[part][cart] { continue }
-            guard taken[id].seq == 0, claim.possible else { continue }
+            let cartClosed = cart < closed[part].count && closed[part][cart]
+            guard Ledger.checkoutRefusal(cartClosed: cartClosed, orderUsed: taken[id].seq != 0) == nil, claim.possible else { continue }
             taken[id] = (claim.seq, entry.part)
             applies[part][index] = true
             if cart >= closed[part].count { closed[part].append(contentsOf: repeatElement(false, count: cart - closed[part].count + 1)) }

@@ -52,7 +52,7 @@ struct CoreUse {
         defer { fclose(file) }
         var line = [CChar](repeating: 0, count: 512)
         guard fgets(&line, Int32(line.count), file) != nil else { return nil }
-        let text = String(cString: line)
+        let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         guard text.hasPrefix("cpu ") else { return nil }
         let ticks = text.split(separator: " ").dropFirst().compactMap { Double($0) }
         guard ticks.count >= 5 else { return nil }
