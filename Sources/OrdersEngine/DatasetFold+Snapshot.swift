@@ -179,23 +179,16 @@ extension DatasetFold {
         consuming func reports() -> (reports: Reports, ids: Identifiers) { (sink.projector.reports, ids) }
     }
 
-    /// Whether the dataset in `directory`, whose events end before dataset
-    /// seq `endSeq`, is due a new snapshot: `after` events or more are past
-    /// the one it has (or it has none). `after` 0 is never.
-    public static func snapshotDue(_ directory: String, endSeq: Int64, after: Int64) -> Bool {
-        after > 0 && endSeq - (DatasetSnapshot.endSeq(in: directory) ?? 1) >= after
-    }
-
     /// What ``takeSnapshot(of:threads:note:)`` did.
-    public struct SnapshotTaken: Sendable {
+    struct SnapshotTaken: Sendable {
         /// The dataset seq after the last event it covers.
-        public var endSeq: Int64
+        var endSeq: Int64
         /// The events folded to take it: those after the snapshot before, if any.
-        public var folded: Int64
+        var folded: Int64
         /// The parts whose shares were written.
-        public var shares: Int
+        var shares: Int
         /// The bytes written; nil if the snapshot there covered every event already, and was kept.
-        public var bytes: Int?
+        var bytes: Int?
     }
 
     /// Takes a snapshot of the fold of every committed event of `dataset`:
@@ -203,7 +196,7 @@ extension DatasetFold {
     /// that ties them together. From the snapshot there, if the parts bear
     /// it out: only the parts with events after it are folded (those
     /// events alone) and their shares written again. Otherwise from nothing.
-    public static func takeSnapshot(of dataset: Dataset, threads: Int, note: (String) -> Void) throws -> SnapshotTaken {
+    static func takeSnapshot(of dataset: Dataset, threads: Int, note: (String) -> Void) throws -> SnapshotTaken {
         let parts = dataset.partsWithEvents
         let threads = max(1, min(threads, parts.count))
         let endSeq = (dataset.manifest.parts.map(\.lastSeq).max() ?? 0) + 1

@@ -49,23 +49,39 @@ extension Engine {
         "\(Snapshot.path(of: log)): \(reason); folding the whole log"
     }
 
-    /// Whether the log at `path`, whose events end before `endSeq`, is due
-    /// a new snapshot: `after` events or more are past the one beside it (or
-    /// there is none). A snapshot taken from the one before costs about the
-    /// events since (``takeSnapshot(of:threads:note:)``), so it can follow
-    /// every import of that many. `after` 0 is never.
+    /// Whether the store at `path` (a log, or a dataset's directory), whose
+    /// events end before `endSeq`, is due a new snapshot: `after` events or
+    /// more are past the one it has (or it has none). A snapshot taken from
+    /// the one before costs about the events since
+    /// (``takeSnapshot(of:threads:note:)``), so it can follow every import of
+    /// that many. `after` 0 is never.
     public static func snapshotDue(_ path: String, endSeq: Seq, after: Int64) -> Bool {
-        after > 0 && endSeq - (Snapshot.endSeq(besideLog: path) ?? 1) >= after
+        let covered = DatasetManifest.isDataset(path) ? DatasetSnapshot.endSeq(in: path) : Snapshot.endSeq(besideLog: path)
+        return after > 0 && endSeq - (covered ?? 1) >= after
     }
 
     /// What ``takeSnapshot(of:threads:note:)`` did.
     public struct SnapshotTaken: Sendable {
-        /// The seq after the last event it covers.
+        /// The snapshot's file: beside a log, or a dataset's, which ties its parts' shares together.
+        public var path: String
+        /// The seq after the last event it covers (a dataset's seq for a dataset).
         public var endSeq: Seq
         /// The events folded to take it: those after the snapshot it started from, if any.
         public var folded: Int64
-        /// Its size in bytes; nil if the snapshot beside the log covered every event already, and was kept.
+        /// Its size in bytes, a dataset's shares too; nil if the snapshot there covered every event already, and was kept.
         public var bytes: Int?
+        /// For a dataset, the parts whose shares were written; nil for a log.
+        public var shares: Int?
+    }
+
+    /// Takes a snapshot of the fold of every committed event of the store
+    /// at `path`: a log (``takeLogSnapshot(of:threads:note:)``) or a dataset
+    /// (``DatasetFold/takeSnapshot(of:threads:note:)``).
+    public static func takeSnapshot(of path: String, threads: Int, note: (String) -> Void) throws -> SnapshotTaken {
+        guard DatasetManifest.isDataset(path) else { return try takeLogSnapshot(of: path, threads: threads, note: note) }
+        let taken = try DatasetFold.takeSnapshot(of: Dataset(directory: path), threads: threads, note: note)
+        return SnapshotTaken(
+            path: DatasetSnapshot.path(in: path), endSeq: taken.endSeq, folded: taken.folded, bytes: taken.bytes, shares: taken.shares)
     }
 
     /// Takes a snapshot of the fold of every committed event of the log at
@@ -76,13 +92,13 @@ extension Engine {
     /// are read and written anew, and the rest copied. Otherwise the fold
     /// starts from the one there if it is the log's (or from nothing) and
     /// every part is written.
-    public static func takeSnapshot(of path: String, threads: Int, note: (String) -> Void) throws -> SnapshotTaken {
+    private static func takeLogSnapshot(of path: String, threads: Int, note: (String) -> Void) throws -> SnapshotTaken {
         let log = try LogReader(path: path, options: ReadOptions(threads: min(threads, 2)))
         let (opened, passedOver) = log.openSnapshot(productSales: false)
         if let passedOver { note(passedOverNote(path, "passed over: \(passedOver)")) }
         if let opened {
             if opened.endSeq == log.committedEndSeq && opened.endSeq > 1 {
-                return SnapshotTaken(endSeq: opened.endSeq, folded: 0, bytes: nil)
+                return SnapshotTaken(path: Snapshot.path(of: path), endSeq: opened.endSeq, folded: 0, bytes: nil)
             }
             if log.hasFewEvents(past: opened) {
                 do {
@@ -104,7 +120,8 @@ extension Engine {
         var ids = log.skip(past: snapshot)
         try log.fold(into: &projector, ids: &ids, wholeLedger: true)
         let size = try log.write(pieces: opened.bytes(updatedBy: projector, ids: ids, log: log, touched: touched))
-        return SnapshotTaken(endSeq: log.committedEndSeq, folded: projector.eventsFolded - opened.events, bytes: size)
+        return SnapshotTaken(
+            path: Snapshot.path(of: log.name), endSeq: log.committedEndSeq, folded: projector.eventsFolded - opened.events, bytes: size)
     }
 
     /// The snapshot of `log`, from the one beside it if it is the log's, restored whole, or from nothing.
@@ -116,6 +133,7 @@ extension Engine {
         try log.fold(into: &resumed.projector, ids: &resumed.ids, wholeLedger: true)
         let snapshot = log.snapshot(of: resumed.projector.state, ids: resumed.ids)
         let bytes = try log.write(snapshot)
-        return SnapshotTaken(endSeq: snapshot.endSeq, folded: resumed.projector.eventsFolded - before, bytes: bytes)
+        return SnapshotTaken(
+            path: Snapshot.path(of: log.name), endSeq: snapshot.endSeq, folded: resumed.projector.eventsFolded - before, bytes: bytes)
     }
 }

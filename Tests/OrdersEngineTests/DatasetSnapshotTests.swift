@@ -95,19 +95,19 @@ struct DatasetSnapshotTests {
                 #expect(same(fold, try imports.oneLog()), comment)
                 #expect(notes.isEmpty && again == 0, comment)
                 if next(2) == 0 {
-                    _ = try DatasetFold.takeSnapshot(of: Dataset(directory: imports.dataset), threads: 2) { Issue.record("\($0)") }
+                    _ = try Engine.takeSnapshot(of: imports.dataset, threads: 2) { Issue.record("\($0)") }
                     snapshots += 1
                     let (fold, _, _) = try foldFromSnapshot(imports.dataset, threads: 1)
                     #expect(same(fold, try imports.oneLog()), comment)
                 }
             }
-            _ = try DatasetFold.takeSnapshot(of: Dataset(directory: imports.dataset), threads: 2) { Issue.record("\($0)") }
+            _ = try Engine.takeSnapshot(of: imports.dataset, threads: 2) { Issue.record("\($0)") }
             let fresh = imports.directory + "/fresh"
             try FileManager.default.copyItem(atPath: imports.dataset, toPath: fresh)
             for file in try FileManager.default.contentsOfDirectory(atPath: fresh) where file.hasSuffix("snapshot") {
                 try FileManager.default.removeItem(atPath: fresh + "/" + file)
             }
-            _ = try DatasetFold.takeSnapshot(of: Dataset(directory: fresh), threads: 2) { Issue.record("\($0)") }
+            _ = try Engine.takeSnapshot(of: fresh, threads: 2) { Issue.record("\($0)") }
             #expect(try shares(imports.dataset) == shares(fresh), "seed \(seed), \(parts) parts")
             #expect(try DatasetSnapshot.read(in: imports.dataset) == DatasetSnapshot.read(in: fresh), "seed \(seed), \(parts) parts")
             try? FileManager.default.removeItem(atPath: imports.directory)
@@ -121,11 +121,11 @@ struct DatasetSnapshotTests {
         let (events, ids) = collidingEvents(seed: 9, count: 2_000)
         var imports = try Imports(events, ids: ids, parts: 3)
         try imports.importNext(800)
-        _ = try DatasetFold.takeSnapshot(of: Dataset(directory: imports.dataset), threads: 2) { Issue.record("\($0)") }
+        _ = try Engine.takeSnapshot(of: imports.dataset, threads: 2) { Issue.record("\($0)") }
         let dataset = try Dataset(directory: imports.dataset)
         let olderShare = try Data(contentsOf: URL(fileURLWithPath: DatasetSnapshot.partPath(dataset, 1)))
         try imports.importNext(1_200)
-        _ = try DatasetFold.takeSnapshot(of: Dataset(directory: imports.dataset), threads: 2) { Issue.record("\($0)") }
+        _ = try Engine.takeSnapshot(of: imports.dataset, threads: 2) { Issue.record("\($0)") }
         let whole = try imports.oneLog()
         let tying = DatasetSnapshot.path(in: imports.dataset), share = DatasetSnapshot.partPath(dataset, 1)
         let sound = (tying: try Data(contentsOf: URL(fileURLWithPath: tying)), share: try Data(contentsOf: URL(fileURLWithPath: share)))

@@ -748,6 +748,12 @@ public final class LogWriter {
         }
     }
 
+    /// Runs `body` as one transaction, committed and synced once it returns.
+    @discardableResult
+    public func write<T>(_ body: (LogTransaction) throws -> T) throws -> (value: T, seqs: Range<Seq>) {
+        try write(ids: Identifiers(), durability: .synced, body)
+    }
+
     /// Reads every id and event id of the log now, rather than at the first
     /// append: for a caller that checks event ids in ``arrivingIDs`` itself
     /// before appending, as a dataset's parts do.

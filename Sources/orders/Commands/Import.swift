@@ -149,7 +149,6 @@ extension Orders {
         static let textSuffixes = [".ndjson", ".jsonl", ".json", ".zst"]
 
         func run() throws {
-            if partitions != nil || DatasetManifest.isDataset(log) { return try runDataset() }
             // Ctrl-C rolls the import back, as a failure does: the log is left as it was.
             Interruption.watch()
             defer { Interruption.stopWatching() }
@@ -157,38 +156,15 @@ extension Orders {
                 /// Started at the first batch read, so that its rate is the read's.
                 var reading: Progress?
                 defer { reading?.finish() }
-                let writer = try LogWriter(
-                    path: log, batchEvents: batchEvents, threads: threads, readWholeBelow: readWholeBelow,
+                let writer = try openWriter(
+                    log, partitions: partitions, batchEvents: batchEvents, threads: threads, readWholeBelow: readWholeBelow,
                     waiting: { Console.note("orders: \($0)") },
                     readingIDs: { count, position in
                         if reading == nil { reading = Progress("reading the ids of \(log)") }
                         reading?.advance(count, position: position)
                     })
-                if let recovery = writer.recovery { Console.note("orders: warning: \(recovery)") }
-                var duplicates = 0
-                var warnings: [String] = []
-                let (_, seqs) = try writer.write { writer in
-                    for file in files {
-                        let stream = try openEvents(file, options: ReadOptions(threads: threads, keepingUnknownTypes: keepUnknown))
-                        for notice in stream.notices { Console.note("orders: warning: \(notice)") }
-                        let progress = Progress("importing \(stream.name)")
-                        defer { progress.finish() }
-                        try writer.append(contentsOf: stream, compressors: threads, again: again) {
-                            try Interruption.check()
-                            progress.advance($0, position: stream.progress)
-                        }
-                        duplicates += stream.duplicates
-                        if let limit = warnEarlier.milliseconds, let (first, latest) = writer.lastStreamStart, latest - first > limit {
-                            // One line; what it means is in docs/commands.md ("--warn-earlier").
-                            let warning =
-                                "\(stream.name) starts \(TimeSpan.describe(latest - first)) before the latest event in \(log); its events fold after those (--warn-earlier off to not say so)"
-                            warnings.append(warning)
-                            Console.note("orders: warning: \(warning)")
-                        }
-                    }
-                    try Interruption.check()
-                }
-                duplicates += writer.duplicatesPassedOver
+                for recovery in writer.recoveries { Console.note("orders: warning: \(recovery)") }
+                let (seqs, duplicates, warnings) = try importFiles(into: writer)
                 reading?.finish()
                 if writer.upgraded {
                     Console.note(
@@ -200,62 +176,51 @@ extension Orders {
             }
         }
 
+        /// Appends every FILE through `writer` in one transaction.
+        /// - Returns: the seqs appended, the events passed over as already recorded, and the warnings said.
+        private func importFiles(into writer: some StoreWriter) throws -> (seqs: Range<Seq>, duplicates: Int, warnings: [String]) {
+            /// Events passed over by a reader itself (an id met twice in its own text); the writer counts the rest.
+            var duplicatesRead = 0
+            var warnings: [String] = []
+            let (_, seqs) = try writer.write { transaction in
+                for file in files {
+                    let stream = try openEvents(file, options: ReadOptions(threads: threads, keepingUnknownTypes: keepUnknown))
+                    for notice in stream.notices { Console.note("orders: warning: \(notice)") }
+                    let progress = Progress("importing \(stream.name)")
+                    defer { progress.finish() }
+                    try transaction.append(contentsOf: stream, compressors: threads, again: again) {
+                        try Interruption.check()
+                        progress.advance($0, position: stream.progress)
+                    }
+                    duplicatesRead += stream.duplicates
+                    if let limit = warnEarlier.milliseconds, let (first, latest) = transaction.lastStreamStart, latest - first > limit {
+                        // One line; what it means is in docs/commands.md ("--warn-earlier").
+                        let warning =
+                            "\(stream.name) starts \(TimeSpan.describe(latest - first)) before the latest event in \(log); its events fold after those (--warn-earlier off to not say so)"
+                        warnings.append(warning)
+                        Console.note("orders: warning: \(warning)")
+                    }
+                }
+                try Interruption.check()
+            }
+            return (seqs, duplicatesRead + writer.duplicatesPassedOver, warnings)
+        }
+
         /// Takes a snapshot of the log after the import. The import is done and
         /// stands whatever happens here: a failure is a warning, not an error.
         private func takeSnapshot() {
             let progress = Progress("taking a snapshot of \(log)")
             defer { progress.finish() }
             do {
-                if DatasetManifest.isDataset(log) {
-                    let taken = try DatasetFold.takeSnapshot(of: Dataset(directory: log), threads: threads) {
-                        Console.note("orders: note: \($0)")
-                    }
-                    progress.finish()
-                    guard let bytes = taken.bytes else { return }
-                    return Console.note(
-                        "orders: took a snapshot of the fold to dataset seq \(taken.endSeq - 1) (\(DatasetSnapshot.path(in: log)) and the shares of \(counted(taken.shares, "part")), \(counted(bytes, "byte")))"
-                    )
-                }
                 let taken = try Engine.takeSnapshot(of: log, threads: threads) { Console.note("orders: note: \($0)") }
                 progress.finish()
                 if let bytes = taken.bytes {
                     Console.note(
-                        "orders: took a snapshot of the fold to seq \(taken.endSeq - 1) (\(OrdersLog.Snapshot.path(of: log)), \(counted(bytes, "byte")))"
+                        "orders: took a snapshot of the fold to \(taken.seqName) \(taken.endSeq - 1) (\(taken.files), \(counted(bytes, "byte")))"
                     )
                 }
             } catch {
                 Console.note("orders: warning: the import stands, but no snapshot was taken: \(error)")
-            }
-        }
-
-        /// Appends every FILE to the dataset LOG, all or nothing across its parts.
-        private func runDataset() throws {
-            Interruption.watch()
-            defer { Interruption.stopWatching() }
-            try reportingFailures(consequence: "nothing was appended to \(log)") {
-                let writer = try DatasetWriter(
-                    directory: log, parts: partitions, batchEvents: batchEvents,
-                    waiting: { Console.note("orders: \($0)") })
-                for recovery in writer.recovery { Console.note("orders: warning: \(recovery)") }
-                /// Events passed over by the NDJSON reader itself: an id met twice in its own text.
-                var duplicatesRead = 0
-                let (_, seqs) = try writer.write { writer in
-                    for file in files {
-                        let stream = try openEvents(file, options: ReadOptions(threads: threads, keepingUnknownTypes: keepUnknown))
-                        for notice in stream.notices { Console.note("orders: warning: \(notice)") }
-                        let progress = Progress("importing \(stream.name)")
-                        defer { progress.finish() }
-                        try writer.append(contentsOf: stream, again: again) {
-                            try Interruption.check()
-                            progress.advance($0, position: stream.progress)
-                        }
-                        duplicatesRead += stream.duplicates
-                    }
-                    try Interruption.check()
-                }
-                printOutcome(
-                    appended: Int64(seqs.count), first: seqs.lowerBound, duplicates: writer.duplicates + duplicatesRead, warnings: [])
-                if DatasetFold.snapshotDue(log, endSeq: seqs.upperBound, after: snapshotAfter) { takeSnapshot() }
             }
         }
 

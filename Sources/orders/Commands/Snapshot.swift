@@ -44,29 +44,15 @@ extension Orders {
 
         func run() throws {
             try reportingFailures {
-                if DatasetManifest.isDataset(log) { return try snapshotDataset() }
                 let taken = try Engine.takeSnapshot(of: log, threads: threads) { Console.note("orders: note: \($0)") }
-                let path = OrdersLog.Snapshot.path(of: log)
                 guard let bytes = taken.bytes else {
-                    return Console.note("orders: \(path) covers every event of \(log) already (seq 1–\(taken.endSeq - 1)); kept it")
+                    return Console.note(
+                        "orders: \(taken.path) covers every event of \(log) already (\(taken.seqName) 1–\(taken.endSeq - 1)); kept it")
                 }
                 Console.note(
-                    "orders: wrote \(path) (\(counted(bytes, "byte"))): seq 1–\(taken.endSeq - 1), \(counted(taken.folded, "event")) folded to take it"
+                    "orders: wrote \(taken.files) (\(counted(bytes, "byte"))): \(taken.seqName) 1–\(taken.endSeq - 1), \(counted(taken.folded, "event")) folded to take it"
                 )
             }
-        }
-
-        /// The snapshot of the dataset in `log`.
-        private func snapshotDataset() throws {
-            let dataset = try Dataset(directory: log)
-            let taken = try DatasetFold.takeSnapshot(of: dataset, threads: threads) { Console.note("orders: note: \($0)") }
-            let path = DatasetSnapshot.path(in: log)
-            guard let bytes = taken.bytes else {
-                return Console.note("orders: \(path) covers every event of \(log) already (dataset seq 1–\(taken.endSeq - 1)); kept it")
-            }
-            Console.note(
-                "orders: wrote \(path) and the shares of \(counted(taken.shares, "part")) (\(counted(bytes, "byte"))): dataset seq 1–\(taken.endSeq - 1), \(counted(taken.folded, "event")) folded to take it"
-            )
         }
     }
 }
