@@ -1,6 +1,5 @@
 import Foundation
 import OrdersFormat
-import Synchronization
 
 /// A shop app's way to `orders serve`: events recorded to a durable outbox
 /// on the device, and delivered from it in order, each exactly once.
@@ -40,7 +39,7 @@ public final class OrdersClient: Sendable {
     public let configuration: Configuration
     let transport: Transport
     private let delivery: Delivery
-    private let running = Mutex<Task<Void, Never>?>(nil)
+    private let running = Locked<Task<Void, Never>?>(nil)
 
     /// Opens the outbox in `outbox` (a folder; created if missing) for the server at `server`.
     /// - Parameters:
@@ -114,7 +113,7 @@ private final class Reporter: Sendable {
         weak var client: OrdersClient?
     }
 
-    private let target = Mutex(Target())
+    private let target = Locked(Target())
 
     func set(_ delegate: (any OrdersClientDelegate)?, client: OrdersClient) {
         target.withLock { $0 = Target(delegate: delegate, client: client) }

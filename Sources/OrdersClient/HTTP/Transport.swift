@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The client's way to its server: a transport, the server's URL, and the
 /// bearer token the server asks of writes, added to every request.
@@ -8,12 +7,12 @@ final class Transport: Sendable {
 
     let server: URL
     private let underlying: any HTTPTransport
-    private let tokenBox: Mutex<String?>
+    private let tokenBox: Locked<String?>
 
     init(server: URL, token: String?, underlying: any HTTPTransport) {
         self.server = server
         self.underlying = underlying
-        tokenBox = Mutex(token)
+        tokenBox = Locked(token)
     }
 
     var token: String? { tokenBox.withLock { $0 } }
