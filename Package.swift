@@ -16,6 +16,12 @@ let package = Package(
         .library(name: "OrdersServer", targets: ["OrdersServer"]),
         .library(name: "OrdersClient", targets: ["OrdersClient"]),
     ],
+    // Everything but the client sits behind the default trait, so that an app that depends on this
+    // package for OrdersClient with `traits: []` resolves swift-system alone (Examples/KioskApp).
+    traits: [
+        .trait(name: "Server", description: "The command line, `orders serve` and their dependencies: Hummingbird, NIO, swift-log."),
+        .default(enabledTraits: ["Server"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
@@ -71,14 +77,15 @@ let package = Package(
             name: "OrdersServer",
             dependencies: [
                 "OrdersCore", "OrdersFormat", "OrdersFiles", "OrdersLog", "OrdersReports", "OrdersEngine",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Server"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Server"])),
+                .product(name: "CompressNIO", package: "compress-nio", condition: .when(traits: ["Server"])),
                 // A subscription's push, and `orders send`'s and `subscribe`'s HTTP (NIOTransport says why).
-                "OrdersClient", .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                "OrdersClient", .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Server"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Server"])),
             ]
         ),
         // A shop app's side: a durable outbox on the device, delivered to `orders serve` exactly once.
@@ -96,7 +103,7 @@ let package = Package(
             dependencies: [
                 "OrdersCore", "OrdersFormat", "OrdersFiles", "OrdersLog", "OrdersReports", "OrdersEngine", "OrdersWorkload",
                 "OrdersServer", "OrdersClient",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Server"])),
             ]
         ),
         .testTarget(name: "OrdersCoreTests", dependencies: ["OrdersCore"]),
@@ -112,8 +119,8 @@ let package = Package(
         .testTarget(
             name: "OrdersServerTests",
             dependencies: [
-                "OrdersServer", "OrdersCore", .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
+                "OrdersServer", "OrdersCore", .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
+                .product(name: "NIOEmbedded", package: "swift-nio", condition: .when(traits: ["Server"])),
             ]
         ),
         .testTarget(name: "OrdersClientTests", dependencies: ["OrdersClient", "OrdersFormat", "OrdersFiles", "OrdersLog", "OrdersCore"]),
