@@ -27,7 +27,7 @@ public struct CartAudit: ~Copyable {
     /// `records`, their ids in `ids`; calls `entry` for each of the cart's,
     /// with its record and the cart's currency so far. An event of a type the fold does not know is the
     /// cart's when its `cart` member is the cart's id.
-    public mutating func take(
+    public mutating func fold(
         first: Int64, _ events: [Event], records: EventRecords, ids: Identifiers,
         _ entry: (AuditEntry, EventRecord?, Currency?) throws -> Void
     ) rethrows {

@@ -12,7 +12,7 @@ struct ServerSentEventsTests {
             var events: [LiveEvent] = []
             var start = 0
             while start < text.count {
-                events += parser.take(text[start..<min(start + size, text.count)])
+                events += parser.parse(text[start..<min(start + size, text.count)])
                 start += size
             }
             #expect(events == expected, "in pieces of \(size)")

@@ -50,7 +50,7 @@ struct IndexedAuditTests {
         return carts.map { cart in
             var audit = CartAudit(cart: cart), lines: [Line] = []
             for chunk in chunks {
-                audit.take(first: chunk.first, chunk.events, records: chunk.records, ids: ids) { lines.append(Line($0, $1, $2)) }
+                audit.fold(first: chunk.first, chunk.events, records: chunk.records, ids: ids) { lines.append(Line($0, $1, $2)) }
             }
             return lines
         }

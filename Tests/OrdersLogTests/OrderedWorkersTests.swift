@@ -12,7 +12,7 @@ struct OrderedWorkersTests {
     func outputsInOrder() {
         let workers = OrderedWorkers<Int, Int>(count: 3) { { job in job * 2 } }
         for job in 0..<100 { workers.submit(job) }
-        #expect((0..<100).map { _ in workers.take() } == (0..<100).map { Optional($0 * 2) })
+        #expect((0..<100).map { _ in workers.next() } == (0..<100).map { Optional($0 * 2) })
     }
 
     @Test("dropping the workers stops their threads and lets go of what they hold")
@@ -23,7 +23,7 @@ struct OrderedWorkersTests {
             let token = Token()
             let workers = OrderedWorkers<Int, Int>(count: 2) { { job in withExtendedLifetime(token) { job + 1 } } }
             workers.submit(41)
-            #expect(workers.take() == 42)
+            #expect(workers.next() == 42)
             dropped = workers
             held = token
         }
@@ -36,14 +36,14 @@ struct OrderedWorkersTests {
     func takeAfterStop() {
         let workers = OrderedWorkers<Int, Int>(count: 1) { { job in job } }
         workers.submit(1)
-        #expect(workers.take() == 1)
+        #expect(workers.next() == 1)
         workers.stop()
         workers.submit(2)
         // Waited forever before: so on a thread of its own, for at most 10 s.
         let taken = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var output: Int?? = .none
         DispatchQueue.global().async {
-            output = .some(workers.take())
+            output = .some(workers.next())
             taken.signal()
         }
         #expect(taken.wait(timeout: .now() + 10) == .success)

@@ -103,7 +103,7 @@ private final class LiveConnection: NSObject, URLSessionDataDelegate, @unchecked
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        for event in parser.take(data) { continuation?.yield(event) }
+        for event in parser.parse(data) { continuation?.yield(event) }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

@@ -7,7 +7,7 @@ struct ServerSentEvents {
     private var data: [UInt8]?
 
     /// Takes `bytes` and returns the events they complete.
-    mutating func take(_ bytes: some Sequence<UInt8>) -> [LiveEvent] {
+    mutating func parse(_ bytes: some Sequence<UInt8>) -> [LiveEvent] {
         buffer += bytes
         var events: [LiveEvent] = []
         var start = 0

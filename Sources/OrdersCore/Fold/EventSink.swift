@@ -37,7 +37,7 @@ extension EventSink where Self: ~Copyable {
 
     /// Gives `event` to the method of its kind: for a sink fed events one by one.
     @inlinable
-    public mutating func take(_ event: Event) {
+    public mutating func receive(_ event: Event) {
         switch event.kind {
         case let .itemAdded(cart, product, qty, price, currency):
             itemAdded(at: event.at, cart: cart, product: product, qty: qty, price: price, currency: currency)

@@ -90,7 +90,7 @@ public final class EventIDIndex {
 /// the events it holds up in the log instead, as it does every other id,
 /// keeping none of the log's others (``LogWriter``).
 ///
-/// Every append checks its events' ids here, through ``take(_:firstSeq:name:lineBase:)``:
+/// Every append checks its events' ids here, through ``check(_:firstSeq:name:lineBase:)``:
 /// an import's NDJSON and logs, and each request `orders serve` appends.
 public final class AppendIDs {
     /// The ids of the events taken so far, at the seqs they are to take.
@@ -159,7 +159,7 @@ public final class AppendIDs {
     ///   - name: the input, for the error.
     ///   - lineBase: added to each record's line, for the records kept and the error.
     /// - Throws: ``InputError/idConflict(_:file:line:seq:)`` for the first event whose id another holds.
-    public func take(_ records: EventRecords, firstSeq: Seq, name: String, lineBase: Int = 0) throws(InputError) -> CheckedRun {
+    public func check(_ records: EventRecords, firstSeq: Seq, name: String, lineBase: Int = 0) throws(InputError) -> CheckedRun {
         var run = CheckedRun()
         let entries = records.entries
         let group = 16

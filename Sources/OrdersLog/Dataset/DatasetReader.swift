@@ -43,7 +43,7 @@ public final class DatasetReader: AppendableStream {
         }
 
         /// The part's next event, loading its next chunk when needed, renumbered into `ids`.
-        func take(into ids: inout Identifiers) throws -> (Event, EventRecord?) {
+        func next(into ids: inout Identifiers) throws -> (Event, EventRecord?) {
             if position == events.count {
                 guard let chunk = try reader.next(ids: &self.ids, into: &events), !events.isEmpty else {
                     throw InputError(file: reader.name, message: "the part ends before the seqs of the dataset do", code: .corruptLog)
@@ -121,7 +121,7 @@ public final class DatasetReader: AppendableStream {
                     file: name, message: "no part holds seq \(first + Int64(offset)): the parts' seqs do not cover the dataset",
                     code: .corruptLog)
             }
-            let (event, record) = try cursors[Int(owners[offset])].take(into: &ids)
+            let (event, record) = try cursors[Int(owners[offset])].next(into: &ids)
             if let record { records.append(record, index: events.count) }
             events.append(event)
         }

@@ -141,7 +141,7 @@ extension LogReader {
             handedOut.append(shared)
             for fold in folds {
                 fold.submit(shared)
-                while fold.pending > 2 { _ = fold.take() }
+                while fold.pending > 2 { _ = fold.next() }
             }
             batchDone(Int(batch.header.eventCount))
         }
@@ -149,7 +149,7 @@ extension LogReader {
         for fold in folds {
             fold.submit(nil)
             var last: Reports?
-            while fold.pending > 0 { if let output = fold.take() { last = output } }
+            while fold.pending > 0 { if let output = fold.next() { last = output } }
             reports.merge(last!)
         }
         return reports

@@ -332,7 +332,7 @@ public final class LogWriter {
         try knowAll()
         try writeHeld()
         if let record, !record.isEmpty { records.append((nextSeq, record)) }
-        try take(event, ids: ids)
+        try add(event, ids: ids)
     }
 
     /// Adds `events`, whose ids are in `ids`, with their `records` (by
@@ -349,7 +349,7 @@ public final class LogWriter {
 
     /// Adds a run of events whose ids nothing has checked yet (a request to
     /// `orders serve`), all or nothing: their ids are checked as an import's
-    /// are (``AppendIDs/take(_:firstSeq:name:lineBase:)``), an event recorded
+    /// are (``AppendIDs/check(_:firstSeq:name:lineBase:)``), an event recorded
     /// already is passed over, and one whose id another event holds
     /// refuses the run, and nothing of it is added.
     /// - Parameter name: the input, for the error (`body`).
@@ -361,7 +361,7 @@ public final class LogWriter {
         try checkSpec(events)
         try knowAll()
         try writeHeld()
-        let run = try arrivingIDs.take(records, firstSeq: nextSeq, name: name)
+        let run = try arrivingIDs.check(records, firstSeq: nextSeq, name: name)
         let kept = run.kept(events)
         keep(run.records, first: nextSeq)
         try add(kept, ids: ids, through: nil)
@@ -383,7 +383,7 @@ public final class LogWriter {
         if streamFirstAt == nil { streamFirstAt = events.first?.at.milliseconds }
         guard !records.isEmpty else { return EventRecords() }
         guard stream.idNaming == .byOwnNumbers else { return records }
-        let run = try arrivingIDs.take(records, firstSeq: first, name: stream.name)
+        let run = try arrivingIDs.check(records, firstSeq: first, name: stream.name)
         duplicatesPassedOver += run.passedOver.count
         events = run.kept(events)
         return run.records
@@ -449,7 +449,7 @@ public final class LogWriter {
         }
     }
 
-    private func take(_ event: Event, ids: Identifiers) throws {
+    private func add(_ event: Event, ids: Identifiers) throws {
         pending.append(event)
         nextSeq += 1
         if pending.count >= batchEvents { try writeBatch(ids: ids) }

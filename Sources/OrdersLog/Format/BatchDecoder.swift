@@ -272,32 +272,32 @@ package struct EventBuffer: EventSink {
     }
 
     @inline(__always)
-    private mutating func take(_ event: Event) {
+    private mutating func store(_ event: Event) {
         buffer[count] = event
         count += 1
     }
 
     package mutating func itemAdded(at: Timestamp, cart: Symbol, product: Symbol, qty: Int64, price: Int64, currency: Currency) {
-        take(Event(at: at, .itemAdded(cart: cart, product: product, qty: qty, price: price, currency: currency)))
+        store(Event(at: at, .itemAdded(cart: cart, product: product, qty: qty, price: price, currency: currency)))
     }
 
     package mutating func quantityChanged(at: Timestamp, cart: Symbol, product: Symbol, qty: Int64) {
-        take(Event(at: at, .quantityChanged(cart: cart, product: product, qty: qty)))
+        store(Event(at: at, .quantityChanged(cart: cart, product: product, qty: qty)))
     }
 
     package mutating func itemRemoved(at: Timestamp, cart: Symbol, product: Symbol) {
-        take(Event(at: at, .itemRemoved(cart: cart, product: product)))
+        store(Event(at: at, .itemRemoved(cart: cart, product: product)))
     }
 
     package mutating func checkedOut(at: Timestamp, cart: Symbol, order: Symbol) {
-        take(Event(at: at, .checkedOut(cart: cart, order: order)))
+        store(Event(at: at, .checkedOut(cart: cart, order: order)))
     }
 
     package mutating func voteCast(at: Timestamp, poll: Symbol, voter: Symbol, candidate: Symbol) {
-        take(Event(at: at, .voteCast(poll: poll, voter: voter, candidate: candidate)))
+        store(Event(at: at, .voteCast(poll: poll, voter: voter, candidate: candidate)))
     }
 
     package mutating func ignored(at: Timestamp) {
-        take(Event(at: at, .ignored))
+        store(Event(at: at, .ignored))
     }
 }

@@ -160,7 +160,7 @@ public final class NDJSONReader: AppendableStream {
     /// - Throws: ``InputError`` naming the line, the field `id` and the seq
     ///   that holds the id, if an event conflicts with one recorded.
     private func checkIDs(_ parsed: ParsedChunk) throws -> AppendIDs.CheckedRun {
-        let run = try eventIDs.take(parsed.records, firstSeq: seqBase + seq + 1, name: name, lineBase: line)
+        let run = try eventIDs.check(parsed.records, firstSeq: seqBase + seq + 1, name: name, lineBase: line)
         duplicates += run.passedOver.count
         return run
     }
@@ -176,7 +176,7 @@ public final class NDJSONReader: AppendableStream {
     /// The next chunk a worker parsed.
     private func takeParsed() -> ParsedChunk {
         if producer == nil { startProducing() }
-        return pool.take() ?? ParsedChunk(.failure(Stopped()), parser: &parser, ids: Identifiers())
+        return pool.next() ?? ParsedChunk(.failure(Stopped()), parser: &parser, ids: Identifiers())
     }
 
     /// Starts the thread that cuts the input into chunks and queues them for

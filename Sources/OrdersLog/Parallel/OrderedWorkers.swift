@@ -56,7 +56,7 @@ final class OrderedWorkers<Job: Sendable, Output: Sendable>: Sendable {
     /// The output of the earliest job not yet taken, waiting for it (and, if
     /// another thread submits, for it to be submitted); nil once the workers
     /// are stopped and it has not come, which it then never will.
-    func take() -> Output? { queue.take() }
+    func next() -> Output? { queue.next() }
 
     /// Stops the workers and wakes a thread waiting to submit; jobs not yet
     /// started are dropped.
@@ -64,10 +64,10 @@ final class OrderedWorkers<Job: Sendable, Output: Sendable>: Sendable {
 }
 
 extension OrderedWorkers {
-    /// ``take()``, for workers whose outputs are results: a failure once
+    /// ``next()``, for workers whose outputs are results: a failure once
     /// they are stopped and the output has not come.
     func takeResult<Success>() -> Output where Output == Result<Success, any Error> {
-        take() ?? .failure(Stopped())
+        next() ?? .failure(Stopped())
     }
 }
 
@@ -121,7 +121,7 @@ private final class JobQueue<Job: Sendable, Output: Sendable>: Sendable {
         return queued
     }
 
-    func take() -> Output? {
+    func next() -> Output? {
         let output: Output? = state.withLock(waitingUntil: { $0.stopping || $0.done[$0.taken] != nil }) { state in
             guard let output = state.done.removeValue(forKey: state.taken) else { return nil }
             state.taken += 1

@@ -112,7 +112,7 @@ struct LiveReads: Sendable {
         while let chunk = try reader.next(ids: &readerIDs, into: &events), chunk.firstSeq < upTo {
             let first = chunk.firstSeq
             if first + Int64(events.count) > upTo { events.removeLast(Int(first + Int64(events.count) - upTo)) }
-            audit.take(first: first, events, records: chunk.records, ids: readerIDs) { entry, record, _ in
+            audit.fold(first: first, events, records: chunk.records, ids: readerIDs) { entry, record, _ in
                 text += AuditReport.line(entry, record: record, ids: readerIDs)
             }
         }

@@ -83,7 +83,7 @@ extension Orders {
             var table = AuditReport.table()
             let stream = try openStream(input.log, options: input.readOptions)
             try readEvents(stream, progress: "auditing") { chunk, events, ids in
-                audit.take(first: chunk.firstSeq, events, records: chunk.records, ids: ids) { entry, record, currency in
+                audit.fold(first: chunk.firstSeq, events, records: chunk.records, ids: ids) { entry, record, currency in
                     switch format {
                     case .ndjson: Console.write(AuditReport.line(entry, record: record, ids: ids))
                     case .table: AuditReport.row(entry, record: record, ids: ids, currency: currency, to: &table)

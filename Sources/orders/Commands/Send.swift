@@ -128,7 +128,7 @@ extension Orders {
                 let progress = SendProgress(watcher: watcher)
                 let skipped: (lines: UInt64, events: UInt64)
                 do {
-                    skipped = try await take(into: client.outbox, progress: progress)
+                    skipped = try await readInput(into: client.outbox, progress: progress)
                 } catch let interrupted as Interrupted {
                     throw await stopped(client, by: interrupted, progress: progress)
                 } catch {
@@ -163,7 +163,7 @@ extension Orders {
         }
 
         /// Takes every file into `outbox`, stopping between chunks at a signal; returns the lines and events taken before.
-        private func take(into outbox: Outbox, progress: SendProgress) async throws -> (lines: UInt64, events: UInt64) {
+        private func readInput(into outbox: Outbox, progress: SendProgress) async throws -> (lines: UInt64, events: UInt64) {
             var skipped: (lines: UInt64, events: UInt64) = (0, 0)
             for file in files {
                 let source = file == "-" ? "-" : URL(fileURLWithPath: file).standardizedFileURL.path

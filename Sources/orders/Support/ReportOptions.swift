@@ -216,7 +216,7 @@ struct ShapeOptions: ParsableArguments {
                 "--shape \(shape) is not a shape: give one of \(WorkloadShape.named.map { Self.slug($0.name) }.joined(separator: ", "))")
         }
         /// Sets the knob at `path` to `value`, if given, refusing one outside `range`.
-        func take<T: Comparable>(
+        func apply<T: Comparable>(
             _ value: T?, _ range: ClosedRange<T>, _ option: String, _ path: WritableKeyPath<WorkloadShape, T>,
             share: Bool = false
         ) throws {
@@ -236,13 +236,13 @@ struct ShapeOptions: ParsableArguments {
             guard (0...36_500).contains(days) else { throw ValidationError("--days must be 0 to 36500") }
             made.days = days == 0 ? nil : days
         }
-        try take(products, 1...1_000_000, "products", \.products)
-        try take(sales, 0...1, "sales", \.sales, share: true)
-        try take(cartLength, 1...100, "cart-length", \.cartLength)
-        try take(openCarts, 1...10_000_000, "open-carts", \.openCarts)
-        try take(votes, 0...1, "votes", \.votes, share: true)
-        try take(repeatVotes, 0...1, "repeat-votes", \.repeatVotes, share: true)
-        try take(stores, 1...StoreCatalog.maxStores, "stores", \.stores)
+        try apply(products, 1...1_000_000, "products", \.products)
+        try apply(sales, 0...1, "sales", \.sales, share: true)
+        try apply(cartLength, 1...100, "cart-length", \.cartLength)
+        try apply(openCarts, 1...10_000_000, "open-carts", \.openCarts)
+        try apply(votes, 0...1, "votes", \.votes, share: true)
+        try apply(repeatVotes, 0...1, "repeat-votes", \.repeatVotes, share: true)
+        try apply(stores, 1...StoreCatalog.maxStores, "stores", \.stores)
         if let ids {
             guard let style = WorkloadShape.IDStyle(rawValue: ids) else { throw ValidationError("--ids must be short or uuid") }
             made.ids = style
