@@ -39,6 +39,8 @@ public final class OrdersClient: Sendable {
     public let configuration: Configuration
     let transport: Transport
     private let delivery: Delivery
+    /// Tells the delegate what delivery and the live feed do.
+    let reporter: Reporter
     private let running = Locked<Task<Void, Never>?>(nil)
 
     /// Opens the outbox in `outbox` (a folder; created if missing) for the server at `server`.
@@ -56,6 +58,7 @@ public final class OrdersClient: Sendable {
         self.transport = Transport(
             server: server, token: token, underlying: transport ?? URLSessionTransport(server: server, timeout: configuration.timeout))
         let reporter = Reporter()
+        self.reporter = reporter
         delivery = Delivery(outbox: outbox, transport: self.transport, configuration: configuration) { event in
             reporter.tell(event)
         }
@@ -94,10 +97,18 @@ public final class OrdersClient: Sendable {
 
     /// Sends what the outbox holds now, without waiting for a batch to
     /// fill, and returns once every event recorded before the call is
-    /// delivered (or set aside): for the app's background task. Delivery
-    /// must be started. Cancelled, it returns at once, and what is not
-    /// delivered stays in the outbox.
-    public func flush() async { await delivery.flush() }
+    /// delivered or set aside (the delegate hears which): for the app's
+    /// background task. It starts delivery if it was not started.
+    /// - Parameter timeout: how long to wait at most; nil waits for as long as delivery goes on.
+    /// - Returns: how many events left the outbox while it waited.
+    /// - Throws: `CancellationError` if cancelled, ``FlushError/timedOut(waiting:)`` if `timeout` passed
+    ///   first, ``FlushError/deliveryStopped(reason:waiting:)`` if delivery stopped. What is not
+    ///   delivered stays in the outbox.
+    @discardableResult
+    public func flush(timeout: Duration? = nil) async throws -> Int {
+        start()
+        return try await delivery.flush(timeout: timeout)
+    }
 
     /// Sets the bearer token for the requests that follow.
     public func setToken(_ token: String?) { transport.setToken(token) }
@@ -107,7 +118,7 @@ public final class OrdersClient: Sendable {
 
 /// Hands delivery's events to the delegate, which is set once the client exists.
 /// Both held weakly: the app owns its delegate, and the client owns delivery, which owns this.
-private final class Reporter: Sendable {
+final class Reporter: Sendable {
     private struct Target {
         weak var delegate: (any OrdersClientDelegate)?
         weak var client: OrdersClient?

@@ -63,7 +63,7 @@ struct ClientTests {
         let recorded = numbered.sorted { $0.number < $1.number }.map(\.n)
         #expect(Set(numbered.map(\.number)) == Set(0..<64))
         client.start()
-        await client.flush()
+        try await client.flush()
         client.stop()
         server.stop()
 
@@ -100,7 +100,7 @@ struct ClientTests {
         client.start()
         defer { client.stop() }
         _ = try await client.record(Self.event(1))
-        await client.flush()
+        try await client.flush()
         let first = try String(contentsOfFile: directory + "/first.log.id", encoding: .utf8)
         #expect(try String(contentsOfFile: directory + "/outbox/log", encoding: .utf8) == first)
         #expect(server.stop() == 0)
@@ -164,6 +164,54 @@ struct ClientTests {
                 .itemAdded(cart: "kiosk 7/a", product: "iphone-16", qty: 1, price: 1_250_000, currency: "KRW"),
             ])
         #expect(closing.anomalies == [Appended.Anomaly(seq: 4, anomaly: "cart_closed")])
+    }
+
+    @Test func aFlushWithoutStartDeliversAndSaysHowMany() async throws {
+        let server = try ServeTests.Running()
+        defer { server.stop() }
+        let client = try OrdersClient(server: URL(string: server.base)!, outbox: CLI.temporaryDirectory())
+        defer { client.stop() }
+        for n in 0..<5 { try await client.record(Self.event(n)) }
+        #expect(try await client.flush(timeout: .seconds(60)) == 5)
+        let replay = try await server.request("GET", "/replay")
+        #expect(replay.text.contains("\"events\": 5"), "\(replay.text)")
+        #expect(try await client.flush() == 0)
+    }
+
+    /// What waiting cannot heal ends the live feed and stops delivery, saying why: a refused token, a URL that is no orders server's.
+    @Test func aRefusedTokenOrAWrongURLEndsTheFeedAndStopsDelivery() async throws {
+        let dir = CLI.temporaryDirectory()
+        try "right-token\n".write(toFile: dir + "/token", atomically: true, encoding: .utf8)
+        chmod(dir + "/token", 0o600)
+        let server = try ServeTests.Running(arguments: ["--token-file", dir + "/token", "--private"])
+        defer { server.stop() }
+        var configuration = OrdersClient.Configuration()
+        configuration.backoff = Backoff(initial: .milliseconds(10), maximum: .milliseconds(50))
+        for (base, token, status) in [(server.base, "wrong-token", 401), (server.base + "/nope", "right-token", 404)] {
+            let client = try OrdersClient(
+                server: URL(string: base)!, outbox: CLI.temporaryDirectory(), token: token, configuration: configuration)
+            var feed = client.events(after: 0).makeAsyncIterator()
+            do {
+                _ = try await feed.next()
+                Issue.record("\(base) with \(token): the feed went on")
+            } catch let refusal as ServerRefusal {
+                #expect(refusal.status == status, "\(refusal)")
+            }
+        }
+        let told = Told()
+        let lost = try OrdersClient(
+            server: URL(string: server.base + "/nope")!, outbox: CLI.temporaryDirectory(), token: "right-token",
+            configuration: configuration, delegate: told)
+        defer { lost.stop() }
+        try await lost.record(Self.event(1))
+        do {
+            try await lost.flush(timeout: .seconds(60))
+            Issue.record("a flush to a URL that is no orders server's returned")
+        } catch let FlushError.deliveryStopped(reason, waiting) {
+            #expect(reason.hasPrefix(DeliveryEvent.notAnOrdersServer) && waiting == 1, "\(reason)")
+        }
+        #expect(await lost.outbox.pending == 1)
+        #expect(told.events.withLock { $0.contains { if case .stopped = $0 { true } else { false } } })
     }
 
     @Test func theLiveFeedResumesAcrossARestartWithNoGapAndNoRepeat() async throws {

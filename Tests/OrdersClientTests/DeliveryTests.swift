@@ -5,22 +5,24 @@ import Testing
 
 @Suite("delivery, with no server to deliver to")
 struct DeliveryTests {
-    @Test func aCancelledFlushReturnsAndTheEventsStay() async throws {
+    @Test func aFlushOfflineTimesOutACancelledOneThrowsAndTheEventsStay() async throws {
         var configuration = OrdersClient.Configuration()
         configuration.backoff = Backoff(initial: .milliseconds(10), maximum: .milliseconds(50))
         let client = try OrdersClient(
             server: URL(string: "http://127.0.0.1:9")!, outbox: temporaryDirectory(), configuration: configuration)
-        client.start()
         defer { client.stop() }
         try await client.record(.voteCast(poll: "best-song", voter: "v1", candidate: "a"))
-        let flush = Task { await client.flush() }
+        // Not started, and nothing listens: the flush starts delivery, and its timeout ends the wait.
+        await #expect(throws: FlushError.timedOut(waiting: 1)) { try await client.flush(timeout: .milliseconds(300)) }
+        let flush = Task { try await client.flush() }
         try await Task.sleep(for: .milliseconds(100))
         flush.cancel()
-        await flush.value
+        await #expect(throws: CancellationError.self) { try await flush.value }
         #expect(await client.outbox.pending == 1)
         // A flush with nothing to deliver returns at once.
         let empty = try OrdersClient(server: URL(string: "http://127.0.0.1:9")!, outbox: temporaryDirectory())
-        await empty.flush()
+        #expect(try await empty.flush() == 0)
+        empty.stop()
     }
 
     @Test func backoffWaitsWithinItsCapAndRetryAfterIsRead() {

@@ -13,8 +13,10 @@ actor Delivery {
     private var random = SystemRandomNumberGenerator()
     /// Set by `flush`: send what is there without waiting for a batch to fill.
     private var urgent = 0
-    private var waitingForDelivery: [(through: UInt64, id: Int, reply: CheckedContinuation<Void, Never>)] = []
+    private var waitingForDelivery: [(through: UInt64, id: Int, reply: CheckedContinuation<Void, any Error>)] = []
     private var lastWaiter = 0
+    /// Why delivery stopped, once it has: nothing more is sent, and a flush throws.
+    private var stopReason: String?
 
     init(
         outbox: Outbox, transport: Transport, configuration: OrdersClient.Configuration, report: @escaping @Sendable (DeliveryEvent) -> Void
@@ -28,33 +30,61 @@ actor Delivery {
     /// Every event numbered below this is acknowledged, as far as this actor has seen.
     private var acknowledged: UInt64 = 0
 
-    /// Returns once every event recorded before the call is delivered or set aside.
-    func flush() async {
+    /// Returns once every event recorded before the call is delivered or set
+    /// aside, sending what is there without waiting for a batch to fill.
+    /// - Returns: how many events left the outbox meanwhile.
+    /// - Throws: `CancellationError` if cancelled, ``FlushError`` if delivery stops or `timeout` passes first.
+    func flush(timeout: Duration?) async throws -> Int {
         // One hop for both, then no suspension before the wait is listed: an acknowledgement
         // made meanwhile is either in `delivered` or still to come, and then it resumes the wait.
         let (target, delivered) = await outbox.progress
         acknowledged = max(acknowledged, delivered)
-        guard acknowledged < target else { return }
+        let start = acknowledged
+        guard acknowledged < target else { return 0 }
+        if let stopReason { throw FlushError.deliveryStopped(reason: stopReason, waiting: Int(target - acknowledged)) }
         urgent += 1
         defer { urgent -= 1 }
         lastWaiter += 1
         let id = lastWaiter
-        // Cancelled (an app's background task that expires), it returns at once; what is not delivered stays in the outbox.
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { reply in
-                if Task.isCancelled { reply.resume() } else { waitingForDelivery.append((target, id, reply)) }
+        let timer = timeout.map { timeout in
+            Task {
+                try await Task.sleep(for: timeout)
+                self.stopWaiting(id) { FlushError.timedOut(waiting: Int(target - $0)) }
+            }
+        }
+        defer { timer?.cancel() }
+        // Cancelled (an app's background task that expires), it throws at once; what is not delivered stays in the outbox.
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (reply: CheckedContinuation<Void, any Error>) in
+                if Task.isCancelled {
+                    reply.resume(throwing: CancellationError())
+                } else {
+                    waitingForDelivery.append((target, id, reply))
+                }
             }
         } onCancel: {
-            Task { await self.stopWaiting(id) }
+            Task { await self.stopWaiting(id) { _ in CancellationError() } }
+        }
+        return Int(target - start)
+    }
+
+    /// Ends the wait of flush `id` with the error `error` makes of the events acknowledged so far.
+    private func stopWaiting(_ id: Int, _ error: (UInt64) -> any Error) {
+        waitingForDelivery.removeAll { waiting in
+            guard waiting.id == id else { return false }
+            waiting.reply.resume(throwing: error(acknowledged))
+            return true
         }
     }
 
-    private func stopWaiting(_ id: Int) {
-        waitingForDelivery.removeAll { waiting in
-            guard waiting.id == id else { return false }
-            waiting.reply.resume()
-            return true
+    /// Stops delivery for `reason`: the app hears why, and every flush waiting throws.
+    private func stop(_ reason: String) {
+        stopReason = reason
+        report(.stopped(reason))
+        for waiting in waitingForDelivery {
+            waiting.reply.resume(throwing: FlushError.deliveryStopped(reason: reason, waiting: Int(waiting.through - acknowledged)))
         }
+        waitingForDelivery.removeAll()
     }
 
     /// Delivers until cancelled.
@@ -71,8 +101,7 @@ actor Delivery {
                 batch = next
             } catch {
                 // A damaged frame: nothing of it is sent; the app hears why, and delivery stops.
-                report(.stopped("\(error)"))
-                return
+                return stop("\(error)")
             }
             let answer: Transport.Answer
             // The log the outbox is bound to is named, and a server of another log refuses the batch (412).
@@ -84,10 +113,7 @@ actor Delivery {
             } catch {
                 // A TLS handshake with a server that speaks plain HTTP fails the same way each time: said, and delivery stops.
                 let reason = error.localizedDescription
-                if DeliveryEvent.isTLSMismatch(error) {
-                    report(.stopped("\(DeliveryEvent.noTLS) (\(reason))"))
-                    return
-                }
+                if DeliveryEvent.isTLSMismatch(error) { return stop("\(DeliveryEvent.noTLS) (\(reason))") }
                 await wait(attempt: &attempt, retryAfter: nil, reason: reason)
                 continue
             }
@@ -96,10 +122,7 @@ actor Delivery {
             case 200..<300:
                 // The first server to acknowledge names the log the outbox delivers to from now on.
                 if log == nil, let named = answer.headers[LogBinding.header.lowercased()], LogBinding.isValid(named) {
-                    do { try await outbox.bind(to: named) } catch {
-                        report(.stopped("\(error)"))
-                        return
-                    }
+                    do { try await outbox.bind(to: named) } catch { return stop("\(error)") }
                 }
                 // Told before the events leave the outbox, so that whoever waits for it to empty has heard of them.
                 let pending = await outbox.pending - batch.count
@@ -108,8 +131,10 @@ actor Delivery {
                 attempt = 0
                 limit = configuration.batchSize
             case 412 where error.field == LogBinding.header:
-                report(.stopped("\(DeliveryEvent.otherLog) (\(error.message ?? "412"))"))
-                return
+                return stop("\(DeliveryEvent.otherLog) (\(error.message ?? "412"))")
+            case 404, 405:
+                // No orders server answers so: the URL is another server's, or a path that is not one. A retry would never heal.
+                return stop("\(DeliveryEvent.notAnOrdersServer) (POST /events answered \(answer.status))")
             case 413 where batch.count > 1:
                 limit = max(1, batch.count / 2)
             case 413:

@@ -12,9 +12,13 @@ public enum DeliveryEvent: Sendable {
     /// The server refused the token (401 or 403): delivery waits and tries again; set another with `setToken`.
     case tokenRefused(status: Int, message: String)
     /// Delivery stopped: the outbox's file is damaged where the next batch lies (``OutboxError/damaged(path:offset:_:)``),
-    /// the server speaks no TLS (``noTLS``), or it holds another log than the outbox's (``otherLog``).
-    /// Nothing more is sent; what the outbox holds stays on disk for a person to look at.
+    /// the server speaks no TLS (``noTLS``), it holds another log than the outbox's (``otherLog``), or
+    /// the URL is not an orders server's (``notAnOrdersServer``). Nothing more is sent, a waiting
+    /// ``OrdersClient/flush(timeout:)`` throws, and what the outbox holds stays on disk for a person to look at.
     case stopped(String)
+    /// The live feed (``OrdersClient/events(after:)``) lost its connection or was refused for a
+    /// while (`status`, if the server answered), and connects again after `delay`.
+    case reconnecting(after: Duration, reason: String, status: Int? = nil)
 }
 
 /// An event the server refused, as the error object named it.
@@ -46,4 +50,7 @@ extension DeliveryEvent {
     }
     /// What ``stopped(_:)`` starts with when the server behind the URL holds another log than the one the outbox delivers to.
     public static let otherLog = "the server holds another log than the one this outbox delivers to"
+
+    /// What ``stopped(_:)`` starts with when `POST /events` is not found (404) or not allowed (405) at the URL.
+    public static let notAnOrdersServer = "the URL is not an orders server's: check its host, port and path"
 }

@@ -7,26 +7,28 @@ import FoundationNetworking
 extension OrdersClient {
     /// Every event the log holds after seq `after` (nil: after its head
     /// now), then every event appended, in order, for as long as the
-    /// sequence is iterated. After a dropped connection it reconnects, with
-    /// backoff, and resumes with `Last-Event-ID`: no gap, no repeat.
+    /// sequence is iterated. After a dropped connection, a timeout or a 5xx
+    /// it connects again, with backoff, telling the delegate
+    /// (``DeliveryEvent/reconnecting(after:reason:status:)``), and resumes
+    /// with `Last-Event-ID`: no gap, no repeat.
+    ///
+    /// It throws what waiting cannot heal: ``ServerRefusal`` for a refused
+    /// token (401, 403; `setToken`, then iterate anew from the last seq) or a
+    /// URL that is not an orders server's (404).
     ///
     /// ```swift
-    /// // A voting app's live tally of poll "best-song".
-    /// var votes: [String: Int] = [:]
-    /// for try await event in client.events(after: 0) {
-    ///     guard let vote = try? JSONDecoder().decode(Vote.self, from: Data(event.line.utf8)),
-    ///           vote.type == "vote_cast", vote.poll == "best-song" else { continue }
-    ///     votes[vote.candidate, default: 0] += 1  // GET /tally applies the duplicate_vote rule; see docs/client.md
-    /// }
+    /// // A kiosk's screen of the checkouts from now on.
+    /// for try await event in client.events() where event.line.contains(#""type":"checked_out""#) { … }
     /// ```
     public func events(after: Int64? = nil) -> AsyncThrowingStream<LiveEvent, any Error> {
-        let transport = self.transport, backoff = configuration.backoff
+        let transport = self.transport, backoff = configuration.backoff, reporter = self.reporter
         return AsyncThrowingStream { continuation in
             let task = Task {
                 var last = after
                 var attempt = 0
                 var random = SystemRandomNumberGenerator()
                 while !Task.isCancelled {
+                    var reason = "the connection ended", status: Int?
                     do {
                         // Without a seq to resume from, the head now is one: what follows it is not missed on a reconnect.
                         if last == nil { last = try await Self.head(transport) }
@@ -37,8 +39,16 @@ extension OrdersClient {
                         }
                     } catch is CancellationError {
                         break
-                    } catch {}
-                    try? await Task.sleep(for: backoff.delay(attempt: attempt, using: &random))
+                    } catch let refusal as ServerRefusal where Self.permanent.contains(refusal.status) {
+                        return continuation.finish(throwing: refusal)
+                    } catch let refusal as ServerRefusal {
+                        (reason, status) = ("\(refusal)", refusal.status)
+                    } catch {
+                        reason = error.localizedDescription
+                    }
+                    let delay = backoff.delay(attempt: attempt, using: &random)
+                    reporter.tell(.reconnecting(after: delay, reason: reason, status: status))
+                    try? await Task.sleep(for: delay)
                     attempt += 1
                 }
                 continuation.finish()
@@ -46,6 +56,9 @@ extension OrdersClient {
             continuation.onTermination = { _ in task.cancel() }
         }
     }
+
+    /// The statuses the live feed ends at rather than retry: a token refused, a URL that is not an orders server's.
+    static let permanent: Set<Int> = [401, 403, 404]
 
     /// The seq of the log's last event, from `GET /replay`'s count.
     private static func head(_ transport: Transport) async throws -> Int64 {

@@ -368,6 +368,8 @@ final class SendWatcher: OrdersClientDelegate {
             state.withLock { $0.tokenRefused = "\(status): \(message)" }
         case .stopped(let reason):
             state.withLock { $0.stopped = reason }
+        case .reconnecting:
+            break  // the live feed's, which send does not read
         }
     }
 }

@@ -18,5 +18,5 @@ do {
 } catch let error as InputError {
     print("not recorded: \(error)")
 }
-await client.flush()
+try await client.flush(timeout: .seconds(10))
 print("delivered the session of cart \(cart)")
