@@ -5,14 +5,14 @@ import OrdersFormat
 /// CRC-32C is `crc`, are in the outbox. Written with the events it
 /// covers, all or nothing, so that taking the same source again skips
 /// exactly what was taken, and gives no event a second id.
-public struct IntakeMark: Hashable, Sendable {
+package struct IntakeMark: Hashable, Sendable {
     /// The source, as `orders send` names it: its absolute path, or `-`.
-    public var source: String
-    public var lines: UInt64
-    public var bytes: UInt64
-    public var crc: UInt32
+    package var source: String
+    package var lines: UInt64
+    package var bytes: UInt64
+    package var crc: UInt32
 
-    public init(source: String, lines: UInt64, bytes: UInt64, crc: UInt32) {
+    package init(source: String, lines: UInt64, bytes: UInt64, crc: UInt32) {
         self.source = source
         self.lines = lines
         self.bytes = bytes

@@ -13,20 +13,20 @@ import OrdersFormat
 /// is the order delivery keeps.
 public actor Outbox {
     /// Events to deliver: numbered from `first`, their lines in `text`, each ending in a newline.
-    public struct Batch: Sendable {
-        public var first: UInt64
-        public var text: [UInt8]
+    package struct Batch: Sendable {
+        package var first: UInt64
+        package var text: [UInt8]
         /// Where each line starts in `text`, and where the text ends.
         var bounds: [Int]
 
-        public var count: Int { bounds.count - 1 }
-        public var end: UInt64 { first + UInt64(count) }
+        package var count: Int { bounds.count - 1 }
+        package var end: UInt64 { first + UInt64(count) }
 
         /// Line `k` (from 0), without its newline.
-        public func line(_ k: Int) -> ArraySlice<UInt8> { text[bounds[k]..<bounds[k + 1] - 1] }
+        package func line(_ k: Int) -> ArraySlice<UInt8> { text[bounds[k]..<bounds[k + 1] - 1] }
 
         /// The first `n` events of the batch.
-        public func prefix(_ n: Int) -> Batch {
+        package func prefix(_ n: Int) -> Batch {
             Batch(first: first, text: Array(text[..<bounds[n]]), bounds: Array(bounds[...n]))
         }
     }
@@ -96,7 +96,7 @@ public actor Outbox {
     ///   - capacity: the most bytes of NDJSON that may wait for delivery (64 MiB unless told).
     ///   - compression: zstd, to compress the events' frames and read compressed ones; stored frames without it.
     /// - Throws: ``OutboxError``: in use by another process, damaged, or not readable.
-    public init(directory: String, capacity: Int = 64 << 20, compression: Compression? = nil) throws(OutboxError) {
+    package init(directory: String, capacity: Int = 64 << 20, compression: Compression? = nil) throws(OutboxError) {
         let file = try OutboxFile(directory: directory)
         let found = try file.readAll()
         self.file = TransferBox(file)
@@ -134,17 +134,17 @@ public actor Outbox {
     public var pending: Int { Int(next - delivered) }
 
     /// The number the next event takes, and how many are delivered, read together.
-    public var progress: (next: UInt64, delivered: UInt64) { (next, delivered) }
+    package var progress: (next: UInt64, delivered: UInt64) { (next, delivered) }
 
     /// Where the intake of `source` got, if it was ever taken.
-    public func mark(for source: String) -> IntakeMark? { marks[source] }
+    package func mark(for source: String) -> IntakeMark? { marks[source] }
 
     /// Where the intake of every source got.
-    public var allMarks: [IntakeMark] { Array(marks.values) }
+    package var allMarks: [IntakeMark] { Array(marks.values) }
 
     /// Binds the outbox to the log `id` (`Orders-Log`), durably, before anything is delivered under it.
     /// - Throws: ``OutboxError/boundElsewhere(directory:log:)`` if it is bound to another log.
-    public func bind(to id: String) throws(OutboxError) {
+    package func bind(to id: String) throws(OutboxError) {
         if let log, log != id { throw .boundElsewhere(directory: directory, log: log) }
         guard log == nil else { return }
         try LogBinding.write(id, in: directory)
@@ -156,7 +156,7 @@ public actor Outbox {
     /// - Parameters:
     ///   - mark: how far a source's intake got with these lines, written with them.
     ///   - waitingForRoom: wait until delivery makes room, rather than throw ``OutboxError/full(capacity:pending:)``.
-    public func append(_ text: [UInt8], count: Int, mark: IntakeMark? = nil, waitingForRoom: Bool = false) async throws -> Range<UInt64> {
+    package func append(_ text: [UInt8], count: Int, mark: IntakeMark? = nil, waitingForRoom: Bool = false) async throws -> Range<UInt64> {
         precondition(count > 0)
         if waitingForRoom {
             while pendingText > 0, pendingText + text.count > capacity { await withCheckedContinuation { roomWaiters.append($0) } }
@@ -169,20 +169,20 @@ public actor Outbox {
 
     /// Waits for the records in flight, then lets go of the file and its
     /// lock; what is appended after is refused.
-    public func close() async {
+    package func close() async {
         if broken == nil { broken = .io(path: file.value.path, "the outbox is closed") }
         while queue.isCommitting { await Task.yield() }
         file.value.close()
     }
 
     /// Returns once some event waits for delivery.
-    public func waitForEvents() async {
+    package func waitForEvents() async {
         while pending == 0 { await withCheckedContinuation { waitingForEvents.append($0) } }
     }
 
     /// Up to `limit` events from the first not delivered, and no more than
     /// `maxBytes` of text unless one event alone is more; nil if none waits.
-    public func batch(limit: Int, maxBytes: Int = 8 << 20) throws -> Batch? {
+    package func batch(limit: Int, maxBytes: Int = 8 << 20) throws -> Batch? {
         var batch = Batch(first: delivered, text: [], bounds: [0])
         var number = delivered
         var index = spans.firstIndex { $0.header.end > number }
@@ -206,7 +206,7 @@ public actor Outbox {
     /// Marks every event numbered below `through` delivered. The mark is
     /// written but not synced: after a crash those events are delivered again,
     /// and the server counts them as duplicates.
-    public func acknowledge(through: UInt64) {
+    package func acknowledge(through: UInt64) {
         guard through > delivered else { return }
         precondition(through <= next, "acknowledged past the events recorded")
         delivered = through
