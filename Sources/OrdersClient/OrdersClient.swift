@@ -84,13 +84,22 @@ public final class OrdersClient: Sendable {
         }
     }
 
-    /// Records `event`: returns once it is on the device's disk, synced.
+    /// Records `event`: returns once it is on the device's disk, synced. An
+    /// event without `at` takes the time it is recorded at.
     /// - Returns: its number in the outbox.
     /// - Throws: ``InputError`` for an event the spec does not allow (naming the field), ``OutboxError`` if the outbox is full.
     @discardableResult
     public func record(_ event: ShopEvent) async throws -> UInt64 {
         var line: [UInt8] = []
-        let count = try OutboxLines.prepare(event.json, name: "event", milliseconds: Self.now(), into: &line)
+        let now = Self.now()
+        let count: Int
+        do {
+            count = try OutboxLines.prepare(event.json, name: "event", milliseconds: now, into: &line)
+        } catch {
+            // An event given without a time happened as it is recorded.
+            guard error.field == "at", error.message == "missing" else { throw error }
+            count = try OutboxLines.prepare(event.stamped(at: now).json, name: "event", milliseconds: now, into: &line)
+        }
         guard count == 1 else { throw InputError(file: "event", message: "an event is one JSON object, on one line") }
         return try await outbox.append(line, count: 1).lowerBound
     }

@@ -30,6 +30,24 @@ struct OutboxTests {
         #expect(first == 2 && text == lines(2..<5))
     }
 
+    @Test func anEventWithoutATimeTakesTheTimeItIsRecordedAt() async throws {
+        let client = try OrdersClient(server: URL(string: "http://127.0.0.1:9")!, outbox: temporaryDirectory())
+        let before = OrdersClient.now()
+        try await client.record(ShopEvent(json: #"{"type": "vote_cast", "poll": "p", "voter": "v", "candidate": "c"}"#))
+        try await client.record(
+            ShopEvent(json: #"{"type": "vote_cast", "at": "2026-01-02T03:04:05Z", "poll": "p", "voter": "v", "candidate": "d"}"#))
+        let lines = try await waiting(in: client.outbox).text.split(separator: 0x0A).map { String(decoding: $0, as: UTF8.self) }
+        #expect(lines.count == 2)
+        let at = try #require(lines.first.flatMap { $0.firstRange(of: #""at":""#) }.map { lines[0][$0.upperBound...].prefix(24) })
+        let stamped = try #require(RFC3339.parse(String(at)))
+        #expect(UInt64(stamped.milliseconds) >= before && UInt64(stamped.milliseconds) <= OrdersClient.now(), "\(lines[0])")
+        #expect(lines[1].contains(#""at": "2026-01-02T03:04:05Z""#), "a time given is kept: \(lines[1])")
+        // A time that is there but wrong is still refused, naming it.
+        await #expect(throws: InputError.self) {
+            try await client.record(ShopEvent(json: #"{"type": "vote_cast", "at": "x", "poll": "p", "voter": "v", "candidate": "c"}"#))
+        }
+    }
+
     @Test func aSecondProcessIsRefused() async throws {
         let directory = temporaryDirectory()
         let outbox = try Outbox(directory: directory)

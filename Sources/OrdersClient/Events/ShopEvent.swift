@@ -38,6 +38,25 @@ public struct ShopEvent: Sendable, Hashable {
         json = text
     }
 
+    /// The event with `"at"` first among its members, the time `milliseconds` since the epoch: for
+    /// one given without a time. Its text is otherwise as it was.
+    func stamped(at milliseconds: UInt64) -> ShopEvent {
+        guard let brace = json.firstIndex(of: UInt8(ascii: "{")) else { return self }
+        var text = Array(json[...brace])
+        JSONText.appendString("at", to: &text)
+        text.append(UInt8(ascii: ":"))
+        JSONText.appendString(RFC3339.format(Timestamp(milliseconds: Int64(milliseconds))), to: &text)
+        let rest = json[(brace + 1)...]
+        // A comma before the members that follow, none before the closing brace of `{}`.
+        if let next = rest.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }), next != UInt8(ascii: "}") {
+            text.append(UInt8(ascii: ","))
+        }
+        text += rest
+        return ShopEvent(bytes: text)
+    }
+
+    private init(bytes: [UInt8]) { json = bytes }
+
     private enum Member {
         case string(String)
         case integer(Int64)
