@@ -15,5 +15,7 @@ package func syncDirectory(of path: String) throws(FileError) {
     let fd = open(directory.string, O_RDONLY | O_DIRECTORY)
     guard fd >= 0 else { throw FileError(path: directory.string, operation: "opening the directory", errno: Errno(rawValue: errno)) }
     defer { close(fd) }
-    guard fsync(fd) == 0 else { throw FileError(path: directory.string, operation: "syncing the directory", errno: Errno(rawValue: errno)) }
+    guard durableSync(fd) == 0 else {
+        throw FileError(path: directory.string, operation: "syncing the directory", errno: Errno(rawValue: errno))
+    }
 }

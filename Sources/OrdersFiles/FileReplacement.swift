@@ -30,7 +30,7 @@ package func replaceFile(
             permissions: permissions)
         try file.closeAfter {
             for bytes in pieces { _ = try bytes.withUnsafeBytes { try file.writeAll($0) } }
-            guard fsync(file.rawValue) == 0 else { throw Errno(rawValue: errno) }
+            guard durableSync(file.rawValue) == 0 else { throw Errno(rawValue: errno) }
         }
     } catch {
         throw FileError(path: temporary, operation: "writing", reason: "\(error)")

@@ -179,7 +179,7 @@ final class OutboxFile {
     }
 
     private static func sync(_ file: FileDescriptor) throws {
-        guard fsync(file.rawValue) == 0 else { throw Errno(rawValue: errno) }
+        guard durableSync(file.rawValue) == 0 else { throw Errno(rawValue: errno) }
     }
 
     /// Creates `directory` and the folders above it that are missing, syncing each parent.

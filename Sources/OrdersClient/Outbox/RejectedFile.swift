@@ -18,7 +18,7 @@ enum RejectedFile {
             FilePath(path), .writeOnly, options: [.create, .append, .closeOnExec], permissions: [.ownerReadWrite])
         try file.closeAfter {
             _ = try lines.withUnsafeBytes { try file.writeAll($0) }
-            guard fsync(file.rawValue) == 0 else { throw Errno(rawValue: errno) }
+            guard durableSync(file.rawValue) == 0 else { throw Errno(rawValue: errno) }
         }
         try syncDirectory(of: path)
     }
