@@ -166,6 +166,29 @@ struct ClientTests {
         #expect(closing.anomalies == [Appended.Anomaly(seq: 4, anomaly: "cart_closed")])
     }
 
+    /// A 400 that names no line: the batch is halved until the event refused is alone, and only it is set aside.
+    @Test func aRefusalNamingNoLineSetsAsideOneEventNotTheBatch() async throws {
+        let server = try ServeTests.Running()
+        defer { server.stop() }
+        let refused = FaultyProxy.Fault.answer(400, body: #"{"error": "refused"}"#)
+        // Batches of 8, 4, 2 and 1 refused: the last is the first event alone.
+        let proxy = try FaultyProxy(upstream: server.base, faults: [refused, refused, refused, refused])
+        defer { proxy.stop() }
+        var configuration = OrdersClient.Configuration()
+        configuration.batchSize = 8
+        configuration.batchDelay = .zero
+        let told = Told()
+        let client = try OrdersClient(
+            server: URL(string: proxy.base)!, outbox: CLI.temporaryDirectory(), configuration: configuration, delegate: told)
+        defer { client.stop() }
+        for n in 0..<8 { try await client.record(Self.event(n)) }
+        #expect(try await client.flush(timeout: .seconds(60)) == 8)
+        let setAside = told.events.withLock { $0.compactMap { if case .setAside(let r) = $0 { r.number } else { nil } } }
+        #expect(setAside == [0])
+        let replay = try await server.request("GET", "/replay")
+        #expect(replay.text.contains("\"events\": 7"), "\(replay.text)")
+    }
+
     @Test func aFlushWithoutStartDeliversAndSaysHowMany() async throws {
         let server = try ServeTests.Running()
         defer { server.stop() }

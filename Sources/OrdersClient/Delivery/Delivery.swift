@@ -146,12 +146,13 @@ actor Delivery {
                     await setAside(batch.prefix(1), status: answer.status, error.message ?? "refused", field: error.field, seq: error.seq)
                     limit = configuration.batchSize
                 } else {
-                    await setAside(batch, status: answer.status, error.message ?? "refused", field: error.field, seq: error.seq)
+                    // No line named: halves, until the event refused is alone, so that no other is set aside with it.
+                    limit = max(1, batch.count / 2)
                 }
             case 401, 403:
                 report(.tokenRefused(status: answer.status, message: error.message ?? "the server refused the token"))
-                attempt = max(attempt, 30)
-                await wait(attempt: &attempt, retryAfter: nil, reason: "the token was refused (\(answer.status))")
+                // The backoff's cap, not a draw below it: a token does not heal sooner for asking sooner.
+                await wait(attempt: &attempt, retryAfter: configuration.backoff.maximum, reason: "the token was refused (\(answer.status))")
             default:
                 let retryAfter = answer.headers["retry-after"].flatMap { Backoff.retryAfter($0) }
                 await wait(attempt: &attempt, retryAfter: retryAfter, reason: "the server answered \(answer.status)", status: answer.status)
