@@ -44,6 +44,7 @@ actor Delivery {
         if let stopReason { throw FlushError.deliveryStopped(reason: stopReason, waiting: Int(target - acknowledged)) }
         urgent += 1
         defer { urgent -= 1 }
+        wakeGather()
         lastWaiter += 1
         let id = lastWaiter
         let timer = timeout.map { timeout in
@@ -160,13 +161,44 @@ actor Delivery {
         }
     }
 
-    /// Waits for a batch to fill, for the batch delay, or for a flush, whichever comes first.
+    /// Waits for a batch to fill, for the batch delay, or for a flush,
+    /// whichever comes first: asleep until one of them wakes it, so that a
+    /// phone's delivery costs no wakeups while a batch fills.
     private func gather() async {
-        let start = ContinuousClock.now
-        while urgent == 0, await outbox.pending < configuration.batchSize, ContinuousClock.now - start < configuration.batchDelay {
-            try? await Task.sleep(for: .milliseconds(10))
-            if Task.isCancelled { return }
+        guard urgent == 0 else { return }
+        let outbox = self.outbox, size = configuration.batchSize, delay = configuration.batchDelay
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await Task.sleep(for: delay) }
+            group.addTask { await outbox.waitForPending(atLeast: size) }
+            group.addTask { await self.waitForUrgency() }
+            _ = await group.next()
+            group.cancelAll()
         }
+    }
+
+    /// The gather waiting for a flush, if one waits, and its number.
+    private var waitingForUrgency: (id: Int, reply: CheckedContinuation<Void, Never>)?
+    private var lastGather = 0
+
+    /// Returns once a flush asks for what is there, or at once if the task is cancelled.
+    private func waitForUrgency() async {
+        guard urgent == 0 else { return }
+        lastGather += 1
+        let id = lastGather
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (reply: CheckedContinuation<Void, Never>) in
+                if Task.isCancelled { reply.resume() } else { waitingForUrgency = (id, reply) }
+            }
+        } onCancel: {
+            Task { await self.wakeGather(id) }
+        }
+    }
+
+    /// Ends the gather's wait for a flush: gather `id`'s only, or whichever waits.
+    private func wakeGather(_ id: Int? = nil) {
+        guard let waiting = waitingForUrgency, id == nil || waiting.id == id else { return }
+        waiting.reply.resume()
+        waitingForUrgency = nil
     }
 
     private func wait(attempt: inout Int, retryAfter: Duration?, reason: String, status: Int? = nil) async {

@@ -87,6 +87,9 @@ public actor Outbox {
     /// Set once a write or a sync failed: what the file holds past the last sync is not known, so nothing more is taken.
     private var broken: OutboxError?
     private var waitingForEvents: [CheckedContinuation<Void, Never>] = []
+    /// Waits for a count of events pending (``waitForPending(atLeast:)``), by a number of their own.
+    private var waitingForPending: [(id: Int, count: Int, reply: CheckedContinuation<Void, Never>)] = []
+    private var lastPendingWaiter = 0
     private var roomWaiters: [CheckedContinuation<Void, Never>] = []
     /// The span last read, its text and where its lines start.
     private var cached: (first: UInt64, text: [UInt8], starts: [Int])?
@@ -178,6 +181,29 @@ public actor Outbox {
     /// Returns once some event waits for delivery.
     package func waitForEvents() async {
         while pending == 0 { await withCheckedContinuation { waitingForEvents.append($0) } }
+    }
+
+    /// Returns once `count` events or more wait for delivery, or at once if
+    /// the task is cancelled: woken by the record that brings them, never by polling.
+    package func waitForPending(atLeast count: Int) async {
+        guard pending < count else { return }
+        lastPendingWaiter += 1
+        let id = lastPendingWaiter
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (reply: CheckedContinuation<Void, Never>) in
+                if Task.isCancelled { reply.resume() } else { waitingForPending.append((id, count, reply)) }
+            }
+        } onCancel: {
+            Task { await self.stopWaitingForPending(id) }
+        }
+    }
+
+    private func stopWaitingForPending(_ id: Int) {
+        waitingForPending.removeAll { waiting in
+            guard waiting.id == id else { return false }
+            waiting.reply.resume()
+            return true
+        }
     }
 
     /// Up to `limit` events from the first not delivered, and no more than
@@ -272,6 +298,12 @@ public actor Outbox {
                 if !newSpans.isEmpty {
                     for waiter in waitingForEvents { waiter.resume() }
                     waitingForEvents = []
+                    let pending = self.pending
+                    waitingForPending.removeAll { waiting in
+                        guard waiting.count <= pending else { return false }
+                        waiting.reply.resume()
+                        return true
+                    }
                 }
             } catch {
                 let failure = OutboxError.io(path: file.value.path, "writing or syncing: \(error)")
