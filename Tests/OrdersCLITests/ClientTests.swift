@@ -189,6 +189,29 @@ struct ClientTests {
         #expect(replay.text.contains("\"events\": 7"), "\(replay.text)")
     }
 
+    /// What a kiosk shows, read through the client: an order, a poll's tally, the day's sales, as the server and the CLI give them.
+    @Test func theReadsAKioskShowsAreTheServersAnswers() async throws {
+        let log = CLI.temporaryDirectory() + "/kiosk.log"
+        #expect(try CLI.run(["import", log, "Fixtures/kiosk-day.ndjson"]).status == 0)
+        let server = try ServeTests.Running(log: log)
+        defer { server.stop() }
+        let client = try OrdersClient(server: URL(string: server.base)!, outbox: CLI.temporaryDirectory())
+        let placed = try #require(try await client.order("A-1001"))
+        let served = try await server.request("GET", "/orders/A-1001")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(served.text.utf8)) as? [String: Any])
+        #expect(placed.cart == object["cart"] as? String && placed.total == (object["total"] as? NSNumber)?.int64Value, "\(served.text)")
+        #expect(try await client.order("no-such-order") == nil)
+        let tally = try #require(try await client.tally(poll: "kiosk-design"))
+        #expect(tally.votes == 3 && tally.ranking.map(\.candidate) == ["dark", "light"], "\(tally)")
+        #expect(try await client.tally(poll: "no-such-poll") == nil)
+        let sales = try await client.dailySales(from: "2025-09-16", to: "2025-09-16", tz: "Asia/Seoul")
+        let printed = try CLI.run([
+            "report", "daily", log, "--format", "json", "--tz", "Asia/Seoul", "--from", "2025-09-16", "--to", "2025-09-16",
+        ])
+        #expect(try sales == JSONDecoder().decode(DailySales.self, from: Data(printed.stdout)))
+        #expect(sales.zone == "Asia/Seoul" && !sales.rows.isEmpty)
+    }
+
     @Test func aFlushWithoutStartDeliversAndSaysHowMany() async throws {
         let server = try ServeTests.Running()
         defer { server.stop() }
