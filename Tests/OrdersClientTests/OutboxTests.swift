@@ -48,6 +48,21 @@ struct OutboxTests {
         }
     }
 
+    @Test func theTypedHelpersTakeExtrasAndAWrongOneIsRefused() async throws {
+        let client = try OrdersClient(server: URL(string: "http://127.0.0.1:9")!, outbox: temporaryDirectory())
+        try await client.record(
+            .itemAdded(
+                cart: "kiosk-7", product: "airpods-4", qty: 1, price: 199_000, currency: "KRW",
+                extras: [
+                    "staff": .string("kim"), "device": .json(#"{"id":"kiosk-3","zone":[2,1]}"#), "gift": .bool(true), "n": .integer(3),
+                ]))
+        let line = String(decoding: try await waiting(in: client.outbox).text, as: UTF8.self)
+        #expect(line.contains(#""currency":"KRW","staff":"kim","device":{"id":"kiosk-3","zone":[2,1]},"gift":true,"n":3}"#), "\(line)")
+        await #expect(throws: InputError.self) {
+            try await client.record(.voteCast(poll: "p", voter: "v", candidate: "c", extras: ["device": .json("{")]))
+        }
+    }
+
     @Test func aSecondProcessIsRefused() async throws {
         let directory = temporaryDirectory()
         let outbox = try Outbox(directory: directory)

@@ -32,6 +32,10 @@ public struct ShopEvent: Sendable, Hashable {
             switch value {
             case .string(let string): JSONText.appendString(string, to: &text)
             case .integer(let integer): JSONText.appendInteger(integer, to: &text)
+            case .extra(.string(let string)): JSONText.appendString(string, to: &text)
+            case .extra(.integer(let integer)): JSONText.appendInteger(integer, to: &text)
+            case .extra(.bool(let bool)): text += Array((bool ? "true" : "false").utf8)
+            case .extra(.json(let json)): text += Array(json.utf8)
             }
         }
         text.append(UInt8(ascii: "}"))
@@ -60,37 +64,71 @@ public struct ShopEvent: Sendable, Hashable {
     private enum Member {
         case string(String)
         case integer(Int64)
+        case extra(Extra)
+    }
+
+    /// A member the spec does not list, for the typed helpers' `extras`: the
+    /// log keeps it, and export and the live feed give it back as written.
+    public enum Extra: Sendable, Hashable {
+        case string(String)
+        case integer(Int64)
+        case bool(Bool)
+        /// A JSON value as written: an object, an array, a number with a fraction. Checked when recorded.
+        case json(String)
+    }
+
+    /// The members of an event: those of its type, then `extras`.
+    private static func members(_ listed: [(String, Member)], _ extras: KeyValuePairs<String, Extra>) -> [(String, Member)] {
+        listed + extras.map { ($0.key, .extra($0.value)) }
     }
 
     /// `item_added`: `qty` of `product` at `price` minor units of `currency` each.
     public static func itemAdded(
-        cart: String, product: String, qty: Int64, price: Int64, currency: String, at: Date = Date(), id: String? = nil
+        cart: String, product: String, qty: Int64, price: Int64, currency: String, at: Date = Date(), id: String? = nil,
+        extras: KeyValuePairs<String, Extra> = [:]
     ) -> ShopEvent {
         ShopEvent(
             "item_added", at: at, id: id,
-            [
-                ("cart", .string(cart)), ("product", .string(product)), ("qty", .integer(qty)), ("price", .integer(price)),
-                ("currency", .string(currency)),
-            ])
+            members(
+                [
+                    ("cart", .string(cart)), ("product", .string(product)), ("qty", .integer(qty)), ("price", .integer(price)),
+                    ("currency", .string(currency)),
+                ], extras))
     }
 
     /// `quantity_changed`: the line of `product` now holds `qty`.
-    public static func quantityChanged(cart: String, product: String, qty: Int64, at: Date = Date(), id: String? = nil) -> ShopEvent {
-        ShopEvent("quantity_changed", at: at, id: id, [("cart", .string(cart)), ("product", .string(product)), ("qty", .integer(qty))])
+    public static func quantityChanged(
+        cart: String, product: String, qty: Int64, at: Date = Date(), id: String? = nil,
+        extras: KeyValuePairs<String, Extra> = [:]
+    ) -> ShopEvent {
+        ShopEvent(
+            "quantity_changed", at: at, id: id,
+            members([("cart", .string(cart)), ("product", .string(product)), ("qty", .integer(qty))], extras))
     }
 
     /// `item_removed`: the line of `product` leaves the cart.
-    public static func itemRemoved(cart: String, product: String, at: Date = Date(), id: String? = nil) -> ShopEvent {
-        ShopEvent("item_removed", at: at, id: id, [("cart", .string(cart)), ("product", .string(product))])
+    public static func itemRemoved(
+        cart: String, product: String, at: Date = Date(), id: String? = nil,
+        extras: KeyValuePairs<String, Extra> = [:]
+    ) -> ShopEvent {
+        ShopEvent("item_removed", at: at, id: id, members([("cart", .string(cart)), ("product", .string(product))], extras))
     }
 
     /// `checked_out`: the cart becomes order `order`.
-    public static func checkedOut(cart: String, order: String, at: Date = Date(), id: String? = nil) -> ShopEvent {
-        ShopEvent("checked_out", at: at, id: id, [("cart", .string(cart)), ("order", .string(order))])
+    public static func checkedOut(
+        cart: String, order: String, at: Date = Date(), id: String? = nil,
+        extras: KeyValuePairs<String, Extra> = [:]
+    ) -> ShopEvent {
+        ShopEvent("checked_out", at: at, id: id, members([("cart", .string(cart)), ("order", .string(order))], extras))
     }
 
     /// `vote_cast`: `voter` votes for `candidate` in `poll`.
-    public static func voteCast(poll: String, voter: String, candidate: String, at: Date = Date(), id: String? = nil) -> ShopEvent {
-        ShopEvent("vote_cast", at: at, id: id, [("poll", .string(poll)), ("voter", .string(voter)), ("candidate", .string(candidate))])
+    public static func voteCast(
+        poll: String, voter: String, candidate: String, at: Date = Date(), id: String? = nil,
+        extras: KeyValuePairs<String, Extra> = [:]
+    ) -> ShopEvent {
+        ShopEvent(
+            "vote_cast", at: at, id: id,
+            members([("poll", .string(poll)), ("voter", .string(voter)), ("candidate", .string(candidate))], extras))
     }
 }
