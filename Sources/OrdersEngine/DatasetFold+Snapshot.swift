@@ -179,31 +179,19 @@ extension DatasetFold {
         consuming func reports() -> (reports: Reports, ids: Identifiers) { (sink.projector.reports, ids) }
     }
 
-    /// What ``takeSnapshot(of:threads:note:)`` did.
-    struct SnapshotTaken: Sendable {
-        /// The dataset seq after the last event it covers.
-        var endSeq: Int64
-        /// The events folded to take it: those after the snapshot before, if any.
-        var folded: Int64
-        /// The parts whose shares were written.
-        var shares: Int
-        /// The bytes written; nil if the snapshot there covered every event already, and was kept.
-        var bytes: Int?
-    }
-
     /// Takes a snapshot of the fold of every committed event of `dataset`:
     /// each part's share (``DatasetSnapshot/partPath(_:_:)``), then the file
     /// that ties them together. From the snapshot there, if the parts bear
     /// it out: only the parts with events after it are folded (those
     /// events alone) and their shares written again. Otherwise from nothing.
-    static func takeSnapshot(of dataset: Dataset, threads: Int, note: (String) -> Void) throws -> SnapshotTaken {
+    static func takeSnapshot(of dataset: Dataset, threads: Int, note: (String) -> Void) throws -> Engine.SnapshotTaken {
         let parts = dataset.partsWithEvents
         let threads = max(1, min(threads, parts.count))
         let endSeq = (dataset.manifest.parts.map(\.lastSeq).max() ?? 0) + 1
         // Opened without product sales, which a share taken from the one before copies as they are.
         var snapshot = SnapshotShares.open(dataset, productSales: false, note: note)
         if let snapshot, snapshot.index.endSeq == endSeq {
-            return SnapshotTaken(endSeq: endSeq, folded: 0, shares: 0, bytes: nil)
+            return Engine.SnapshotTaken(path: DatasetSnapshot.path(in: dataset.directory), endSeq: endSeq, folded: 0, bytes: nil, shares: 0)
         }
         var notes: [[CheckoutDecisions.Note]] = []
         var orders: [SymbolTable] = []
@@ -235,9 +223,9 @@ extension DatasetFold {
         let taken = before.adding(written.indices.flatMap { index in written[index].prints.map { ($0, UInt32(parts[index])) } })
         let index = DatasetSnapshot(endSeq: endSeq, parts: dataset.manifest.parts.map(SeqFile.Point.init), taken: taken)
         let bytes = try index.write(in: dataset.directory)
-        return SnapshotTaken(
-            endSeq: endSeq, folded: written.reduce(0) { $0 + $1.folded }, shares: written.filter { $0.bytes > 0 }.count,
-            bytes: written.reduce(bytes) { $0 + $1.bytes })
+        return Engine.SnapshotTaken(
+            path: DatasetSnapshot.path(in: dataset.directory), endSeq: endSeq, folded: written.reduce(0) { $0 + $1.folded },
+            bytes: written.reduce(bytes) { $0 + $1.bytes }, shares: written.filter { $0.bytes > 0 }.count)
     }
 
     /// Folds part `part` after its share of `snapshot` (or whole, if nil),

@@ -79,9 +79,7 @@ extension Engine {
     /// (``DatasetFold/takeSnapshot(of:threads:note:)``).
     public static func takeSnapshot(of path: String, threads: Int, note: (String) -> Void) throws -> SnapshotTaken {
         guard DatasetManifest.isDataset(path) else { return try takeLogSnapshot(of: path, threads: threads, note: note) }
-        let taken = try DatasetFold.takeSnapshot(of: Dataset(directory: path), threads: threads, note: note)
-        return SnapshotTaken(
-            path: DatasetSnapshot.path(in: path), endSeq: taken.endSeq, folded: taken.folded, bytes: taken.bytes, shares: taken.shares)
+        return try DatasetFold.takeSnapshot(of: Dataset(directory: path), threads: threads, note: note)
     }
 
     /// Takes a snapshot of the fold of every committed event of the log at

@@ -36,7 +36,7 @@ public struct EventChunk: Sendable {
 }
 
 /// A stream as a writer appends it (``LogTransaction/append(contentsOf:compressors:again:noting:progress:)``,
-/// ``DatasetTransaction/append(contentsOf:again:progress:)``): how it names its
+/// ``DatasetTransaction/append(contentsOf:compressors:again:progress:)``): how it names its
 /// ids, which tells the writer how to renumber them; for text, the check
 /// of its ids against the writer's as it reads (``AppendIDs``), so that
 /// each id is hashed once; and the digest that tells the same content imported again.

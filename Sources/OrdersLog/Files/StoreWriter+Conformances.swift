@@ -17,14 +17,4 @@ extension DatasetWriter: StoreWriter {
     public var upgraded: Bool { false }
 }
 
-extension DatasetTransaction: StoreTransaction {
-    /// The parts compress on the thread that reads: `compressors` is not used.
-    public func append(
-        contentsOf stream: any AppendableStream, compressors: Int, again: Bool, progress: (Int) throws -> Void
-    ) throws {
-        try writer.append(contentsOf: stream, again: again, progress: progress)
-    }
-
-    /// A dataset does not say how a stream's times stand to those before it.
-    public var lastStreamStart: (first: Int64, latestBefore: Int64)? { nil }
-}
+extension DatasetTransaction: StoreTransaction {}
