@@ -8,12 +8,15 @@ import PackageDescription
 let package = Package(
     name: "IDMaps",
     platforms: [.macOS(.v15)],
+    // For OrdersWorkload's SplitMix64 alone: without the Server trait, none of the server's dependencies resolve.
+    dependencies: [.package(name: "orders", path: "../..", traits: [])],
     targets: [
         // Debian: liblmdb-dev.
         .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]),
         // Debian: librocksdb-dev, through its C API.
         .systemLibrary(name: "CRocksDB", pkgConfig: "rocksdb", providers: [.apt(["librocksdb-dev"]), .brew(["rocksdb"])]),
-        .executableTarget(name: "id-maps", dependencies: ["CLMDB", "CRocksDB"]),
+        .executableTarget(
+            name: "id-maps", dependencies: ["CLMDB", "CRocksDB", .product(name: "OrdersWorkload", package: "orders")]),
     ],
     swiftLanguageModes: [.v6]
 )

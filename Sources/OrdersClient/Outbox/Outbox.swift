@@ -86,7 +86,6 @@ public actor Outbox {
     private var queue = GroupQueue<Pending>()
     /// Set once a write or a sync failed: what the file holds past the last sync is not known, so nothing more is taken.
     private var broken: OutboxError?
-    private var waitingForEvents: [CheckedContinuation<Void, Never>] = []
     /// Waits for a count of events pending (``waitForPending(atLeast:)``), by a number of their own.
     private var waitingForPending: [(id: Int, count: Int, reply: CheckedContinuation<Void, Never>)] = []
     private var lastPendingWaiter = 0
@@ -178,10 +177,8 @@ public actor Outbox {
         file.value.close()
     }
 
-    /// Returns once some event waits for delivery.
-    package func waitForEvents() async {
-        while pending == 0 { await withCheckedContinuation { waitingForEvents.append($0) } }
-    }
+    /// Returns once some event waits for delivery, or at once if the task is cancelled.
+    package func waitForEvents() async { await waitForPending(atLeast: 1) }
 
     /// Returns once `count` events or more wait for delivery, or at once if
     /// the task is cancelled: woken by the record that brings them, never by polling.
@@ -296,8 +293,6 @@ public actor Outbox {
                 spans += newSpans
                 next = newSpans.last?.header.end ?? next
                 if !newSpans.isEmpty {
-                    for waiter in waitingForEvents { waiter.resume() }
-                    waitingForEvents = []
                     let pending = self.pending
                     waitingForPending.removeAll { waiting in
                         guard waiting.count <= pending else { return false }

@@ -1,3 +1,5 @@
+import OrdersWorkload
+
 /// The keys measured: id spellings as `OrdersClient` gives events (UUIDv7,
 /// time-ordered, so a log's order is nearly their sorted order) or random
 /// ones (UUIDv4, whose log order is no order at all). Key `i` is made again
@@ -42,19 +44,4 @@ struct Keys {
     }
 
     static let length = 36
-}
-
-/// SplitMix64 (Steele, Lea, Flood 2014): a fast deterministic generator.
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

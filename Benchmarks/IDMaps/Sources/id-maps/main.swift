@@ -1,4 +1,5 @@
 import Glibc
+import OrdersWorkload
 
 // id-maps --keys N --shape v7|v4 --dir DIR [--maps lmdb,rocksdb,runs] [--lookups K] [--open-only yes]
 // For each map: build from N keys in log order, then K lookups of ids that
@@ -64,44 +65,42 @@ func dropCaches() {
     }
 }
 
+/// Drops the page cache, opens the map in `dir` and looks up 2,000 ids that are there and 2,000 that are not.
+func openCold(_ name: String, _ dir: String, as opening: String) throws -> any IDMap {
+    dropCaches()
+    let start = now()
+    let map = try open(name, dir)
+    let opened = Double(now() - start) / 1e6
+    print("\(name)\topen after a dropped cache\(opening): \(Int(opened)) ms, \(anonymousMB()) MB anonymous RSS")
+    print("\(name)\tcold, there:     \(try measure(map, 2_000, present: true))")
+    print("\(name)\tthen, not there: \(try measure(map, 2_000, present: false))")
+    return map
+}
+
 print("keys \(keys.count), shape \(keys.shape), lookups \(lookups)")
 for name in maps {
     let dir = root + "/" + name
-    if openOnly {
-        do {
-            dropCaches()
-            let opening = now()
-            let map = try open(name, dir)
-            let opened = Double(now() - opening) / 1e6
-            print("\(name)\topen after a dropped cache, in a fresh process: \(Int(opened)) ms, \(anonymousMB()) MB anonymous RSS")
-            print("\(name)\tcold, there:     \(try measure(map, 2_000, present: true))")
-            print("\(name)\tthen, not there: \(try measure(map, 2_000, present: false))")
+    do {
+        if openOnly {
+            let map = try openCold(name, dir, as: ", in a fresh process")
             print("\(name)\t\(lookups) more there: \(try measure(map, lookups, present: true))")
             print("\(name)\tafter \(lookups + 4_000) lookups: \(anonymousMB()) MB anonymous RSS")
-        } catch {
-            print("\(name)\tfailed: \(error)")
+            continue
         }
-        continue
-    }
-    _ = system("rm -rf '\(dir)' && mkdir -p '\(dir)'")
-    do {
-        var map = try open(name, dir)
-        let start = now()
-        try map.build(keys)
-        let built = Double(now() - start) / 1e9
-        print(
-            "\(name)\tbuild \(Int(built)) s (\(Int(Double(keys.count) / built / 1000))k keys/s)\t\(map.bytes() / 1_000_000) MB on disk, \(Double(map.bytes()) / Double(keys.count)) B a key"
-        )
-        print("\(name)\twarm, there:     \(try measure(map, lookups, present: true))")
-        print("\(name)\twarm, not there: \(try measure(map, lookups, present: false))")
-        map = try open("none", "/nonexistent")  // let the map go
-        dropCaches()
-        let opening = now()
-        let cold = try open(name, dir)
-        let opened = Double(now() - opening) / 1e6
-        print("\(name)\topen after a dropped cache: \(Int(opened)) ms, \(anonymousMB()) MB anonymous RSS")
-        print("\(name)\tcold, there:     \(try measure(cold, 2_000, present: true))")
-        print("\(name)\tthen, not there: \(try measure(cold, 2_000, present: false))")
+        _ = system("rm -rf '\(dir)' && mkdir -p '\(dir)'")
+        do {
+            // Its own scope, so that the map built is let go before it is opened again.
+            var map = try open(name, dir)
+            let start = now()
+            try map.build(keys)
+            let built = Double(now() - start) / 1e9
+            print(
+                "\(name)\tbuild \(Int(built)) s (\(Int(Double(keys.count) / built / 1000))k keys/s)\t\(map.bytes() / 1_000_000) MB on disk, \(Double(map.bytes()) / Double(keys.count)) B a key"
+            )
+            print("\(name)\twarm, there:     \(try measure(map, lookups, present: true))")
+            print("\(name)\twarm, not there: \(try measure(map, lookups, present: false))")
+        }
+        _ = try openCold(name, dir, as: "")
     } catch {
         print("\(name)\tfailed: \(error)")
     }
