@@ -3,8 +3,9 @@ import PackageDescription
 
 let package = Package(
     name: "orders",
-    // iOS for OrdersClient, which a shop app links; Synchronization's Mutex asks for 18.
-    platforms: [.macOS(.v15), .iOS(.v18)],
+    // iOS for OrdersClient, which a shop app links: Duration and ContinuousClock ask for 16. macOS for
+    // the server, whose Mutex and Atomic ask for 15 (docs/client.md, "Platforms").
+    platforms: [.macOS(.v15), .iOS(.v16)],
     products: [
         .executable(name: "orders", targets: ["orders"]),
         .library(name: "OrdersCore", targets: ["OrdersCore"]),
@@ -17,9 +18,9 @@ let package = Package(
         .library(name: "OrdersClient", targets: ["OrdersClient"]),
     ],
     // Everything but the client sits behind the default trait, so that an app that depends on this
-    // package for OrdersClient with `traits: []` resolves swift-system alone (Examples/KioskApp).
+    // package for OrdersClient with `traits: []` resolves swift-system and swift-log alone (Examples/KioskApp).
     traits: [
-        .trait(name: "Server", description: "The command line, `orders serve` and their dependencies: Hummingbird, NIO, swift-log."),
+        .trait(name: "Server", description: "The command line, `orders serve` and their dependencies: Hummingbird, NIO, lifecycle."),
         .default(enabledTraits: ["Server"]),
     ],
     dependencies: [
@@ -94,6 +95,8 @@ let package = Package(
             name: "OrdersClient",
             dependencies: [
                 "OrdersCore", "OrdersFormat", "OrdersFiles", .product(name: "SystemPackage", package: "swift-system"),
+                // The logging hook: an app's Logger, as the server-side Swift packages take one.
+                .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["OUTBOX.md"]
         ),
@@ -126,7 +129,10 @@ let package = Package(
         .testTarget(name: "OrdersClientTests", dependencies: ["OrdersClient", "OrdersFormat", "OrdersFiles", "OrdersLog", "OrdersCore"]),
         .testTarget(
             name: "OrdersCLITests",
-            dependencies: ["OrdersFormat", "OrdersFiles", "OrdersLog", "OrdersCore", "OrdersWorkload", "OrdersClient"]
+            dependencies: [
+                "OrdersFormat", "OrdersFiles", "OrdersLog", "OrdersCore", "OrdersWorkload", "OrdersClient",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -7,7 +7,7 @@ import PackageDescription
 // repository's URL and a version in place of the path.
 let package = Package(
     name: "KioskApp",
-    platforms: [.macOS(.v15), .iOS(.v18)],
+    platforms: [.macOS(.v15), .iOS(.v16)],
     dependencies: [
         .package(name: "orders", path: "../..", traits: [])
     ],

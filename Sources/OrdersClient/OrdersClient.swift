@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import OrdersFormat
 
 /// A shop app's way to `orders serve`: events recorded to a durable outbox
@@ -31,6 +32,14 @@ public final class OrdersClient: Sendable {
         /// compressed, and one compressed before can be read (OUTBOX.md).
         /// `orders send` gives libzstd's; an app gives none, and its frames are stored.
         public var compression: Outbox.Compression?
+        /// How a batch's body is compressed on its way (``BodyCompression``); nil sends it as it is.
+        public var bodyCompression: BodyCompression?
+        /// Where delivery and the live feed say what they do (swift-log): deliveries at debug, retries and
+        /// reconnects at info, events set aside and refused tokens at warning, a stop at error. Nil says nothing.
+        public var logger: Logger?
+        /// Whether delivery follows the device's network path (`NWPathMonitor`, where the Network framework
+        /// is): paused while there is none, resumed at once when one returns. Elsewhere it does nothing.
+        public var followsNetworkPath = true
 
         public init() {}
     }
@@ -42,6 +51,8 @@ public final class OrdersClient: Sendable {
     /// Tells the delegate what delivery and the live feed do.
     let reporter: Reporter
     private let running = Locked<Task<Void, Never>?>(nil)
+    /// The device's network path, told to delivery as it changes.
+    private let path: NetworkPath?
 
     /// Opens the outbox in `outbox` (a folder; created if missing) for the server at `server`.
     /// - Parameters:
@@ -57,12 +68,16 @@ public final class OrdersClient: Sendable {
         self.configuration = configuration
         self.transport = Transport(
             server: server, token: token, underlying: transport ?? URLSessionTransport(server: server, timeout: configuration.timeout))
-        let reporter = Reporter()
+        let reporter = Reporter(logger: configuration.logger)
         self.reporter = reporter
         delivery = Delivery(outbox: outbox, transport: self.transport, configuration: configuration) { event in
             reporter.tell(event)
         }
+        path = configuration.followsNetworkPath ? NetworkPath(telling: delivery) : nil
         reporter.set(delegate, client: self)
+        if let repaired = outbox.repaired {
+            configuration.logger?.notice("the outbox repaired its file", metadata: ["repaired": "\(repaired)"])
+        }
     }
 
     deinit { running.withLock { $0?.cancel() } }
@@ -119,28 +134,15 @@ public final class OrdersClient: Sendable {
         return try await delivery.flush(timeout: timeout)
     }
 
+    /// Tells delivery whether the device has a path to the network. Without
+    /// one it sends nothing and counts no retry; once one returns it sends at
+    /// once, and a backoff under way ends. On Apple's systems `NWPathMonitor`
+    /// tells it (``Configuration/followsNetworkPath``); elsewhere an app that
+    /// knows may. Until told otherwise, the network is taken to be there.
+    public func setNetworkReachable(_ reachable: Bool) async { await delivery.setReachable(reachable) }
+
     /// Sets the bearer token for the requests that follow.
     public func setToken(_ token: String?) { transport.setToken(token) }
 
     static func now() -> UInt64 { UInt64(max(0, Date().timeIntervalSince1970 * 1000)) }
-}
-
-/// Hands delivery's events to the delegate, which is set once the client exists.
-/// Both held weakly: the app owns its delegate, and the client owns delivery, which owns this.
-final class Reporter: Sendable {
-    private struct Target {
-        weak var delegate: (any OrdersClientDelegate)?
-        weak var client: OrdersClient?
-    }
-
-    private let target = Locked(Target())
-
-    func set(_ delegate: (any OrdersClientDelegate)?, client: OrdersClient) {
-        target.withLock { $0 = Target(delegate: delegate, client: client) }
-    }
-
-    func tell(_ event: DeliveryEvent) {
-        let (delegate, client) = target.withLock { ($0.delegate, $0.client) }
-        if let delegate, let client { delegate.ordersClient(client, event) }
-    }
 }

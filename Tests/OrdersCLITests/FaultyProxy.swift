@@ -21,7 +21,10 @@ final class FaultyProxy: Sendable {
     /// What the proxy saw of one `POST`.
     struct Seen: Sendable {
         var at: ContinuousClock.Instant
+        /// Its body's lines, as sent (a compressed body's are not lines).
         var lines: Int
+        /// Its `Content-Encoding`, if it named one.
+        var encoding: String?
     }
 
     let port: UInt16
@@ -88,7 +91,8 @@ final class FaultyProxy: Sendable {
         var fault = Fault.pass
         if isPost {
             fault = state.withLock { state in
-                state.seen.append(Seen(at: .now, lines: body.split(separator: 0x0A).count))
+                state.seen.append(
+                    Seen(at: .now, lines: body.split(separator: 0x0A).count, encoding: Self.header("content-encoding", in: head)))
                 return state.faults.isEmpty ? .pass : state.faults.removeFirst()
             }
         }
@@ -120,7 +124,8 @@ final class FaultyProxy: Sendable {
         // The request line and the headers that matter, and a close when answered.
         let lines = head.split(separator: "\r\n")
         var request = String(lines[0]) + "\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: \(body.count)\r\n"
-        for line in lines.dropFirst() where line.lowercased().hasPrefix("authorization:") || line.lowercased().hasPrefix("if-match:") {
+        let forwarded = ["authorization:", "if-match:", "content-encoding:"]
+        for line in lines.dropFirst() where forwarded.contains(where: line.lowercased().hasPrefix) {
             request += line + "\r\n"
         }
         Self.write(server, Array((request + "\r\n").utf8) + body)
@@ -136,6 +141,14 @@ final class FaultyProxy: Sendable {
             answer.insert(contentsOf: Array("\r\nConnection: close".utf8), at: end.lowerBound)
         }
         return answer
+    }
+
+    /// The value of the header `name` (in lower case) in a request's head.
+    private static func header(_ name: String, in head: String) -> String? {
+        for line in head.split(separator: "\r\n") where line.lowercased().hasPrefix(name + ":") {
+            return line.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces)
+        }
+        return nil
     }
 
     /// A request's head (up to its blank line) and its body (by Content-Length), answering `Expect: 100-continue`.

@@ -322,4 +322,25 @@ struct SendTests {
         #expect(try Self.numbers(in: server.log) == Array(0..<50))
         #expect(proxy.seen.map(\.lines).prefix(4) == [20, 20, 20, 10])
     }
+
+    /// `--compress zstd` sends each body as a zstd frame, which the server takes; a server that answers 415 gets them plain.
+    @Test func zstdBodiesLandAsPlainOnesDoAndA415SendsThemPlain() async throws {
+        let server = try ServeTests.Running()
+        defer { server.stop() }
+        let proxy = try FaultyProxy(
+            upstream: server.base, faults: [.pass, .answer(415, body: #"{"error": "Content-Encoding zstd is not one this server takes"}"#)])
+        defer { proxy.stop() }
+        let directory = CLI.temporaryDirectory()
+        try (0..<50).map { Self.line($0) + "\n" }.joined().write(toFile: directory + "/in.ndjson", atomically: false, encoding: .utf8)
+        let sent = try CLI.run([
+            "send", proxy.base, directory + "/in.ndjson", "--outbox", directory + "/o", "--batch", "20", "--compress", "zstd",
+        ])
+        #expect(sent.status == 0, "\(sent.stderr)")
+        server.stop()
+        #expect(try Self.numbers(in: server.log) == Array(0..<50))
+        let seen = proxy.seen
+        #expect(seen.map(\.encoding) == ["zstd", "zstd", nil, nil], "\(seen)")
+        #expect(seen.first?.lines ?? 20 < 20, "the first body was not compressed")
+        #expect(sent.stderr.contains("does not take Content-Encoding zstd"), "\(sent.stderr)")
+    }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// What an app resolves when it depends on this package for OrdersClient
-/// alone (Examples/KioskApp, `traits: []`): swift-system and this package,
+/// alone (Examples/KioskApp, `traits: []`): swift-system, swift-log and this package,
 /// none of the server's dependencies. CI builds the app too.
 @Suite("An app that depends on the client alone")
 struct AppPackageTests {
@@ -26,6 +26,6 @@ struct AppPackageTests {
             }
         }
         visit(root)
-        #expect(names == ["orders", "swift-system"], "\(names.sorted())")
+        #expect(names == ["orders", "swift-log", "swift-system"], "\(names.sorted())")
     }
 }

@@ -37,4 +37,14 @@ struct DeliveryTests {
         #expect(Backoff.retryAfter("Tue, 16 Sep 2025 05:20:10 GMT", now: now) == .seconds(10))
         #expect(Backoff.retryAfter("soon") == nil)
     }
+
+    @Test func aGzipMemberHoldsTheBlocksAndTheCRCAndLengthOfTheirContent() {
+        #expect(GzipMember.crc32(Array("123456789".utf8)) == 0xCBF4_3926)
+        #expect(GzipMember.crc32([]) == 0)
+        let member = GzipMember.wrapping([9, 9], of: Array("abc".utf8))
+        #expect(member.prefix(4) == [0x1F, 0x8B, 8, 0])
+        #expect(Array(member[10..<12]) == [9, 9])
+        // CRC-32 of "abc" is 0x352441C2, little-endian, then the length 3.
+        #expect(Array(member[12...]) == [0xC2, 0x41, 0x24, 0x35, 3, 0, 0, 0])
+    }
 }

@@ -17,6 +17,8 @@ actor Delivery {
     private var lastWaiter = 0
     /// Why delivery stopped, once it has: nothing more is sent, and a flush throws.
     private var stopReason: String?
+    /// Whether bodies are compressed (``OrdersClient/Configuration/bodyCompression``): until a server answers 415.
+    private var compressing = true
 
     init(
         outbox: Outbox, transport: Transport, configuration: OrdersClient.Configuration, report: @escaping @Sendable (DeliveryEvent) -> Void
@@ -109,8 +111,16 @@ actor Delivery {
             let log = await outbox.log
             var headers = ["Content-Type": "application/x-ndjson"]
             if let log { headers[LogBinding.header] = log }
+            var body = batch.text
+            if compressing, let compression = configuration.bodyCompression, let compressed = compression.compress(body) {
+                body = compressed
+                headers["Content-Encoding"] = compression.contentEncoding
+            }
+            // Offline, nothing is sent, and no retry is counted, until the device has a path again.
+            while !reachable && !Task.isCancelled { await waitForPath() }
+            if Task.isCancelled { break }
             do {
-                answer = try await transport.send("POST", "/events", body: batch.text, headers: headers)
+                answer = try await transport.send("POST", "/events", body: body, headers: headers)
             } catch {
                 // A TLS handshake with a server that speaks plain HTTP fails the same way each time: said, and delivery stops.
                 let reason = error.localizedDescription
@@ -136,6 +146,14 @@ actor Delivery {
             case 404, 405:
                 // No orders server answers so: the URL is another server's, or a path that is not one. A retry would never heal.
                 return stop("\(DeliveryEvent.notAnOrdersServer) (POST /events answered \(answer.status))")
+            case 415 where headers["Content-Encoding"] != nil:
+                // A server that does not take the encoding: said once, and the bodies go as they are from now on.
+                compressing = false
+                report(
+                    .retrying(
+                        after: .zero,
+                        reason: "the server does not take Content-Encoding \(headers["Content-Encoding"]!); sending bodies uncompressed",
+                        status: 415))
             case 413 where batch.count > 1:
                 limit = max(1, batch.count / 2)
             case 413:
@@ -201,11 +219,65 @@ actor Delivery {
         waitingForUrgency = nil
     }
 
+    /// Waits before a retry. Offline, it waits for a path instead, counting
+    /// no attempt. A backoff ends early when the path returns after going
+    /// away meanwhile, since the failure was likely the network's; what a
+    /// server's `Retry-After` asked for is waited out whole.
     private func wait(attempt: inout Int, retryAfter: Duration?, reason: String, status: Int? = nil) async {
+        guard reachable else { return await waitForPath() }
         let delay = retryAfter ?? configuration.backoff.delay(attempt: attempt, using: &random)
         attempt += 1
+        // Counted before the wait is told of: a path that goes and returns from then on ends it.
+        let returns = pathReturns
         report(.retrying(after: delay, reason: reason, status: status))
-        try? await Task.sleep(for: delay)
+        guard retryAfter == nil else {
+            try? await Task.sleep(for: delay)
+            return
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await Task.sleep(for: delay) }
+            group.addTask { await self.waitForPath(returnedPast: returns) }
+            _ = await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Whether the device has a path to the network, as ``OrdersClient/setNetworkReachable(_:)`` last said.
+    private var reachable = true
+    /// How many times the path came back, and the waits for it to.
+    private var pathReturns = 0
+    private var waitingForPath: [(id: Int, after: Int, reply: CheckedContinuation<Void, Never>)] = []
+
+    func setReachable(_ now: Bool) {
+        guard now != reachable else { return }
+        reachable = now
+        guard now else { return report(.offline) }
+        pathReturns += 1
+        for waiting in waitingForPath { waiting.reply.resume() }
+        waitingForPath.removeAll()
+    }
+
+    /// Returns once the device has a path to the network (at once if it has one), or, given
+    /// `returnedPast`, once the path came back more times than that; at once if the task is cancelled.
+    private func waitForPath(returnedPast: Int? = nil) async {
+        guard returnedPast != nil || !reachable else { return }
+        lastWaiter += 1
+        let id = lastWaiter, after = returnedPast ?? pathReturns
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (reply: CheckedContinuation<Void, Never>) in
+                if Task.isCancelled || pathReturns > after { reply.resume() } else { waitingForPath.append((id, after, reply)) }
+            }
+        } onCancel: {
+            Task { await self.stopWaitingForPath(id) }
+        }
+    }
+
+    private func stopWaitingForPath(_ id: Int) {
+        waitingForPath.removeAll { waiting in
+            guard waiting.id == id else { return false }
+            waiting.reply.resume()
+            return true
+        }
     }
 
     private func acknowledge(through end: UInt64) async {

@@ -16,6 +16,9 @@ public enum DeliveryEvent: Sendable {
     /// the URL is not an orders server's (``notAnOrdersServer``). Nothing more is sent, a waiting
     /// ``OrdersClient/flush(timeout:)`` throws, and what the outbox holds stays on disk for a person to look at.
     case stopped(String)
+    /// The device lost its path to the network: delivery sends nothing, and counts no retry, until it
+    /// has one again, then sends at once (``OrdersClient/setNetworkReachable(_:)``).
+    case offline
     /// The live feed (``OrdersClient/events(after:)``) lost its connection or was refused for a
     /// while (`status`, if the server answered), and connects again after `delay`.
     case reconnecting(after: Duration, reason: String, status: Int? = nil)
