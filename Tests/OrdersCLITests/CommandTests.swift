@@ -95,6 +95,31 @@ struct CommandTests {
         }
     }
 
+    /// `generate --event-ids` gives every event a UUIDv7, the same for the same seed; its log holds
+    /// what an import of the same lines makes, and those lines sent again are duplicates, not conflicts.
+    @Test func generatedEventIDsAreUUIDv7sAndTheirRetryIsADuplicate() throws {
+        let dir = CLI.temporaryDirectory()
+        for name in ["a", "b"] {
+            let made = try CLI.run(["generate", "--events", "3000", "--event-ids", "--format", "ndjson", "-o", "\(dir)/\(name).ndjson"])
+            #expect(made.status == 0, "\(made.stderr)")
+        }
+        let text = try String(contentsOfFile: dir + "/a.ndjson", encoding: .utf8)
+        #expect(try text == String(contentsOfFile: dir + "/b.ndjson", encoding: .utf8))
+        let ids = text.split(separator: "\n").compactMap { line in
+            line.range(of: #""id":""#).map { line[$0.upperBound...].prefix(36) }
+        }
+        #expect(ids.count == 3000 && Set(ids).count == 3000)
+        #expect(ids.allSatisfy { $0.count == 36 && $0.dropFirst(14).first == "7" }, "\(ids.prefix(3))")
+        #expect(try CLI.run(["generate", "--events", "3000", "--event-ids", "-o", dir + "/g.log"]).status == 0)
+        #expect(try CLI.run(["import", dir + "/i.log", dir + "/a.ndjson"]).status == 0)
+        let exported = try CLI.run(["export", dir + "/g.log"]).stdout, imported = try CLI.run(["export", dir + "/i.log"]).stdout
+        #expect(exported.count > text.utf8.count / 2 && exported == imported)
+        let retry = try CLI.run(["import", dir + "/g.log", dir + "/a.ndjson", "--json"])
+        #expect(
+            retry.status == 0 && retry.text.contains(#""appended": 0, "duplicates": 3000"#),
+            "\(retry.text)\(retry.stderr)")
+    }
+
     /// `export --after SEQ` prints the whole export's lines past SEQ, from a
     /// log of many batches (on 1 and 3 threads), from NDJSON and from a
     /// damaged log read with --skip-corrupt; a negative seq is a usage error.

@@ -38,6 +38,7 @@ extension Orders {
                   orders generate --events 5000000 --days 365 --products 100000 -o year.log
                   orders generate --events 1000000 --shape uuid-ids --start 2026-01-01 -o u.log
                   orders generate --events 1000 --format ndjson -o - | head -3
+                  orders generate --events 20000000 --event-ids -o shop.log
                 """)
 
         @Option(help: "How many events.")
@@ -59,6 +60,15 @@ extension Orders {
 
         @Option(name: .short, help: ArgumentHelp("Where to write.", valueName: "file"))
         var output: String
+
+        @Flag(
+            name: .customLong("event-ids"),
+            help: """
+                Give every event an id: a UUIDv7 of its time, as OrdersClient and `orders send` give \
+                every event they deliver, so that a log is shaped as a real shop's server holds it. \
+                The same seed gives the same ids.
+                """)
+        var eventIDs = false
 
         @Flag(name: [.short, .long], help: "Replace FILE if it exists.")
         var force = false
@@ -126,7 +136,8 @@ extension Orders {
         }
 
         private func writeLog(_ generator: inout StreamGenerator, _ progress: Progress) throws {
-            let seqs = try writeGeneratedLog(&generator, events: events, to: output, progress: progress)
+            let seqs = try writeGeneratedLog(
+                &generator, events: events, to: output, eventIDs: eventIDs ? GeneratedEventIDs(seed: seed) : nil, progress: progress)
             Console.write("wrote \(counted(seqs.count, "event")) to \(output)\n")
         }
 
@@ -140,11 +151,16 @@ extension Orders {
             var batch: [Event] = []
             var text: [UInt8] = []
             var out: [UInt8] = []
+            var stamped = eventIDs ? GeneratedEventIDs(seed: seed) : nil
             while remaining > 0 {
                 var ids = Identifiers()
                 let count = min(remaining, 65_536)
                 generator.generate(count, ids: &ids, into: &batch)
-                for event in batch { EventJSON.appendLine(seq: nil, event: event, ids: ids, compact: true, to: &text) }
+                if stamped != nil {
+                    stamped!.appendLines(batch, ids: ids, to: &text)
+                } else {
+                    for event in batch { EventJSON.appendLine(seq: nil, event: event, ids: ids, compact: true, to: &text) }
+                }
                 if compressed {
                     try text.withUnsafeBytes { try compressor.compress($0, end: false, appendingTo: &out) }
                     try writeAll(file, out)

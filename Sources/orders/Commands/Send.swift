@@ -39,7 +39,7 @@ extension Orders {
                 Examples:
                   orders send http://127.0.0.1:8080 Fixtures/kiosk-day.ndjson
                   zstdcat day.ndjson.zst | orders send http://shop:8080 - --token-file token.txt
-                  orders send https://shop.example day.ndjson --compress zstd   # a fifth of the bytes on the wire
+                  orders send https://shop.example day.ndjson --compress zstd
                 """)
 
         @Argument(help: ArgumentHelp("The server, e.g. http://127.0.0.1:8080.", valueName: "url"))
