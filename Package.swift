@@ -42,6 +42,8 @@ let package = Package(
             pkgConfig: "libzstd",
             providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]
         ),
+        // LMDB from the system (Debian: liblmdb-dev): the event ids of a log's batches, on disk beside it.
+        .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]),
         // CRC-32C with the CPU's instruction, which Swift cannot reach; OrdersFormat falls back to software.
         .target(name: "CCRC32C"),
         // A hint to the CPU that Swift cannot spell: fetch memory into the cache before it is read.
@@ -57,11 +59,12 @@ let package = Package(
             name: "OrdersFiles",
             dependencies: ["OrdersCore", "OrdersFormat", .product(name: "SystemPackage", package: "swift-system")]
         ),
-        // The store: the log's files, its writer, index, snapshot and datasets, zstd through libzstd.
+        // The store: the log's files, its writer, index, snapshot, event-id file and datasets, zstd
+        // through libzstd, LMDB through liblmdb.
         .target(
             name: "OrdersLog",
             dependencies: [
-                "OrdersCore", "OrdersFormat", "OrdersFiles", "CZstd",
+                "OrdersCore", "OrdersFormat", "OrdersFiles", "CZstd", "CLMDB",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             exclude: ["FORMAT.md", "DATASETS.md"]

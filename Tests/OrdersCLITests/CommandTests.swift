@@ -120,6 +120,43 @@ struct CommandTests {
             "\(retry.text)\(retry.stderr)")
     }
 
+    /// The event-id file beside a log (`LOG.eventids`) is derived: sound, deleted, damaged, or another
+    /// log's, a retry of the log's events is all duplicates and an id reused names its seq, the same bytes each way.
+    @Test func theEventIDFileIsDerivedAndAnswersAsTheLogDoes() throws {
+        let dir = CLI.temporaryDirectory(), log = dir + "/g.log", file = dir + "/g.log.eventids"
+        #expect(try CLI.run(["generate", "--events", "3000", "--event-ids", "-o", log]).status == 0)
+        #expect(try CLI.run(["generate", "--events", "3000", "--event-ids", "--format", "ndjson", "-o", dir + "/a.ndjson"]).status == 0)
+        #expect(try CLI.run(["generate", "--events", "500", "--seed", "9", "--event-ids", "-o", dir + "/other.log"]).status == 0)
+        let lines = try String(contentsOfFile: dir + "/a.ndjson", encoding: .utf8).split(separator: "\n")
+        // Line 2000 again, its id kept and its time moved: another event under a taken id.
+        let reused = lines[1999].replacingOccurrences(of: #""at":"2025"#, with: #""at":"2024"#)
+        try (reused + "\n").write(toFile: dir + "/reused.ndjson", atomically: false, encoding: .utf8)
+        func answers() throws -> [String] {
+            let retry = try CLI.run(["import", log, dir + "/a.ndjson", "--json"])
+            let conflict = try CLI.run(["import", log, dir + "/reused.ndjson"])
+            return ["\(retry.status) \(retry.text)", "\(conflict.status) \(conflict.stderr)"]
+        }
+        let first = try answers()
+        #expect(first[0] == #"0 {"appended": 0, "duplicates": 3000, "first_seq": null, "last_seq": null, "warnings": []}"# + "\n")
+        #expect(first[1].hasPrefix("65 ") && first[1].contains("is the id of another event, at seq 2000"), "\(first[1])")
+        #expect(FileManager.default.fileExists(atPath: file), "no event-id file was built")
+        #expect(try answers() == first, "through the file")
+        try FileManager.default.removeItem(atPath: file)
+        #expect(try answers() == first, "the file deleted")
+        try Data("not an LMDB file".utf8).write(to: URL(fileURLWithPath: file))
+        #expect(try answers() == first, "the file damaged")
+        _ = try CLI.run(["import", dir + "/other.log", dir + "/reused.ndjson"])
+        try FileManager.default.removeItem(atPath: file)
+        try FileManager.default.copyItem(atPath: dir + "/other.log.eventids", toPath: file)
+        #expect(try answers() == first, "another log's file")
+        // A log that grew past the file: its next read brings the file up to the log's end.
+        #expect(
+            try CLI.run(["generate", "--events", "500", "--seed", "9", "--event-ids", "--format", "ndjson", "-o", dir + "/more.ndjson"])
+                .status == 0)
+        #expect(try CLI.run(["import", log, dir + "/more.ndjson"]).status == 0)
+        #expect(try answers() == first, "the file behind the log")
+    }
+
     /// `export --after SEQ` prints the whole export's lines past SEQ, from a
     /// log of many batches (on 1 and 3 threads), from NDJSON and from a
     /// damaged log read with --skip-corrupt; a negative seq is a usage error.

@@ -7,7 +7,7 @@ import OrdersCore
 ///
 /// Ids are interned in a ``SymbolTable``, as every other id is, so an id
 /// costs its bytes and about 12 bytes of table, plus 16 for its seq and fingerprint.
-public final class EventIDIndex {
+public final class EventIDIndex: RecordedEventIDs {
     private var ids = SymbolTable()
     private var seqs: [Int64] = []
     private var fingerprints: [UInt64] = []
@@ -46,13 +46,8 @@ public final class EventIDIndex {
         return fingerprints[symbol.index] == fingerprint ? .duplicate(seq: held) : .conflict(seq: held)
     }
 
-    /// What the event with `id` and `fingerprint` is, recording nothing.
-    public func verdict(id: [UInt8], fingerprint: UInt64) -> Verdict {
-        verdict(id: id, fingerprint: fingerprint, hash: hash(id))
-    }
-
     /// `verdict(id:fingerprint:)` of an id whose ``hash(_:)`` is `hash`.
-    package func verdict(id: [UInt8], fingerprint: UInt64, hash: UInt32) -> Verdict {
+    public func verdict(id: [UInt8], fingerprint: UInt64, hash: UInt32) -> Verdict {
         guard let symbol = id.withUnsafeBytes({ ids.lookup($0, hash: hash) }) else { return .new }
         let seq = seqs[symbol.index]
         return fingerprints[symbol.index] == fingerprint ? .duplicate(seq: seq) : .conflict(seq: seq)
@@ -60,10 +55,17 @@ public final class EventIDIndex {
 
     /// Where `id` is placed in this index: computed once for `record` or
     /// `verdict`, and for ``prefetch(hash:)`` ahead of them.
-    package func hash(_ id: [UInt8]) -> UInt32 { id.withUnsafeBytes { ids.hash($0) } }
+    public func hash(_ id: [UInt8]) -> UInt32 { id.withUnsafeBytes { ids.hash($0) } }
 
     /// Starts fetching what a lookup of the id that `hash` places reads first.
-    package func prefetch(hash: UInt32) { ids.prefetch(hash: hash) }
+    public func prefetch(hash: UInt32) { ids.prefetch(hash: hash) }
+
+    /// Calls `body` with each id, its seq and its fingerprint, in the order they were recorded.
+    package func forEach(_ body: (UnsafeRawBufferPointer, Int64, UInt64) throws -> Void) rethrows {
+        for i in 0..<seqs.count {
+            try ids.withBytes(of: Symbol(rawValue: UInt32(i))) { try body($0, seqs[i], fingerprints[i]) }
+        }
+    }
 
     /// Records that the event at `seq` has `id`, which it did not hold.
     public func insert(id: UnsafeRawBufferPointer, seq: Int64, fingerprint: UInt64) {
@@ -95,8 +97,8 @@ public final class EventIDIndex {
 public final class AppendIDs {
     /// The ids of the events taken so far, at the seqs they are to take.
     package let taken = EventIDIndex()
-    /// Every id the log holds, once read.
-    package var log: EventIDIndex?
+    /// Every id the log holds, once read (or those of its last batches, and a file of the rest).
+    package var log: (any RecordedEventIDs)?
 
     public init() {}
 

@@ -239,15 +239,41 @@ public final class LogWriter {
     /// Reads every event id of the log into `arrivingIDs`, from its record
     /// frames alone, if it has not, and takes out of the held streams the
     /// events recorded already.
+    ///
+    /// Those of the batches the event-id file beside the log covers
+    /// (``EventIDFile``) stay there, looked up when asked, and only the
+    /// rest are read; the file is then brought up to the log's end. A log
+    /// without a sound file has every id read, and the file built from them.
     private func readLogEventIDs() throws {
         guard arrivingIDs.log == nil else { return }
-        let index = EventIDIndex()
-        let loader = try RecordLoader(file: file.descriptor, name: path)
-        for batch in layoutBatches where batch.records != nil {
-            try loader.forEachID(of: batch) { seq, id, fingerprint in index.insert(id: id, seq: seq, fingerprint: fingerprint) }
+        let batches = layoutBatches[...], path = path, descriptor = file.descriptor
+        let readAll = { () throws -> EventIDIndex in
+            let index = EventIDIndex()
+            let loader = try RecordLoader(file: descriptor, name: path)
+            for batch in batches where batch.records != nil {
+                try loader.forEachID(of: batch) { seq, id, fingerprint in index.insert(id: id, seq: seq, fingerprint: fingerprint) }
+            }
+            return index
         }
-        arrivingIDs.log = index
-        try dropRecordedFromHeld { id, fingerprint in index.verdict(id: id, fingerprint: fingerprint) }
+        if keepsIndex, let filed = EventIDFile.open(log: path, batches: batches) {
+            var tail = EventIDIndex()
+            let loader = try RecordLoader(file: descriptor, name: path)
+            for batch in batches.dropFirst(filed.point.batchCount) where batch.records != nil {
+                try loader.forEachID(of: batch) { seq, id, fingerprint in tail.insert(id: id, seq: seq, fingerprint: fingerprint) }
+            }
+            // Brought up to the log's end: the next open reads no more than what comes after it.
+            if tail.count > 0, (try? filed.extend(with: tail, to: batches)) != nil { tail = EventIDIndex() }
+            arrivingIDs.log = FiledEventIDs(file: filed, tail: tail, readAll: readAll)
+        } else {
+            let index = try readAll()
+            arrivingIDs.log = index
+            // Derived: a file that cannot be built is not there, and the ids in memory answer.
+            if keepsIndex, index.count > 0, let built = try? EventIDFile.build(log: path, from: index, covering: batches) {
+                arrivingIDs.log = FiledEventIDs(file: built, tail: EventIDIndex(), readAll: readAll)
+            }
+        }
+        let recorded = arrivingIDs.log!
+        try dropRecordedFromHeld { id, fingerprint in recorded.verdict(id: id, fingerprint: fingerprint) }
     }
 
     /// `dropRecorded` on every held stream, taken out of `held` while it runs.
