@@ -42,8 +42,6 @@ let package = Package(
             pkgConfig: "libzstd",
             providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]
         ),
-        // LMDB from the system (Debian: liblmdb-dev): the event ids of a log's batches, on disk beside it.
-        .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]),
         // CRC-32C with the CPU's instruction, which Swift cannot reach; OrdersFormat falls back to software.
         .target(name: "CCRC32C"),
         // A hint to the CPU that Swift cannot spell: fetch memory into the cache before it is read.
@@ -59,12 +57,11 @@ let package = Package(
             name: "OrdersFiles",
             dependencies: ["OrdersCore", "OrdersFormat", .product(name: "SystemPackage", package: "swift-system")]
         ),
-        // The store: the log's files, its writer, index, snapshot, event-id file and datasets, zstd
-        // through libzstd, LMDB through liblmdb.
+        // The store: the log's files, its writer, index, snapshot, event-id file and datasets, zstd through libzstd.
         .target(
             name: "OrdersLog",
             dependencies: [
-                "OrdersCore", "OrdersFormat", "OrdersFiles", "CZstd", "CLMDB",
+                "OrdersCore", "OrdersFormat", "OrdersFiles", "CZstd",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             exclude: ["FORMAT.md", "DATASETS.md"]

@@ -15,6 +15,8 @@ public struct LogCheck {
     public var anomalies = AnomalyCounts()
     /// The first event id found twice, said as damage: a log holds each id once.
     public var idTwice: String?
+    /// Every event id of the input, with its seq and fingerprint.
+    public let eventIDs = EventIDIndex()
 
     /// Reads every event of `stream`, folding them too if `folding`.
     /// - Parameter advanced: told of each chunk read, with its event count and the input's position.
@@ -24,7 +26,7 @@ public struct LogCheck {
         var check = LogCheck()
         var events: [Event] = []
         var projector = Projector()
-        let eventIDs = EventIDIndex()
+        let eventIDs = check.eventIDs
         while let chunk = try stream.next(ids: &check.ids, into: &events) {
             for entry in chunk.records.entries {
                 guard let id = entry.record.id else { continue }

@@ -131,9 +131,11 @@ struct CommandTests {
         // Line 2000 again, its id kept and its time moved: another event under a taken id.
         let reused = lines[1999].replacingOccurrences(of: #""at":"2025"#, with: #""at":"2024"#)
         try (reused + "\n").write(toFile: dir + "/reused.ndjson", atomically: false, encoding: .utf8)
+        // Every tail a run of the file, however small, so that adding runs is checked too.
+        let runs = ["ORDERS_EVENT_ID_RUN": "1"]
         func answers() throws -> [String] {
-            let retry = try CLI.run(["import", log, dir + "/a.ndjson", "--json"])
-            let conflict = try CLI.run(["import", log, dir + "/reused.ndjson"])
+            let retry = try CLI.run(["import", log, dir + "/a.ndjson", "--json"], environment: runs)
+            let conflict = try CLI.run(["import", log, dir + "/reused.ndjson"], environment: runs)
             return ["\(retry.status) \(retry.text)", "\(conflict.status) \(conflict.stderr)"]
         }
         let first = try answers()
@@ -155,6 +157,31 @@ struct CommandTests {
                 .status == 0)
         #expect(try CLI.run(["import", log, dir + "/more.ndjson"]).status == 0)
         #expect(try answers() == first, "the file behind the log")
+        let verified = try CLI.run(["verify", log])
+        #expect(verified.status == 0 && verified.text.contains("in 2 runs, each the log's"), "\(verified.text)")
+    }
+
+    /// A byte flipped anywhere in the event-id file is found (a block's CRC, the fences', the
+    /// trailer's) and the log's ids answer instead, so a retry is never taken for new events.
+    @Test func aFlippedByteInTheEventIDFileNeverPassesARetryAsNew() throws {
+        let dir = CLI.temporaryDirectory(), log = dir + "/g.log", file = dir + "/g.log.eventids"
+        #expect(try CLI.run(["generate", "--events", "1000", "--event-ids", "-o", log]).status == 0)
+        #expect(try CLI.run(["generate", "--events", "1000", "--event-ids", "--format", "ndjson", "-o", dir + "/a.ndjson"]).status == 0)
+        #expect(try CLI.run(["import", log, dir + "/a.ndjson"]).status == 0)
+        let sound = try Data(contentsOf: URL(fileURLWithPath: file))
+        let page = 4096
+        // A byte in each block, the runs' fences, and the trailer.
+        for offset in Array(stride(from: 100, to: sound.count, by: page)) + [sound.count - 600, sound.count - 10] {
+            var damaged = sound
+            damaged[offset] ^= 0x5A
+            try damaged.write(to: URL(fileURLWithPath: file))
+            let retry = try CLI.run(["import", log, dir + "/a.ndjson", "--json"])
+            #expect(
+                retry.text.contains(#""appended": 0, "duplicates": 1000"#) || (retry.status != 0 && !retry.text.contains(#""appended""#)),
+                "a byte flipped at \(offset): \(retry.status) \(retry.text) \(retry.stderr)")
+            try? FileManager.default.removeItem(atPath: file)
+        }
+        #expect(try CLI.run(["verify", log]).status == 0)
     }
 
     /// `export --after SEQ` prints the whole export's lines past SEQ, from a

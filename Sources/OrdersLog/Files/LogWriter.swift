@@ -261,8 +261,9 @@ public final class LogWriter {
             for batch in batches.dropFirst(filed.point.batchCount) where batch.records != nil {
                 try loader.forEachID(of: batch) { seq, id, fingerprint in tail.insert(id: id, seq: seq, fingerprint: fingerprint) }
             }
-            // Brought up to the log's end: the next open reads no more than what comes after it.
-            if tail.count > 0, (try? filed.extend(with: tail, to: batches)) != nil { tail = EventIDIndex() }
+            // A large tail becomes a run of the file: the next open reads no more than what comes after
+            // it. A small one stays in memory (a few MB), so that runs do not pile up one a restart.
+            if tail.count >= EventIDFile.leastRun, (try? filed.extend(with: tail, to: batches)) != nil { tail = EventIDIndex() }
             arrivingIDs.log = FiledEventIDs(file: filed, tail: tail, readAll: readAll)
         } else {
             let index = try readAll()

@@ -1,7 +1,7 @@
-import CLMDB
 import OrdersCore
 import OrdersFiles
 import OrdersFormat
+import SystemPackage
 
 #if canImport(Glibc)
 import Glibc
@@ -10,123 +10,182 @@ import Darwin
 #endif
 
 /// The event ids of a log's first batches, on disk beside it
-/// (`LOG.eventids`, an LMDB B+tree): each id's seq and fingerprint, found
-/// by a point read, so that a writer holds in memory only the ids of the
-/// batches after it rather than every id the log ever took.
+/// (`LOG.eventids`): each id's seq and fingerprint in sorted runs of 4 KiB
+/// blocks, each block with its CRC-32C, and each run's first keys (its
+/// fences) in memory. A lookup reads one block a run, so that a writer
+/// holds in memory only the ids of the batches after the file, not every
+/// id the log ever took (FORMAT.md, "The event-id file").
+///
+/// Ours rather than LMDB's, which keeps no checksum of a page: there a
+/// flipped byte let a retry pass for new events (Benchmarks/FINDINGS.md,
+/// "Event ids on disk"). Here a damaged block fails its CRC, for a miss as
+/// for a hit, and the log's ids answer instead.
 ///
 /// Derived, as the index and the snapshot are. It records the point of the
-/// log it covers (``SnapshotPoint``: how many batches, their end seq, and a
-/// chain of their offsets and CRCs), and one whose point is not where the
-/// log's batches are is removed and built again, never trusted. It is
-/// written only from committed, synced batches, and renamed into place once
-/// synced, so a power cut leaves it behind the log or absent, never ahead.
+/// log it covers (``SnapshotPoint``), and one whose point is not where the
+/// log's batches are (ahead of the log after a power cut, say) is removed
+/// and built again, never trusted. It is written only from committed
+/// batches, and a new one is renamed into place once synced; a run added
+/// later is synced before its trailer counts.
 final class EventIDFile {
     static func path(of log: String) -> String { log + ".eventids" }
 
-    /// The format of the file's contents; another is rebuilt.
     static let format: UInt32 = 1
+    static let blockSize = 4096
+    static let trailerSize = 72
+    static let magic = Array("ORDEVIDS".utf8)
+    /// Past this many runs, a read of the log's ids builds the file again as one.
+    static let mostRuns = 8
+    /// The fewest ids a run is added for: fewer are read from the log's last batches at each open
+    /// instead. `ORDERS_EVENT_ID_RUN` sets it, for tests of small logs.
+    static let leastRun = getenv("ORDERS_EVENT_ID_RUN").flatMap { Int(String(cString: $0)) } ?? 100_000
+    /// The blocks kept once read and checked: the last ones, where new UUIDv7 ids fall.
+    static let cachedBlocks = 256
+
+    /// One sorted run: its blocks, and each block's first id (its fence).
+    private struct Run {
+        var blocksOffset: Int64
+        var fences: [UInt8]
+        /// Fence `i` is `fences[fenceStarts[i]..<fenceStarts[i + 1]]`.
+        var fenceStarts: [Int]
+        var blockCount: Int { fenceStarts.count - 1 }
+    }
+
+    /// A block read and checked: its bytes, and where each entry starts.
+    private struct Block {
+        var bytes: [UInt8]
+        var entries: [Int]
+    }
+
+    struct Damaged: Error, CustomStringConvertible {
+        var path: String
+        var what: String
+        var description: String { "\(path): \(what)" }
+    }
 
     let path: String
-    /// The batches the file covers.
+    /// The batches the file covers, and how many ids it holds.
     private(set) var point: SnapshotPoint
-    /// How many ids it holds.
     private(set) var count: Int
-    private var env: OpaquePointer?
-    private var ids = MDB_dbi()
-    private var meta = MDB_dbi()
-    /// One read transaction for every lookup (`MDB_NOTLS`: the writer moves between threads, one at a time).
-    private var reading: OpaquePointer?
+    private var runs: [Run]
+    private var trailerOffset: Int64
+    private let file: FileDescriptor
+    private var cache: [Int: Block] = [:]
+    private var cacheOrder: [Int] = []
 
-    struct Failure: Error, CustomStringConvertible {
-        var path: String
-        var call: String
-        var code: Int32
-        var description: String { "\(path): \(call): \(String(cString: mdb_strerror(code)))" }
-    }
-
-    private init(path: String, flags: Int32) throws {
+    private init(path: String, file: FileDescriptor, point: SnapshotPoint, count: Int, runs: [Run], trailerOffset: Int64) {
         self.path = path
-        point = SnapshotPoint(after: [])
-        count = 0
-        try check(mdb_env_create(&env), "mdb_env_create")
-        try check(mdb_env_set_maxdbs(env, 2), "mdb_env_set_maxdbs")
-        // Address space, not disk: the file grows as pages are written.
-        try check(mdb_env_set_mapsize(env, 1 << 40), "mdb_env_set_mapsize")
-        let opened = mdb_env_open(env, path, UInt32(MDB_NOSUBDIR | MDB_NOTLS | MDB_NORDAHEAD | flags), 0o644)
-        guard opened == 0 else {
-            mdb_env_close(env)
-            env = nil
-            throw Failure(path: path, call: "mdb_env_open", code: opened)
-        }
-        try write { txn in
-            try check(mdb_dbi_open(txn, "ids", UInt32(MDB_CREATE), &ids), "mdb_dbi_open")
-            try check(mdb_dbi_open(txn, "meta", UInt32(MDB_CREATE), &meta), "mdb_dbi_open")
-        }
+        self.file = file
+        self.point = point
+        self.count = count
+        self.runs = runs
+        self.trailerOffset = trailerOffset
     }
 
-    deinit {
-        if let reading { mdb_txn_abort(reading) }
-        if let env { mdb_env_close(env) }
-    }
+    deinit { try? file.close() }
 
-    /// The file of `log`, if it is there, of this format, and covers the
-    /// first of `batches` (the log's committed batches); nil otherwise, and
-    /// a file that does not match the log is removed.
-    static func open(log: String, batches: ArraySlice<LogLayout.Batch>) -> EventIDFile? {
+    /// The file of `log`, if it is there, whole, of this format, and covers
+    /// the first of `batches` (the log's committed batches); nil otherwise,
+    /// and unless `reading` (`orders verify`), a file that does not match is removed.
+    static func open(log: String, batches: ArraySlice<LogLayout.Batch>, reading: Bool = false) -> EventIDFile? {
         let path = path(of: log)
         guard access(path, F_OK) == 0 else { return nil }
-        guard let file = try? EventIDFile(path: path, flags: 0), let stored = try? file.storedPoint(),
-            stored.point.batchCount <= batches.count, SnapshotPoint(after: batches.prefix(stored.point.batchCount)) == stored.point
+        guard let file = try? read(path), file.point.batchCount <= batches.count,
+            SnapshotPoint(after: batches.prefix(file.point.batchCount)) == file.point, reading || file.runs.count <= mostRuns
         else {
-            remove(of: log)
+            if !reading { unlink(path) }
             return nil
         }
-        file.point = stored.point
-        file.count = stored.count
         return file
     }
 
-    /// Removes the file of `log` (and LMDB's lock file beside it), if there is one.
-    static func remove(of log: String) {
-        unlink(path(of: log))
-        unlink(path(of: log) + "-lock")
+    /// Reads the trailers from the file's end and each run's fences, checking every CRC.
+    private static func read(_ path: String) throws -> EventIDFile {
+        let file = try FileDescriptor.openInput(path)
+        do {
+            let size = try file.size(path: path)
+            guard size >= Int64(trailerSize) else { throw Damaged(path: path, what: "shorter than a trailer") }
+            var runs: [Run] = []
+            var at = size - Int64(trailerSize)
+            var last: (point: SnapshotPoint, count: Int)?
+            while at >= 0 {
+                let trailer = try readChecked(file, at: at, count: trailerSize, path: path)
+                guard Array(trailer[0..<8]) == magic, trailer.u32(8) == format else {
+                    throw Damaged(path: path, what: "no trailer of this format at byte \(at)")
+                }
+                if last == nil {
+                    let point = SnapshotPoint(
+                        batchCount: Int(trailer.u64(16)), endSeq: Seq(truncatingIfNeeded: trailer.u64(24)),
+                        events: Int64(bitPattern: trailer.u64(32)), chain: trailer.u32(12))
+                    last = (point, Int(trailer.u64(40)))
+                }
+                runs.insert(try readRun(file, at: Int64(trailer.u64(48)), path: path), at: 0)
+                let previous = trailer.u64(56)
+                guard previous > 0 else { break }
+                at = Int64(previous - 1)
+            }
+            return EventIDFile(
+                path: path, file: file, point: last!.point, count: last!.count, runs: runs, trailerOffset: size - Int64(trailerSize))
+        } catch {
+            try? file.close()
+            throw error
+        }
     }
 
+    /// `count` bytes at `at` whose last 4 (after padding to a multiple of 8, for a trailer) are their CRC-32C.
+    private static func readChecked(_ file: FileDescriptor, at: Int64, count: Int, path: String) throws -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        try bytes.withUnsafeMutableBytes { try file.readAll(at: at, into: $0, path: path) }
+        let covered = count == trailerSize ? 64 : count - 4
+        guard bytes.withUnsafeBytes({ CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[..<covered])) }) == bytes.u32(covered) else {
+            throw Damaged(path: path, what: "bytes \(at)..<\(at + Int64(count)) fail their CRC")
+        }
+        return bytes
+    }
+
+    /// A run's index: where its blocks start, how many, and each one's first id.
+    private static func readRun(_ file: FileDescriptor, at offset: Int64, path: String) throws -> Run {
+        var head = [UInt8](repeating: 0, count: 16)
+        try head.withUnsafeMutableBytes { try file.readAll(at: offset, into: $0, path: path) }
+        let length = Int(head.u32(12))
+        let section = try readChecked(file, at: offset, count: 16 + length + 4, path: path)
+        var run = Run(blocksOffset: Int64(section.u64(0)), fences: [], fenceStarts: [0])
+        let blocks = Int(section.u32(8))
+        var p = 16
+        for _ in 0..<blocks {
+            guard p + 2 <= 16 + length else { throw Damaged(path: path, what: "a run's fences end early") }
+            let n = Int(section.u16(p))
+            guard p + 2 + n <= 16 + length else { throw Damaged(path: path, what: "a run's fences end early") }
+            run.fences += section[(p + 2)..<(p + 2 + n)]
+            run.fenceStarts.append(run.fences.count)
+            p += 2 + n
+        }
+        return run
+    }
+
+    /// Removes the file of `log`, if there is one.
+    static func remove(of log: String) { unlink(path(of: log)) }
+
     /// Builds the file of `log` from `index`, which holds every event id of
-    /// `batches` (the log's first batches), sorted, so that each page is
-    /// written once (`MDB_APPEND`): into a temporary file, synced, then
-    /// renamed over the old one, and the directory synced.
+    /// `batches` (the log's first batches), as one sorted run: into a
+    /// temporary file, synced, then renamed over the old one, and the directory synced.
     static func build(log: String, from index: EventIDIndex, covering batches: ArraySlice<LogLayout.Batch>) throws -> EventIDFile {
         let path = path(of: log), temporary = path + ".tmp"
-        unlink(temporary)
+        let point = SnapshotPoint(after: batches)
         do {
-            // Alone on a file no one else opens: no lock file, and one sync at the end.
-            let building = try EventIDFile(path: temporary, flags: MDB_NOLOCK | MDB_NOSYNC)
-            try building.write { txn in
-                var spellings: [UInt8] = [], starts: [Int] = [0], values: [(Int64, UInt64)] = []
-                spellings.reserveCapacity(index.count * 36)
-                values.reserveCapacity(index.count)
-                index.forEach { id, seq, fingerprint in
-                    spellings.append(contentsOf: id)
-                    starts.append(spellings.count)
-                    values.append((seq, fingerprint))
-                }
-                for i in sortedOrder(spellings, starts) {
-                    try spellings.withUnsafeBytes { bytes in
-                        try building.put(
-                            UnsafeRawBufferPointer(rebasing: bytes[starts[i]..<starts[i + 1]]), values[i], in: txn, appending: true)
-                    }
-                }
-                try building.store(SnapshotPoint(after: batches), count: index.count, in: txn)
+            let out = try FileDescriptor.open(
+                FilePath(temporary), .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite, .groupRead, .otherRead])
+            try out.closeAfter {
+                var end: Int64 = 0
+                let runIndex = try writeRun(sorted(index), to: out, at: &end, path: temporary)
+                try writeTrailer(point: point, count: index.count, runIndex: runIndex, previous: nil, to: out, at: &end, path: temporary)
+                guard durableSync(out.rawValue) == 0 else { throw Errno(rawValue: errno) }
             }
-            try building.check(mdb_env_sync(building.env, 1), "mdb_env_sync")
-        }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
+        } catch {
             unlink(temporary)
-            throw FileError(path: path, operation: "renaming \(temporary) to", reason: reason)
+            throw FileError(path: temporary, operation: "writing", reason: "\(error)")
         }
-        unlink(path + "-lock")
+        guard rename(temporary, path) == 0 else { throw FileError(path: path, operation: "renaming", errno: Errno(rawValue: errno)) }
         try syncDirectory(of: path)
         guard let file = open(log: log, batches: batches) else {
             throw FileError(path: path, operation: "opening", reason: "the event-id file just built does not match its log")
@@ -134,112 +193,233 @@ final class EventIDFile {
         return file
     }
 
-    /// The seq and fingerprint recorded for `id`, if the file holds it.
-    func lookUp(_ id: [UInt8]) throws -> (seq: Int64, fingerprint: UInt64)? {
-        if reading == nil { try check(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &reading), "mdb_txn_begin") }
-        var value = MDB_val()
-        let found = id.withUnsafeBytes { bytes in
-            var key = MDB_val(mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
-            return mdb_get(reading, ids, &key, &value)
-        }
-        if found == MDB_NOTFOUND { return nil }
-        try check(found, "mdb_get")
-        guard value.mv_size == 16 else { throw Failure(path: path, call: "mdb_get", code: MDB_CORRUPTED) }
-        let raw = UnsafeRawBufferPointer(start: value.mv_data, count: 16)
-        return (
-            Int64(littleEndian: raw.loadUnaligned(as: Int64.self)),
-            UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-        )
-    }
-
     /// Adds `tail`'s ids, those of the log's batches after the file's point
-    /// up to the end of `batches`, in one transaction, synced by its commit.
+    /// up to the end of `batches`, as a run of their own after the others:
+    /// the run, then its trailer, then a sync. Cut short, the file has no
+    /// whole trailer at its end, and the next read builds it again.
     func extend(with tail: EventIDIndex, to batches: ArraySlice<LogLayout.Batch>) throws {
-        if let reading {
-            mdb_txn_abort(reading)
-            self.reading = nil
+        let out: FileDescriptor
+        do { out = try FileDescriptor.open(FilePath(path), .writeOnly) } catch {
+            throw FileError(path: path, operation: "opening", reason: "\(error)")
         }
-        try write { txn in
-            try tail.forEach { id, seq, fingerprint in try put(id, (seq, fingerprint), in: txn, appending: false) }
-            try store(SnapshotPoint(after: batches), count: count + tail.count, in: txn)
+        let point = SnapshotPoint(after: batches)
+        var end = trailerOffset + Int64(Self.trailerSize)
+        let runIndex = try out.closeAfter {
+            let runIndex = try Self.writeRun(Self.sorted(tail), to: out, at: &end, path: path)
+            try Self.writeTrailer(
+                point: point, count: count + tail.count, runIndex: runIndex, previous: trailerOffset, to: out, at: &end, path: path)
+            guard durableSync(out.rawValue) == 0 else { throw FileError(path: path, operation: "syncing", errno: Errno(rawValue: errno)) }
+            return runIndex
         }
-        point = SnapshotPoint(after: batches)
+        runs.append(try Self.readRun(file, at: runIndex, path: path))
+        trailerOffset = end - Int64(Self.trailerSize)
+        self.point = point
         count += tail.count
     }
 
-    /// The point and count the file records, if it is of this format.
-    private func storedPoint() throws -> (point: SnapshotPoint, count: Int)? {
-        var txn: OpaquePointer?
-        try check(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn), "mdb_txn_begin")
-        defer { mdb_txn_abort(txn) }
-        var key = Array("head".utf8), value = MDB_val()
-        let found = key.withUnsafeMutableBytes { bytes in
-            var k = MDB_val(mv_size: bytes.count, mv_data: bytes.baseAddress)
-            return mdb_get(txn, meta, &k, &value)
+    /// The seq and fingerprint recorded for `id`, if the file holds it: one block read a run, newest run first.
+    /// - Throws: ``Damaged`` for a block that fails its CRC.
+    func lookUp(_ id: [UInt8]) throws -> (seq: Int64, fingerprint: UInt64)? {
+        try id.withUnsafeBytes { wanted in
+            for r in runs.indices.reversed() {
+                // The last block whose first id is not after the id: the only one that can hold it.
+                let run = runs[r]
+                var low = 0, high = run.blockCount
+                while low < high {
+                    let middle = (low + high) / 2
+                    let fence = run.fences.withUnsafeBytes {
+                        UnsafeRawBufferPointer(rebasing: $0[run.fenceStarts[middle]..<run.fenceStarts[middle + 1]])
+                    }
+                    if wanted.lexicographicallyPrecedes(fence) { high = middle } else { low = middle + 1 }
+                }
+                guard low > 0 else { continue }
+                let block = try self.block(low - 1, of: r)
+                if let found = Self.find(wanted, in: block) { return found }
+            }
+            return nil
         }
-        guard found == 0, value.mv_size == 40 else { return nil }
-        let raw = UnsafeRawBufferPointer(start: value.mv_data, count: 40)
-        let u64 = { (offset: Int) in UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
-        guard UInt32(truncatingIfNeeded: u64(0)) == Self.format else { return nil }
-        let point = SnapshotPoint(
-            batchCount: Int(u64(8)), endSeq: Seq(truncatingIfNeeded: u64(16)), events: Int64(bitPattern: u64(24)),
-            chain: UInt32(truncatingIfNeeded: u64(0) >> 32))
-        return (point, Int(u64(32)))
     }
 
-    /// Records the point the file covers and how many ids it holds: the
-    /// format and the point's chain, its batches, end seq, events, and count.
-    private func store(_ point: SnapshotPoint, count: Int, in txn: OpaquePointer?) throws {
-        var head = ByteWriter(capacity: 40)
-        head.write(littleEndian: UInt64(Self.format) | UInt64(point.chain) << 32)
-        head.write(littleEndian: UInt64(point.batchCount))
-        head.write(littleEndian: UInt64(bitPattern: Int64(point.endSeq)))
-        head.write(littleEndian: UInt64(bitPattern: point.events))
-        head.write(littleEndian: UInt64(count))
-        var key = Array("head".utf8), bytes = head.bytes
-        let stored = key.withUnsafeMutableBytes { k in
-            bytes.withUnsafeMutableBytes { v in
-                var mk = MDB_val(mv_size: k.count, mv_data: k.baseAddress)
-                var mv = MDB_val(mv_size: v.count, mv_data: v.baseAddress)
-                return mdb_put(txn, meta, &mk, &mv, 0)
+    /// Block `b` of run `r`, from the cache or read and checked.
+    private func block(_ b: Int, of r: Int) throws -> Block {
+        let key = r << 40 | b
+        if let cached = cache[key] { return cached }
+        let at = runs[r].blocksOffset + Int64(b * Self.blockSize)
+        let bytes = try Self.readChecked(file, at: at, count: Self.blockSize, path: path)
+        var entries: [Int] = []
+        var p = 2
+        for _ in 0..<Int(bytes.u16(0)) {
+            guard p + 2 <= Self.blockSize - 4 else { throw Damaged(path: path, what: "block \(b) of run \(r) ends early") }
+            entries.append(p)
+            p += 2 + Int(bytes.u16(p)) + 16
+        }
+        guard p <= Self.blockSize - 4 else { throw Damaged(path: path, what: "block \(b) of run \(r) ends early") }
+        let block = Block(bytes: bytes, entries: entries)
+        if cacheOrder.count >= Self.cachedBlocks { cache[cacheOrder.removeFirst()] = nil }
+        cache[key] = block
+        cacheOrder.append(key)
+        return block
+    }
+
+    /// The entry of `id` in `block`, by a binary search of its sorted entries.
+    private static func find(_ id: UnsafeRawBufferPointer, in block: Block) -> (seq: Int64, fingerprint: UInt64)? {
+        block.bytes.withUnsafeBytes { bytes in
+            var low = 0, high = block.entries.count
+            while low < high {
+                let middle = (low + high) / 2, p = block.entries[middle]
+                let n = Int(bytes.loadUnaligned(fromByteOffset: p, as: UInt16.self).littleEndian)
+                let key = UnsafeRawBufferPointer(rebasing: bytes[(p + 2)..<(p + 2 + n)])
+                if key.elementsEqual(id) {
+                    return (
+                        Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: p + 2 + n, as: Int64.self)),
+                        UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: p + 10 + n, as: UInt64.self))
+                    )
+                }
+                if key.lexicographicallyPrecedes(id) { low = middle + 1 } else { high = middle }
+            }
+            return nil
+        }
+    }
+
+    /// Checks every block of every run against `index`, which holds every
+    /// event id of the log: the file must hold exactly those of the batches it covers, in order.
+    /// - Returns: what is wrong, or nil.
+    func check(against index: EventIDIndex) throws -> String? {
+        var held = 0
+        for r in runs.indices {
+            var previous: [UInt8]?
+            for b in 0..<runs[r].blockCount {
+                let block = try self.block(b, of: r)
+                for (k, p) in block.entries.enumerated() {
+                    let n = Int(block.bytes.u16(p))
+                    let id = Array(block.bytes[(p + 2)..<(p + 2 + n)])
+                    let seq = Int64(bitPattern: block.bytes.u64(p + 2 + n)), fingerprint = block.bytes.u64(p + 10 + n)
+                    let spelled = String(decoding: id, as: UTF8.self)
+                    if k == 0, id != Array(runs[r].fences[runs[r].fenceStarts[b]..<runs[r].fenceStarts[b + 1]]) {
+                        return "block \(b) of run \(r) starts at \(spelled), not at its fence"
+                    }
+                    if let previous, !previous.lexicographicallyPrecedes(id) { return "run \(r) holds \(spelled) out of order" }
+                    previous = id
+                    guard seq < point.endSeq else { return "it holds the id \(spelled) at seq \(seq), past the batches it covers" }
+                    switch index.verdict(id: id, fingerprint: fingerprint) {
+                    case .duplicate(let logged) where logged == seq: break
+                    case .new: return "it holds the id \(spelled), which the log does not"
+                    case .duplicate(let logged), .conflict(let logged):
+                        return "it holds the id \(spelled) at seq \(seq) with fingerprint \(fingerprint), where the log has seq \(logged)"
+                    }
+                    held += 1
+                }
             }
         }
-        try check(stored, "mdb_put")
-    }
-
-    private func put(_ id: UnsafeRawBufferPointer, _ value: (Int64, UInt64), in txn: OpaquePointer?, appending: Bool) throws {
-        var bytes = (value.0.littleEndian, value.1.littleEndian)
-        let stored = withUnsafeMutableBytes(of: &bytes) { v in
-            var key = MDB_val(mv_size: id.count, mv_data: UnsafeMutableRawPointer(mutating: id.baseAddress))
-            var mv = MDB_val(mv_size: v.count, mv_data: v.baseAddress)
-            return mdb_put(txn, ids, &key, &mv, appending ? UInt32(MDB_APPEND) : 0)
+        var covered = 0
+        index.forEach { _, seq, _ in if seq < point.endSeq { covered += 1 } }
+        guard held == covered, held == count else {
+            return "it holds \(held) ids and says \(count), where the batches it covers hold \(covered)"
         }
-        try check(stored, "mdb_put")
+        return nil
     }
 
-    /// Runs `body` in a write transaction, committed if it returns, aborted if it throws.
-    private func write(_ body: (OpaquePointer?) throws -> Void) throws {
-        var txn: OpaquePointer?
-        try check(mdb_txn_begin(env, nil, 0, &txn), "mdb_txn_begin")
-        do {
-            try body(txn)
-        } catch {
-            mdb_txn_abort(txn)
-            throw error
+    /// How many runs the file holds.
+    var runCount: Int { runs.count }
+
+    // MARK: Writing
+
+    /// `index`'s entries in key order: bytes compared as unsigned, a prefix first.
+    private static func sorted(_ index: EventIDIndex) -> (bytes: [UInt8], starts: [Int], values: [(Int64, UInt64)], order: [Int]) {
+        var bytes: [UInt8] = [], starts: [Int] = [0], values: [(Int64, UInt64)] = []
+        bytes.reserveCapacity(index.count * 36)
+        values.reserveCapacity(index.count)
+        index.forEach { id, seq, fingerprint in
+            bytes.append(contentsOf: id)
+            starts.append(bytes.count)
+            values.append((seq, fingerprint))
         }
-        try check(mdb_txn_commit(txn), "mdb_txn_commit")
+        return (bytes, starts, values, sortedOrder(bytes, starts))
     }
 
-    private func check(_ code: Int32, _ call: String) throws {
-        guard code == 0 else { throw Failure(path: path, call: call, code: code) }
+    /// Writes the entries as blocks at `end`, then the run's index; moves `end` past both.
+    /// - Returns: where the run's index starts.
+    private static func writeRun(
+        _ entries: (bytes: [UInt8], starts: [Int], values: [(Int64, UInt64)], order: [Int]), to out: FileDescriptor, at end: inout Int64,
+        path: String
+    ) throws -> Int64 {
+        let blocksOffset = end
+        var fences = ByteWriter(capacity: 0)
+        var blocks = 0
+        var block = [UInt8](repeating: 0, count: blockSize), used = 2, held = 0
+        var pending: [UInt8] = []
+        func seal() throws {
+            block[0] = UInt8(truncatingIfNeeded: held)
+            block[1] = UInt8(truncatingIfNeeded: held >> 8)
+            for i in used..<(blockSize - 4) { block[i] = 0 }
+            let crc = block.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[..<(blockSize - 4)])) }
+            for k in 0..<4 { block[blockSize - 4 + k] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(k))) }
+            pending += block
+            blocks += 1
+            (used, held) = (2, 0)
+            if pending.count >= 1 << 20 {
+                try out.writeAll(at: end, pending, path: path)
+                end += Int64(pending.count)
+                pending.removeAll(keepingCapacity: true)
+            }
+        }
+        for i in entries.order {
+            let id = entries.bytes[entries.starts[i]..<entries.starts[i + 1]]
+            let size = 2 + id.count + 16
+            if used + size > blockSize - 4 { try seal() }
+            if held == 0 {
+                fences.write(littleEndian: UInt16(id.count))
+                fences.write(contentsOf: id)
+            }
+            var entry = ByteWriter(capacity: size)
+            entry.write(littleEndian: UInt16(id.count))
+            entry.write(contentsOf: id)
+            entry.write(littleEndian: UInt64(bitPattern: entries.values[i].0))
+            entry.write(littleEndian: entries.values[i].1)
+            block.replaceSubrange(used..<(used + size), with: entry.bytes)
+            used += size
+            held += 1
+        }
+        if held > 0 { try seal() }
+        try out.writeAll(at: end, pending, path: path)
+        end += Int64(pending.count)
+        let runIndex = end
+        var section = ByteWriter(capacity: 16 + fences.bytes.count + 4)
+        section.write(littleEndian: UInt64(blocksOffset))
+        section.write(littleEndian: UInt32(blocks))
+        section.write(littleEndian: UInt32(fences.bytes.count))
+        section.write(contentsOf: fences.bytes)
+        section.write(littleEndian: CRC32C.checksum(section.bytes))
+        try out.writeAll(at: end, section.bytes, path: path)
+        end += Int64(section.bytes.count)
+        return runIndex
+    }
+
+    /// Writes a trailer at `end`: the point the file covers, its count, this run's index, the trailer before.
+    private static func writeTrailer(
+        point: SnapshotPoint, count: Int, runIndex: Int64, previous: Int64?, to out: FileDescriptor, at end: inout Int64, path: String
+    ) throws {
+        var trailer = ByteWriter(capacity: trailerSize)
+        trailer.write(contentsOf: magic)
+        trailer.write(littleEndian: format)
+        trailer.write(littleEndian: point.chain)
+        trailer.write(littleEndian: UInt64(point.batchCount))
+        trailer.write(littleEndian: UInt64(bitPattern: Int64(point.endSeq)))
+        trailer.write(littleEndian: UInt64(bitPattern: point.events))
+        trailer.write(littleEndian: UInt64(count))
+        trailer.write(littleEndian: UInt64(runIndex))
+        trailer.write(littleEndian: previous.map { UInt64($0) + 1 } ?? 0)
+        trailer.write(littleEndian: CRC32C.checksum(trailer.bytes))
+        trailer.write(littleEndian: UInt32(0))
+        try out.writeAll(at: end, trailer.bytes, path: path)
+        end += Int64(trailerSize)
     }
 
     /// The indices of the spellings in `bytes` (the i-th from `starts[i]`
-    /// to `starts[i + 1]`) in LMDB's key order: bytes compared as unsigned,
-    /// a prefix first. Sorted by their first 16 bytes as two integers, and
-    /// by the whole spelling only where those tie (ids made in the same
-    /// millisecond), since a comparison through the bytes of every pair would
-    /// cost most of a build.
+    /// to `starts[i + 1]`) in key order: sorted by their first 16 bytes as
+    /// two integers, and by the whole spelling only where those tie (ids
+    /// made in the same millisecond), since a comparison through the bytes
+    /// of every pair would cost most of a build.
     private static func sortedOrder(_ bytes: [UInt8], _ starts: [Int]) -> [Int] {
         struct Key {
             var high: UInt64
@@ -263,5 +443,38 @@ final class EventIDFile {
             }
             return keys.map { Int($0.index) }
         }
+    }
+}
+
+extension [UInt8] {
+    fileprivate func u16(_ offset: Int) -> UInt16 { UInt16(self[offset]) | UInt16(self[offset + 1]) << 8 }
+    fileprivate func u32(_ offset: Int) -> UInt32 { (0..<4).reduce(0) { $0 | UInt32(self[offset + $1]) << (8 * UInt32($1)) } }
+    fileprivate func u64(_ offset: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(self[offset + $1]) << (8 * UInt64($1)) } }
+}
+
+/// What `orders verify` finds of the event-id file beside a log.
+public enum EventIDFileState: Equatable, Sendable {
+    /// None: the next read of every id builds it.
+    case absent
+    /// There, but not of the log as it is (another log's, one the log was cut below, or cut short): the next read builds it again.
+    case stale
+    /// Every entry checked against the log's ids.
+    case sound(ids: Int, batches: Int, runs: Int)
+    /// Its entries are not the log's: what is wrong. The next read that meets it builds it again.
+    case damaged(String)
+}
+
+/// Checks the event-id file beside `log` against `index`, every event id of the log, reading it only.
+public func checkEventIDFile(of log: String, against index: EventIDIndex) throws -> EventIDFileState {
+    guard access(EventIDFile.path(of: log), F_OK) == 0 else { return .absent }
+    let descriptor = try FileDescriptor.openInput(log)
+    defer { try? descriptor.close() }
+    let batches = try LogLayout.scan(descriptor, path: log).batches
+    guard let file = EventIDFile.open(log: log, batches: batches[...], reading: true) else { return .stale }
+    do {
+        return try file.check(against: index).map { .damaged($0) }
+            ?? .sound(ids: file.count, batches: file.point.batchCount, runs: file.runCount)
+    } catch {
+        return .damaged("\(error)")
     }
 }

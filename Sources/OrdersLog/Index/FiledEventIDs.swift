@@ -23,7 +23,8 @@ final class FiledEventIDs: RecordedEventIDs {
     func prefetch(hash: UInt32) { (whole ?? tail).prefetch(hash: hash) }
 
     func verdict(id: [UInt8], fingerprint: UInt64, hash: UInt32) -> EventIDIndex.Verdict {
-        if let whole { return whole.verdict(id: id, fingerprint: fingerprint, hash: hash) }
+        // Hashed by its own table, not by the one `hash` came from (the tail's, until the file failed).
+        if let whole { return whole.verdict(id: id, fingerprint: fingerprint) }
         let recent = tail.verdict(id: id, fingerprint: fingerprint, hash: hash)
         guard recent == .new else { return recent }
         do {

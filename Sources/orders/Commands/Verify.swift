@@ -119,7 +119,14 @@ extension Orders {
             // What the writer acknowledged must all be there (WriterCheckpoint).
             let checkpoint = try WriterCheckpoint.read(log: log)
             let cutShort = checkpoint?.missing(endSeq: survey.committedEndSeq, committedEnd: survey.committedEnd)
-            let sound = !reader.foundDamage && twice == nil && cutShort == nil
+            // The event-id file is derived, but one whose entries are not the log's would pass duplicates as new.
+            let eventIDFile = try checkEventIDFile(of: log, against: check.eventIDs)
+            var fileDamage: String?
+            if case .damaged(let reason) = eventIDFile {
+                fileDamage =
+                    "\(EventIDFileWording.path(of: log)) does not match the log: \(reason); remove it, and the next read of every id builds it again"
+            }
+            let sound = !reader.foundDamage && twice == nil && cutShort == nil && fileDamage == nil
             if json {
                 var out = JSONObject()
                 out.string("file", log)
@@ -139,13 +146,16 @@ extension Orders {
                         o.string("reason", skip.reason)
                         return o
                     }
-                        + ([twice, cutShort].compactMap { $0 }.map { reason in
+                        + ([twice, cutShort, fileDamage].compactMap { $0 }.map { reason in
                             var o = JSONObject()
                             o.integer("events", 0)
                             o.string("reason", reason)
                             return o
                         }))
                 if let checkpoint { out.integer("acknowledged_events", checkpoint.endSeq - 1) }
+                if let state = EventIDFileWording.json(eventIDFile, logHasIDs: check.eventIDs.count > 0) {
+                    out.object("event_id_file", state)
+                }
                 if let tail = reader.tail {
                     var t = JSONObject()
                     t.integer("offset", tail.offset)
@@ -167,6 +177,8 @@ extension Orders {
                 for skip in damage { text += "  damage     \(skip)\n" }
                 if let twice { text += "  damage     \(twice)\n" }
                 if let cutShort { text += "  damage     \(cutShort)\n" }
+                if let fileDamage { text += "  damage     \(fileDamage)\n" }
+                if let line = EventIDFileWording.line(eventIDFile, of: log, logHasIDs: check.eventIDs.count > 0) { text += line }
                 if let checkpoint {
                     text += "  acked      \(Thousands.grouped(checkpoint.endSeq - 1)) events (\(WriterCheckpoint.path(of: log)))\n"
                 }
@@ -179,7 +191,7 @@ extension Orders {
             }
             Console.flush()
             if !sound {
-                let first = damage.first.map { "\($0)" } ?? twice ?? cutShort ?? ""
+                let first = damage.first.map { "\($0)" } ?? twice ?? cutShort ?? fileDamage ?? ""
                 Console.note("orders: error: \(log) is corrupt: \(first); `orders repair` copies what can be read into a new log")
                 throw ExitCode(ErrorCode.corruptLog.exitStatus)
             }
