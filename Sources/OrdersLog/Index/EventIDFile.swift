@@ -12,7 +12,8 @@ import Darwin
 /// The event ids of a log's first batches, on disk beside it
 /// (`LOG.eventids`): each id's seq and fingerprint in sorted runs of 4 KiB
 /// blocks, each block with its CRC-32C, and each run's first keys (its
-/// fences) in memory. A lookup reads one block a run, so that a writer
+/// fences) and a Bloom filter of its ids in memory (2 bytes an id). A
+/// lookup reads one block of each run whose filter may hold the id, so that a writer
 /// holds in memory only the ids of the batches after the file, not every
 /// id the log ever took (FORMAT.md, "The event-id file").
 ///
@@ -42,9 +43,11 @@ final class EventIDFile {
     /// The blocks kept once read and checked: the last ones, where new UUIDv7 ids fall.
     static let cachedBlocks = 256
 
-    /// One sorted run: its blocks, and each block's first id (its fence).
+    /// One sorted run: its blocks, each block's first id (its fence), and a filter of its ids.
     private struct Run {
         var blocksOffset: Int64
+        /// So that an id the run does not hold (a new one, most of all) reads none of its blocks.
+        var filter: BloomFilter
         var fences: [UInt8]
         /// Fence `i` is `fences[fenceStarts[i]..<fenceStarts[i + 1]]`.
         var fenceStarts: [Int]
@@ -149,13 +152,20 @@ final class EventIDFile {
         try head.withUnsafeMutableBytes { try file.readAll(at: offset, into: $0, path: path) }
         let length = Int(head.u32(12))
         let section = try readChecked(file, at: offset, count: 16 + length + 4, path: path)
-        var run = Run(blocksOffset: Int64(section.u64(0)), fences: [], fenceStarts: [0])
+        let end = 16 + length
+        guard end >= 28 else { throw Damaged(path: path, what: "a run's index is too short") }
+        let seed = section.u64(16), filterBytes = Int(section.u32(24))
+        guard 28 + filterBytes <= end, filterBytes % 8 == 0, BloomFilter.isWhole(words: filterBytes / 8) else {
+            throw Damaged(path: path, what: "a run's filter is not whole")
+        }
+        let filter = BloomFilter(bytes: Array(section[28..<(28 + filterBytes)]), seed: seed)
+        var run = Run(blocksOffset: Int64(section.u64(0)), filter: filter, fences: [], fenceStarts: [0])
         let blocks = Int(section.u32(8))
-        var p = 16
+        var p = 28 + filterBytes
         for _ in 0..<blocks {
-            guard p + 2 <= 16 + length else { throw Damaged(path: path, what: "a run's fences end early") }
+            guard p + 2 <= end else { throw Damaged(path: path, what: "a run's fences end early") }
             let n = Int(section.u16(p))
-            guard p + 2 + n <= 16 + length else { throw Damaged(path: path, what: "a run's fences end early") }
+            guard p + 2 + n <= end else { throw Damaged(path: path, what: "a run's fences end early") }
             run.fences += section[(p + 2)..<(p + 2 + n)]
             run.fenceStarts.append(run.fences.count)
             p += 2 + n
@@ -221,7 +231,7 @@ final class EventIDFile {
     /// - Throws: ``Damaged`` for a block that fails its CRC.
     func lookUp(_ id: [UInt8]) throws -> (seq: Int64, fingerprint: UInt64)? {
         try id.withUnsafeBytes { wanted in
-            for r in runs.indices.reversed() {
+            for r in runs.indices.reversed() where runs[r].filter.mayContain(wanted, tag: 0) {
                 // The last block whose first id is not after the id: the only one that can hold it.
                 let run = runs[r]
                 var low = 0, high = run.blockCount
@@ -344,6 +354,8 @@ final class EventIDFile {
         path: String
     ) throws -> Int64 {
         let blocksOffset = end
+        var seeds = SystemRandomNumberGenerator()
+        var filter = BloomFilter(members: entries.order.count, seed: seeds.next())
         var fences = ByteWriter(capacity: 0)
         var blocks = 0
         var block = [UInt8](repeating: 0, count: blockSize), used = 2, held = 0
@@ -365,6 +377,9 @@ final class EventIDFile {
         }
         for i in entries.order {
             let id = entries.bytes[entries.starts[i]..<entries.starts[i + 1]]
+            entries.bytes.withUnsafeBytes {
+                filter.insert(UnsafeRawBufferPointer(rebasing: $0[entries.starts[i]..<entries.starts[i + 1]]), tag: 0)
+            }
             let size = 2 + id.count + 16
             if used + size > blockSize - 4 { try seal() }
             if held == 0 {
@@ -384,10 +399,13 @@ final class EventIDFile {
         try out.writeAll(at: end, pending, path: path)
         end += Int64(pending.count)
         let runIndex = end
-        var section = ByteWriter(capacity: 16 + fences.bytes.count + 4)
+        var section = ByteWriter(capacity: 28 + filter.bytes.count + fences.bytes.count + 4)
         section.write(littleEndian: UInt64(blocksOffset))
         section.write(littleEndian: UInt32(blocks))
-        section.write(littleEndian: UInt32(fences.bytes.count))
+        section.write(littleEndian: UInt32(12 + filter.bytes.count + fences.bytes.count))
+        section.write(littleEndian: filter.seed)
+        section.write(littleEndian: UInt32(filter.bytes.count))
+        section.write(contentsOf: filter.bytes)
         section.write(contentsOf: fences.bytes)
         section.write(littleEndian: CRC32C.checksum(section.bytes))
         try out.writeAll(at: end, section.bytes, path: path)
