@@ -175,6 +175,13 @@ struct CommandTests {
             var damaged = sound
             damaged[offset] ^= 0x5A
             try damaged.write(to: URL(fileURLWithPath: file))
+            if offset == 100 {
+                // A block's damage, as verify says it: the log is sound, the file beside it is not to be trusted.
+                let verified = try CLI.run(["verify", log])
+                #expect(
+                    verified.status == 65 && verified.stderr.contains("the log is whole, but \(file) does not match the log"),
+                    "\(verified.stderr)")
+            }
             let retry = try CLI.run(["import", log, dir + "/a.ndjson", "--json"])
             #expect(
                 retry.text.contains(#""appended": 0, "duplicates": 1000"#) || (retry.status != 0 && !retry.text.contains(#""appended""#)),

@@ -191,6 +191,11 @@ extension Orders {
             }
             Console.flush()
             if !sound {
+                // A derived file's damage alone leaves the log whole: no repair, only the file to remove.
+                if let fileDamage, !reader.foundDamage && twice == nil && cutShort == nil {
+                    Console.note("orders: error: the log is whole, but \(fileDamage)")
+                    throw ExitCode(ErrorCode.corruptLog.exitStatus)
+                }
                 let first = damage.first.map { "\($0)" } ?? twice ?? cutShort ?? fileDamage ?? ""
                 Console.note("orders: error: \(log) is corrupt: \(first); `orders repair` copies what can be read into a new log")
                 throw ExitCode(ErrorCode.corruptLog.exitStatus)
