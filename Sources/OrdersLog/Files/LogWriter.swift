@@ -247,7 +247,8 @@ public final class LogWriter {
     private func readLogEventIDs() throws {
         guard arrivingIDs.log == nil else { return }
         let batches = layoutBatches[...], path = path, descriptor = file.descriptor
-        let readAll = { () throws -> EventIDIndex in
+        /// The event ids of `batches`, from their record frames.
+        let read = { (batches: ArraySlice<LogLayout.Batch>) throws -> EventIDIndex in
             let index = EventIDIndex()
             let loader = try RecordLoader(file: descriptor, name: path)
             for batch in batches where batch.records != nil {
@@ -255,12 +256,9 @@ public final class LogWriter {
             }
             return index
         }
+        let readAll = { try read(batches) }
         if keepsIndex, let filed = EventIDFile.open(log: path, batches: batches) {
-            var tail = EventIDIndex()
-            let loader = try RecordLoader(file: descriptor, name: path)
-            for batch in batches.dropFirst(filed.point.batchCount) where batch.records != nil {
-                try loader.forEachID(of: batch) { seq, id, fingerprint in tail.insert(id: id, seq: seq, fingerprint: fingerprint) }
-            }
+            var tail = try read(batches.dropFirst(filed.point.batchCount))
             // A large tail becomes a run of the file: the next open reads no more than what comes after
             // it. A small one stays in memory (a few MB), so that runs do not pile up one a restart.
             if tail.count >= EventIDFile.leastRun, (try? filed.extend(with: tail, to: batches)) != nil { tail = EventIDIndex() }

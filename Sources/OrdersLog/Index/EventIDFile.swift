@@ -33,7 +33,7 @@ final class EventIDFile {
 
     static let format: UInt32 = 1
     static let blockSize = 4096
-    static let trailerSize = 72
+    static let trailerSize = 68
     static let magic = Array("ORDEVIDS".utf8)
     /// Past this many runs, a read of the log's ids builds the file again as one.
     static let mostRuns = 8
@@ -52,12 +52,28 @@ final class EventIDFile {
         /// Fence `i` is `fences[fenceStarts[i]..<fenceStarts[i + 1]]`.
         var fenceStarts: [Int]
         var blockCount: Int { fenceStarts.count - 1 }
+
+        /// `body` of block `b`'s first id.
+        func withFence<R>(_ b: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+            fences.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[fenceStarts[b]..<fenceStarts[b + 1]])) }
+        }
     }
 
     /// A block read and checked: its bytes, and where each entry starts.
     private struct Block {
         var bytes: [UInt8]
         var entries: [Int]
+
+        /// `body` of entry `k`: its id, seq and fingerprint.
+        func withEntry<R>(_ k: Int, _ body: (UnsafeRawBufferPointer, Int64, UInt64) -> R) -> R {
+            bytes.withUnsafeBytes { bytes in
+                let p = entries[k], n = Int(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: p, as: UInt16.self)))
+                return body(
+                    UnsafeRawBufferPointer(rebasing: bytes[(p + 2)..<(p + 2 + n)]),
+                    Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: p + 2 + n, as: Int64.self)),
+                    UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: p + 10 + n, as: UInt64.self)))
+            }
+        }
     }
 
     struct Damaged: Error, CustomStringConvertible {
@@ -113,17 +129,20 @@ final class EventIDFile {
             var last: (point: SnapshotPoint, count: Int)?
             while at >= 0 {
                 let trailer = try readChecked(file, at: at, count: trailerSize, path: path)
-                guard Array(trailer[0..<8]) == magic, trailer.u32(8) == format else {
-                    throw Damaged(path: path, what: "no trailer of this format at byte \(at)")
-                }
-                if last == nil {
+                let (runIndex, previous) = try parsed(path, "the trailer at byte \(at)", trailer) { reader in
+                    guard try reader.readBytes(8).elementsEqual(magic), try reader.read(littleEndian: UInt32.self) == format else {
+                        throw ByteReader.Malformed(position: 0, reason: "not of this format")
+                    }
+                    let chain = try reader.read(littleEndian: UInt32.self)
+                    let batchCount = try reader.read(littleEndian: UInt64.self), endSeq = try reader.read(littleEndian: UInt64.self)
+                    let events = try reader.read(littleEndian: UInt64.self), count = try reader.read(littleEndian: UInt64.self)
                     let point = SnapshotPoint(
-                        batchCount: Int(trailer.u64(16)), endSeq: Seq(truncatingIfNeeded: trailer.u64(24)),
-                        events: Int64(bitPattern: trailer.u64(32)), chain: trailer.u32(12))
-                    last = (point, Int(trailer.u64(40)))
+                        batchCount: Int(batchCount), endSeq: Seq(truncatingIfNeeded: endSeq), events: Int64(bitPattern: events),
+                        chain: chain)
+                    if last == nil { last = (point, Int(count)) }
+                    return (try reader.read(littleEndian: UInt64.self), try reader.read(littleEndian: UInt64.self))
                 }
-                runs.insert(try readRun(file, at: Int64(trailer.u64(48)), path: path), at: 0)
-                let previous = trailer.u64(56)
+                runs.insert(try readRun(file, at: Int64(runIndex), path: path), at: 0)
                 guard previous > 0 else { break }
                 at = Int64(previous - 1)
             }
@@ -135,46 +154,57 @@ final class EventIDFile {
         }
     }
 
-    /// `count` bytes at `at` whose last 4 (after padding to a multiple of 8, for a trailer) are their CRC-32C.
+    /// `count` bytes at `at` whose last 4 are the CRC-32C of those before; those before.
     private static func readChecked(_ file: FileDescriptor, at: Int64, count: Int, path: String) throws -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         try bytes.withUnsafeMutableBytes { try file.readAll(at: at, into: $0, path: path) }
-        let covered = count == trailerSize ? 64 : count - 4
-        guard bytes.withUnsafeBytes({ CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[..<covered])) }) == bytes.u32(covered) else {
-            throw Damaged(path: path, what: "bytes \(at)..<\(at + Int64(count)) fail their CRC")
+        let sound = bytes.withUnsafeBytes { raw in
+            CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[..<(count - 4)]))
+                == UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self))
         }
+        guard sound else { throw Damaged(path: path, what: "bytes \(at)..<\(at + Int64(count)) fail their CRC") }
+        bytes.removeLast(4)
         return bytes
+    }
+
+    /// What `read` makes of `bytes` (checked already) by a ``ByteReader``; a read past their end is damage in `what`.
+    private static func parsed<T>(_ path: String, _ what: String, _ bytes: [UInt8], _ read: (inout ByteReader) throws -> T) throws -> T {
+        do {
+            return try bytes.withUnsafeBytes { raw in
+                var reader = ByteReader(raw)
+                return try read(&reader)
+            }
+        } catch let malformed as ByteReader.Malformed {
+            throw Damaged(path: path, what: "\(what): \(malformed.reason)")
+        }
     }
 
     /// A run's index: where its blocks start, how many, and each one's first id.
     private static func readRun(_ file: FileDescriptor, at offset: Int64, path: String) throws -> Run {
         var head = [UInt8](repeating: 0, count: 16)
         try head.withUnsafeMutableBytes { try file.readAll(at: offset, into: $0, path: path) }
-        let length = Int(head.u32(12))
+        let length = Int(head.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 12, as: UInt32.self)) })
         let section = try readChecked(file, at: offset, count: 16 + length + 4, path: path)
-        let end = 16 + length
-        guard end >= 28 else { throw Damaged(path: path, what: "a run's index is too short") }
-        let seed = section.u64(16), filterBytes = Int(section.u32(24))
-        guard 28 + filterBytes <= end, filterBytes % 8 == 0, BloomFilter.isWhole(words: filterBytes / 8) else {
-            throw Damaged(path: path, what: "a run's filter is not whole")
+        return try parsed(path, "the run's index at byte \(offset)", section) { reader in
+            let blocksOffset = Int64(try reader.read(littleEndian: UInt64.self))
+            let blocks = Int(try reader.read(littleEndian: UInt32.self))
+            _ = try reader.read(littleEndian: UInt32.self)
+            let seed = try reader.read(littleEndian: UInt64.self), filterBytes = Int(try reader.read(littleEndian: UInt32.self))
+            guard filterBytes % 8 == 0, BloomFilter.isWhole(words: filterBytes / 8) else {
+                throw ByteReader.Malformed(position: reader.position, reason: "its filter is not whole")
+            }
+            let filter = BloomFilter(bytes: Array(try reader.readBytes(filterBytes)), seed: seed)
+            var run = Run(blocksOffset: blocksOffset, filter: filter, fences: [], fenceStarts: [0])
+            for _ in 0..<blocks {
+                run.fences += try reader.readBytes(Int(try reader.read(littleEndian: UInt16.self)))
+                run.fenceStarts.append(run.fences.count)
+            }
+            return run
         }
-        let filter = BloomFilter(bytes: Array(section[28..<(28 + filterBytes)]), seed: seed)
-        var run = Run(blocksOffset: Int64(section.u64(0)), filter: filter, fences: [], fenceStarts: [0])
-        let blocks = Int(section.u32(8))
-        var p = 28 + filterBytes
-        for _ in 0..<blocks {
-            guard p + 2 <= end else { throw Damaged(path: path, what: "a run's fences end early") }
-            let n = Int(section.u16(p))
-            guard p + 2 + n <= end else { throw Damaged(path: path, what: "a run's fences end early") }
-            run.fences += section[(p + 2)..<(p + 2 + n)]
-            run.fenceStarts.append(run.fences.count)
-            p += 2 + n
-        }
-        return run
     }
 
-    /// Removes the file of `log`, if there is one.
-    static func remove(of log: String) { unlink(path(of: log)) }
+    /// Removes the file, which is no longer to be trusted: the next read of the log's ids builds it again.
+    func remove() { unlink(path) }
 
     /// Builds the file of `log` from `index`, which holds every event id of
     /// `batches` (the log's first batches), as one sorted run: into a
@@ -237,10 +267,7 @@ final class EventIDFile {
                 var low = 0, high = run.blockCount
                 while low < high {
                     let middle = (low + high) / 2
-                    let fence = run.fences.withUnsafeBytes {
-                        UnsafeRawBufferPointer(rebasing: $0[run.fenceStarts[middle]..<run.fenceStarts[middle + 1]])
-                    }
-                    if wanted.lexicographicallyPrecedes(fence) { high = middle } else { low = middle + 1 }
+                    if run.withFence(middle, { wanted.lexicographicallyPrecedes($0) }) { high = middle } else { low = middle + 1 }
                 }
                 guard low > 0 else { continue }
                 let block = try self.block(low - 1, of: r)
@@ -256,14 +283,13 @@ final class EventIDFile {
         if let cached = cache[key] { return cached }
         let at = runs[r].blocksOffset + Int64(b * Self.blockSize)
         let bytes = try Self.readChecked(file, at: at, count: Self.blockSize, path: path)
-        var entries: [Int] = []
-        var p = 2
-        for _ in 0..<Int(bytes.u16(0)) {
-            guard p + 2 <= Self.blockSize - 4 else { throw Damaged(path: path, what: "block \(b) of run \(r) ends early") }
-            entries.append(p)
-            p += 2 + Int(bytes.u16(p)) + 16
+        let entries = try Self.parsed(path, "block \(b) of run \(r)", bytes) { reader in
+            try (0..<Int(try reader.read(littleEndian: UInt16.self))).map { _ in
+                let start = reader.position
+                _ = try reader.readBytes(Int(try reader.read(littleEndian: UInt16.self)) + 16)
+                return start
+            }
         }
-        guard p <= Self.blockSize - 4 else { throw Damaged(path: path, what: "block \(b) of run \(r) ends early") }
         let block = Block(bytes: bytes, entries: entries)
         if cacheOrder.count >= Self.cachedBlocks { cache[cacheOrder.removeFirst()] = nil }
         cache[key] = block
@@ -273,22 +299,16 @@ final class EventIDFile {
 
     /// The entry of `id` in `block`, by a binary search of its sorted entries.
     private static func find(_ id: UnsafeRawBufferPointer, in block: Block) -> (seq: Int64, fingerprint: UInt64)? {
-        block.bytes.withUnsafeBytes { bytes in
-            var low = 0, high = block.entries.count
-            while low < high {
-                let middle = (low + high) / 2, p = block.entries[middle]
-                let n = Int(bytes.loadUnaligned(fromByteOffset: p, as: UInt16.self).littleEndian)
-                let key = UnsafeRawBufferPointer(rebasing: bytes[(p + 2)..<(p + 2 + n)])
-                if key.elementsEqual(id) {
-                    return (
-                        Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: p + 2 + n, as: Int64.self)),
-                        UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: p + 10 + n, as: UInt64.self))
-                    )
-                }
-                if key.lexicographicallyPrecedes(id) { low = middle + 1 } else { high = middle }
+        var low = 0, high = block.entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            let (order, found) = block.withEntry(middle) { key, seq, fingerprint in
+                key.elementsEqual(id) ? (0, (seq, fingerprint)) : (key.lexicographicallyPrecedes(id) ? 1 : -1, nil)
             }
-            return nil
+            if let found { return found }
+            if order > 0 { low = middle + 1 } else { high = middle }
         }
+        return nil
     }
 
     /// Checks every block of every run against `index`, which holds every
@@ -300,12 +320,10 @@ final class EventIDFile {
             var previous: [UInt8]?
             for b in 0..<runs[r].blockCount {
                 let block = try self.block(b, of: r)
-                for (k, p) in block.entries.enumerated() {
-                    let n = Int(block.bytes.u16(p))
-                    let id = Array(block.bytes[(p + 2)..<(p + 2 + n)])
-                    let seq = Int64(bitPattern: block.bytes.u64(p + 2 + n)), fingerprint = block.bytes.u64(p + 10 + n)
+                for k in block.entries.indices {
+                    let (id, seq, fingerprint) = block.withEntry(k) { (Array($0), $1, $2) }
                     let spelled = String(decoding: id, as: UTF8.self)
-                    if k == 0, id != Array(runs[r].fences[runs[r].fenceStarts[b]..<runs[r].fenceStarts[b + 1]]) {
+                    if k == 0, !runs[r].withFence(b, { $0.elementsEqual(id) }) {
                         return "block \(b) of run \(r) starts at \(spelled), not at its fence"
                     }
                     if let previous, !previous.lexicographicallyPrecedes(id) { return "run \(r) holds \(spelled) out of order" }
@@ -428,7 +446,6 @@ final class EventIDFile {
         trailer.write(littleEndian: UInt64(runIndex))
         trailer.write(littleEndian: previous.map { UInt64($0) + 1 } ?? 0)
         trailer.write(littleEndian: CRC32C.checksum(trailer.bytes))
-        trailer.write(littleEndian: UInt32(0))
         try out.writeAll(at: end, trailer.bytes, path: path)
         end += Int64(trailerSize)
     }
@@ -462,12 +479,6 @@ final class EventIDFile {
             return keys.map { Int($0.index) }
         }
     }
-}
-
-extension [UInt8] {
-    fileprivate func u16(_ offset: Int) -> UInt16 { UInt16(self[offset]) | UInt16(self[offset + 1]) << 8 }
-    fileprivate func u32(_ offset: Int) -> UInt32 { (0..<4).reduce(0) { $0 | UInt32(self[offset + $1]) << (8 * UInt32($1)) } }
-    fileprivate func u64(_ offset: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(self[offset + $1]) << (8 * UInt64($1)) } }
 }
 
 /// What `orders verify` finds of the event-id file beside a log.

@@ -33,7 +33,7 @@ final class FiledEventIDs: RecordedEventIDs {
         } catch {
             // The file is no longer to be trusted: it goes, and the next open builds it again.
             do { whole = try readAll() } catch { fatalError("\(file.path) failed and the log's event ids cannot be read: \(error)") }
-            EventIDFile.remove(of: String(file.path.dropLast(".eventids".count)))
+            file.remove()
             return whole!.verdict(id: id, fingerprint: fingerprint)
         }
     }
