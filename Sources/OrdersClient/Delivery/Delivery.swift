@@ -246,39 +246,31 @@ actor Delivery {
     private var reachable = true
     /// How many times the path came back, and the waits for it to.
     private var pathReturns = 0
-    private var waitingForPath: [(id: Int, after: Int, reply: CheckedContinuation<Void, Never>)] = []
+    private var waitingForPath = Waiters<Int>()
 
     func setReachable(_ now: Bool) {
         guard now != reachable else { return }
         reachable = now
         guard now else { return report(.offline) }
         pathReturns += 1
-        for waiting in waitingForPath { waiting.reply.resume() }
-        waitingForPath.removeAll()
+        waitingForPath.resume { _ in true }
     }
 
     /// Returns once the device has a path to the network (at once if it has one), or, given
     /// `returnedPast`, once the path came back more times than that; at once if the task is cancelled.
     private func waitForPath(returnedPast: Int? = nil) async {
         guard returnedPast != nil || !reachable else { return }
-        lastWaiter += 1
-        let id = lastWaiter, after = returnedPast ?? pathReturns
+        let id = waitingForPath.nextID(), after = returnedPast ?? pathReturns
         await withTaskCancellationHandler {
             await withCheckedContinuation { (reply: CheckedContinuation<Void, Never>) in
-                if Task.isCancelled || pathReturns > after { reply.resume() } else { waitingForPath.append((id, after, reply)) }
+                if Task.isCancelled || pathReturns > after { reply.resume() } else { waitingForPath.add(id, awaiting: after, reply) }
             }
         } onCancel: {
             Task { await self.stopWaitingForPath(id) }
         }
     }
 
-    private func stopWaitingForPath(_ id: Int) {
-        waitingForPath.removeAll { waiting in
-            guard waiting.id == id else { return false }
-            waiting.reply.resume()
-            return true
-        }
-    }
+    private func stopWaitingForPath(_ id: Int) { waitingForPath.cancel(id) }
 
     private func acknowledge(through end: UInt64) async {
         await outbox.acknowledge(through: end)

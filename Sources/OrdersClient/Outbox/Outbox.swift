@@ -87,8 +87,8 @@ public actor Outbox {
     /// Set once a write or a sync failed: what the file holds past the last sync is not known, so nothing more is taken.
     private var broken: OutboxError?
     /// Waits for a count of events pending (``waitForPending(atLeast:)``), by a number of their own.
-    private var waitingForPending: [(id: Int, count: Int, reply: CheckedContinuation<Void, Never>)] = []
-    private var lastPendingWaiter = 0
+    /// The waits for events to deliver, by how many each waits for.
+    private var waitingForPending = Waiters<Int>()
     private var roomWaiters: [CheckedContinuation<Void, Never>] = []
     /// The span last read, its text and where its lines start.
     private var cached: (first: UInt64, text: [UInt8], starts: [Int])?
@@ -184,24 +184,17 @@ public actor Outbox {
     /// the task is cancelled: woken by the record that brings them, never by polling.
     package func waitForPending(atLeast count: Int) async {
         guard pending < count else { return }
-        lastPendingWaiter += 1
-        let id = lastPendingWaiter
+        let id = waitingForPending.nextID()
         await withTaskCancellationHandler {
             await withCheckedContinuation { (reply: CheckedContinuation<Void, Never>) in
-                if Task.isCancelled { reply.resume() } else { waitingForPending.append((id, count, reply)) }
+                if Task.isCancelled { reply.resume() } else { waitingForPending.add(id, awaiting: count, reply) }
             }
         } onCancel: {
             Task { await self.stopWaitingForPending(id) }
         }
     }
 
-    private func stopWaitingForPending(_ id: Int) {
-        waitingForPending.removeAll { waiting in
-            guard waiting.id == id else { return false }
-            waiting.reply.resume()
-            return true
-        }
-    }
+    private func stopWaitingForPending(_ id: Int) { waitingForPending.cancel(id) }
 
     /// Up to `limit` events from the first not delivered, and no more than
     /// `maxBytes` of text unless one event alone is more; nil if none waits.
@@ -294,11 +287,7 @@ public actor Outbox {
                 next = newSpans.last?.header.end ?? next
                 if !newSpans.isEmpty {
                     let pending = self.pending
-                    waitingForPending.removeAll { waiting in
-                        guard waiting.count <= pending else { return false }
-                        waiting.reply.resume()
-                        return true
-                    }
+                    waitingForPending.resume { $0 <= pending }
                 }
             } catch {
                 let failure = OutboxError.io(path: file.value.path, "writing or syncing: \(error)")
