@@ -1,10 +1,13 @@
+import OrdersCore
+import OrdersLog
 import Prometheus
 import Synchronization
 
 /// What `/metrics` says, in Prometheus's text format (swift-prometheus):
 /// appends and events taken, commits and the fsyncs they made, how long
 /// appends took, how many clients follow `/events/stream`, and each
-/// subscription's pending, leased and parked events and its lag behind the head.
+/// subscription's pending, leased and parked events and its lag behind the head;
+/// and what the server holds in memory that grows with the log or with its appends.
 final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     let appends: Counter
@@ -13,6 +16,12 @@ final class ServerMetrics: Sendable {
     let fsyncs: Counter
     let appendDuration: DurationHistogram
     let subscribers: Gauge
+    /// By ``Role/rawValue``: the ids of each role held, and the bytes of their table.
+    private let ids: [Gauge]
+    private let idBytes: [Gauge]
+    /// The event ids in memory and in the file beside the log, what the file keeps in memory, and its cache.
+    private let eventIDs: [Gauge]
+    private let cartViews: Gauge
     /// Each subscription's gauges, by name.
     private let subscriptions = Mutex<[String: [Gauge]]>([:])
 
@@ -33,6 +42,51 @@ final class ServerMetrics: Sendable {
         subscribers = registry.makeGauge(
             descriptor: MetricNameDescriptor(
                 namespace: "orders", metricName: "subscribers", unitName: "", helpText: "Clients of /events/stream now."))
+        let registry = registry
+        func gauge(_ metric: String, _ help: String, labels: [(String, String)] = []) -> Gauge {
+            registry.makeGauge(
+                descriptor: MetricNameDescriptor(namespace: "orders", metricName: metric, unitName: "", helpText: help), labels: labels)
+        }
+        ids = Role.allCases.map {
+            gauge(
+                "ids_held", "Ids of the role held in memory, spelled: every one the log and the appends named.",
+                labels: [("role", "\($0.field)")])
+        }
+        idBytes = Role.allCases.map {
+            gauge("ids_held_bytes", "Bytes allocated for the ids of the role held in memory.", labels: [("role", "\($0.field)")])
+        }
+        eventIDs = [
+            (
+                "event_ids_held",
+                "Event ids held in memory: the log's last batches' (all, with no event-id file) and those appended since the start."
+            ),
+            ("event_ids_held_bytes", "Bytes allocated for the event ids held in memory."),
+            ("event_ids_filed", "Event ids in the file beside the log (LOG.eventids), looked up there."),
+            ("event_id_file_runs", "Sorted runs in the event-id file."),
+            (
+                "event_id_file_memory_bytes",
+                "Bytes the event-id file keeps in memory: each run's Bloom filter and fences, and the blocks cached."
+            ),
+            ("event_id_file_cached_blocks", "Blocks of 4 KiB the event-id file's cache holds now."),
+            ("event_id_file_cache_capacity_blocks", "Blocks of 4 KiB the event-id file's cache holds at most."),
+            ("event_id_file_block_reads", "Blocks the event-id file read from disk, not from its cache, since it was opened."),
+        ].map { gauge($0, $1) }
+        cartViews = gauge("cart_views_held", "Views of carts held in memory: those the appends since the start brought or touched.")
+    }
+
+    /// Sets the gauges of what the server holds in memory.
+    func set(_ holdings: StoreHoldings, cartViews views: Int) {
+        for table in holdings.ids {
+            ids[table.role.rawValue].set(to: Double(table.count))
+            idBytes[table.role.rawValue].set(to: Double(table.bytes))
+        }
+        let held = holdings.eventIDs
+        let values = [
+            held.held, held.heldBytes, held.filed, held.runs, held.fileBytes, held.cachedBlocks, EventIDHoldings.cacheCapacity,
+            held.blockReads,
+        ]
+        for (gauge, value) in zip(eventIDs, values) { gauge.set(to: Double(value)) }
+        cartViews.set(to: Double(views))
     }
 
     /// Sets the gauges of the subscription `name`, made on its first call.

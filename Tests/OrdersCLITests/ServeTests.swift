@@ -734,7 +734,46 @@ struct ServeTests {
         #expect(metrics.text.contains("orders_append_duration_seconds_count \(count)\n"))
         #expect(metrics.text.contains("orders_append_duration_seconds_bucket{le=\"+Inf\"} \(count)\n"))
         #expect(metrics.text.contains("orders_subscribers 0"))
+        // What it holds: every voter's spelling, and every event id in memory (a new log has no event-id file).
+        #expect(metrics.text.contains("orders_ids_held{role=\"voter\"} \(count)"), "\(metrics.text)")
+        #expect(metrics.text.contains("orders_event_ids_held \(count)"))
+        #expect(metrics.text.contains("orders_event_ids_filed 0"))
         #expect(server.stop() == 0)
         #expect(try CLI.run(["verify", server.log]).status == 0)
+    }
+
+    /// A log with event ids is served through the file of them that its first
+    /// start builds: `/metrics` says what is in memory and what is looked up there.
+    @Test func theMetricsSayWhichEventIDsAreHeldAndWhichAreInTheFile() async throws {
+        let dir = CLI.temporaryDirectory(), log = dir + "/g.log", ndjson = dir + "/g.ndjson"
+        #expect(try CLI.run(["generate", "--events", "3000", "--event-ids", "-o", log]).status == 0)
+        #expect(try CLI.run(["generate", "--events", "3000", "--event-ids", "--format", "ndjson", "-o", ndjson]).status == 0)
+        let server = try Running(log: log)
+        func metric(_ name: String) async throws -> Double? {
+            let text = try await server.request("GET", "/metrics").text
+            return text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ")[1]) }
+        }
+        #expect(try await metric("orders_event_ids_filed") == 3000)
+        #expect(try await metric("orders_event_ids_held") == 0)
+        #expect(try await metric("orders_event_id_file_runs") == 1)
+        #expect(try await metric("orders_event_id_file_cache_capacity_blocks") == 256)
+        let firstLine = try String(contentsOfFile: ndjson, encoding: .utf8).split(separator: "\n")[0]
+        let retry = try await server.request("POST", "/events", body: String(firstLine))
+        #expect(retry.status == 200 && retry.text.contains(#""duplicates": 1"#), "\(retry)")
+        #expect(try await metric("orders_event_id_file_block_reads") ?? 0 >= 1)
+        #expect(try await metric("orders_event_id_file_cached_blocks") ?? 0 >= 1)
+        #expect(try await metric("orders_event_ids_held") == 0, "a duplicate takes no id")
+        #expect(server.stop() == 0)
+
+        // Started again from the file alone: the first event's id is still a duplicate, and with other content a conflict at seq 1.
+        let again = try Running(log: log)
+        let duplicate = try await again.request("POST", "/events", body: String(firstLine))
+        #expect(duplicate.status == 200 && duplicate.text.contains(#""duplicates": 1"#), "\(duplicate)")
+        let other = String(firstLine).replacingOccurrences(of: #""price":"#, with: #""price":1"#)
+        let conflict = try await again.request("POST", "/events", body: other)
+        #expect(conflict.status == 409 && conflict.text.contains("is the id of another event, at seq 1"), "\(conflict)")
+        let text = try await again.request("GET", "/metrics").text
+        #expect(text.contains("orders_event_ids_filed 3000") && text.contains("orders_event_ids_held 0"), "\(text)")
+        #expect(again.stop() == 0)
     }
 }

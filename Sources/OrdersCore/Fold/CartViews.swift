@@ -56,6 +56,9 @@ public struct CartViews: Sendable {
         self.heldFrom = heldFrom
     }
 
+    /// How many carts' views are held.
+    public var heldCount: Int { carts.count }
+
     /// Whether the cart `symbol`'s view is held here (rather than read from the log).
     public func holds(_ symbol: Symbol) -> Bool { symbol.index >= heldFrom }
 

@@ -49,6 +49,9 @@ public struct SymbolTable: Sendable {
     @inlinable
     public var count: Int { spans.count }
 
+    /// The bytes this table has allocated: its spellings, their spans and its index.
+    public var allocatedBytes: Int { storage.capacity + spans.capacity * 8 + slots.capacity * 8 }
+
     /// The symbol for `bytes`, adding it if it is new.
     /// - Complexity: O(`bytes.count`) expected.
     @inlinable

@@ -17,6 +17,9 @@ public final class EventIDIndex: RecordedEventIDs {
     /// How many ids it holds.
     public var count: Int { ids.count }
 
+    /// The bytes it has allocated.
+    public var allocatedBytes: Int { ids.allocatedBytes + (seqs.capacity + fingerprints.capacity) * 8 }
+
     /// What an arriving event with an id is, given the ids so far.
     public enum Verdict: Equatable {
         /// No event has its id yet.

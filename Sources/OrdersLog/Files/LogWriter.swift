@@ -275,6 +275,15 @@ public final class LogWriter {
         try dropRecordedFromHeld { id, fingerprint in recorded.verdict(id: id, fingerprint: fingerprint) }
     }
 
+    /// The event ids it holds: in memory, and in the file beside the log.
+    var eventIDHoldings: EventIDHoldings {
+        var holdings = (arrivingIDs.log as? FiledEventIDs)?.holdings ?? EventIDHoldings()
+        if let index = arrivingIDs.log as? EventIDIndex { (holdings.held, holdings.heldBytes) = (index.count, index.allocatedBytes) }
+        holdings.held += arrivingIDs.taken.count
+        holdings.heldBytes += arrivingIDs.taken.allocatedBytes
+        return holdings
+    }
+
     /// `dropRecorded` on every held stream, taken out of `held` while it runs.
     private func dropRecordedFromHeld(_ verdict: ([UInt8], UInt64) -> EventIDIndex.Verdict) throws {
         var streams = held

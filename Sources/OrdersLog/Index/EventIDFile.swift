@@ -91,6 +91,8 @@ final class EventIDFile {
     private let file: FileDescriptor
     private var cache: [Int: Block] = [:]
     private var cacheOrder: [Int] = []
+    /// The blocks read from disk, not from the cache, since the file was opened.
+    private(set) var blockReads = 0
 
     private init(path: String, file: FileDescriptor, point: SnapshotPoint, count: Int, runs: [Run], trailerOffset: Int64) {
         self.path = path
@@ -283,6 +285,7 @@ final class EventIDFile {
         if let cached = cache[key] { return cached }
         let at = runs[r].blocksOffset + Int64(b * Self.blockSize)
         let bytes = try Self.readChecked(file, at: at, count: Self.blockSize, path: path)
+        blockReads += 1
         let entries = try Self.parsed(path, "block \(b) of run \(r)", bytes) { reader in
             try (0..<Int(try reader.read(littleEndian: UInt16.self))).map { _ in
                 let start = reader.position
@@ -349,6 +352,14 @@ final class EventIDFile {
 
     /// How many runs the file holds.
     var runCount: Int { runs.count }
+
+    /// How many blocks the cache holds now.
+    var cachedBlockCount: Int { cache.count }
+
+    /// The bytes it keeps in memory: each run's filter and fences, and the blocks cached.
+    var allocatedBytes: Int {
+        runs.reduce(cache.count * Self.blockSize) { $0 + $1.filter.bytes.count + $1.fences.capacity + $1.fenceStarts.capacity * 8 }
+    }
 
     // MARK: Writing
 

@@ -18,6 +18,14 @@ final class FiledEventIDs: RecordedEventIDs {
         self.readAll = readAll
     }
 
+    /// What it holds in memory, and what the file holds.
+    var holdings: EventIDHoldings {
+        let held = whole ?? tail
+        return EventIDHoldings(
+            held: held.count, heldBytes: held.allocatedBytes, filed: whole == nil ? file.count : 0, runs: file.runCount,
+            fileBytes: file.allocatedBytes, cachedBlocks: file.cachedBlockCount, blockReads: file.blockReads)
+    }
+
     func hash(_ id: [UInt8]) -> UInt32 { whole?.hash(id) ?? tail.hash(id) }
 
     func prefetch(hash: UInt32) { (whole ?? tail).prefetch(hash: hash) }

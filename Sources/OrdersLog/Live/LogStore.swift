@@ -136,6 +136,13 @@ public actor LogStore {
     /// How many ids of `role` the store numbers: the log's, and those the appends brought.
     public func count(of role: Role) -> Int { ids[role].count }
 
+    /// What the store holds in memory for its log's ids, the writer's read between two commits.
+    public func holdings() async throws -> StoreHoldings {
+        let writer = TransferBox(writer)
+        let eventIDs = try await commits.run { writer.value.eventIDHoldings }
+        return StoreHoldings(ids: Role.allCases.map { ($0, ids[$0].count, ids[$0].allocatedBytes) }, eventIDs: eventIDs)
+    }
+
     /// The symbol of `id` as a `role`, if the log or an append named it.
     public func symbol(of id: [UInt8], as role: Role) -> Symbol? { ids[role].lookup(id) }
 

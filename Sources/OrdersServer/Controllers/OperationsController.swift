@@ -11,6 +11,9 @@ struct OperationsController {
         routes.get("health") { _, _ in Responses.json(health) }
         routes.get("metrics") { _, _ in
             await live.subscriptions.updateMetrics()
+            if let holdings = try? await live.store.holdings() {
+                live.metrics.set(holdings, cartViews: await live.projection.heldViews)
+            }
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                 body: .init(byteBuffer: ByteBuffer(bytes: live.metrics.registry.emitToBuffer())))

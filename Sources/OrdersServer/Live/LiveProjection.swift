@@ -109,6 +109,9 @@ actor LiveProjection: CommitConsumer {
     /// The reports of every event so far, dates counted in UTC.
     var reports: Reports { projector.reports }
 
+    /// How many carts' views the fold holds.
+    var heldViews: Int { views.heldCount }
+
     /// The reports of every event so far, dates counted in `zone`, and the
     /// spellings of `roles`. The first time a zone is asked for, its fold is
     /// read from the log away from this actor (from the snapshot beside it,

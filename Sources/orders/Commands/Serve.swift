@@ -23,7 +23,8 @@ extension Orders {
                 and /categories (?tz=&from=&to=&format=csv|json), /tally?poll=,
                 /audit?cart= or ?order=, /events?after=S&limit=N, /events/stream (Server-Sent
                 Events; Last-Event-ID or ?after=S; a comment line every 10 s), /health,
-                /metrics, and / (a live page). The page's dates are in the zone of --tz, or of its ?tz=. Every answer carries Orders-Log, the id
+                /metrics (with what the server holds in memory: ids, event ids, and
+                the event-id file's cache of 256 blocks of 4 KiB), and / (a live page). The page's dates are in the zone of --tz, or of its ?tz=. Every answer carries Orders-Log, the id
                 that names LOG (LOG.id beside it), so that a client tells one log from
                 another behind one address.
 

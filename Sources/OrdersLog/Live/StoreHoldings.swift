@@ -1,0 +1,27 @@
+import OrdersCore
+
+/// What a store holds in memory for the ids of its log, for `/metrics`: each
+/// role's table of spellings, and the event ids (those in memory, and the
+/// file beside the log that holds the rest).
+public struct StoreHoldings: Sendable {
+    /// How many ids of each role the store holds, and the bytes their table has allocated.
+    public var ids: [(role: Role, count: Int, bytes: Int)]
+    public var eventIDs: EventIDHoldings
+}
+
+/// The event ids a writer checks arriving ones against: in memory (the
+/// log's last batches', or all of them without a file, and those appended
+/// since it opened), and in the file beside the log (``EventIDFile``).
+public struct EventIDHoldings: Sendable {
+    public var held = 0
+    public var heldBytes = 0
+    /// The ids in the file, its runs, and the bytes it keeps in memory (filters, fences, cached blocks).
+    public var filed = 0
+    public var runs = 0
+    public var fileBytes = 0
+    /// The blocks its cache holds, of ``cacheCapacity``, and those it read from disk since it was opened.
+    public var cachedBlocks = 0
+    public var blockReads = 0
+
+    public static let cacheCapacity = EventIDFile.cachedBlocks
+}
