@@ -41,6 +41,12 @@ let package = Package(
             ],
             path: "Targets/FuzzDatasetSnapshot", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
         .executableTarget(
+            name: "FuzzEventIDFile",
+            dependencies: [
+                "FuzzSupport", .product(name: "OrdersLog", package: "orders"), .product(name: "OrdersFormat", package: "orders"),
+            ],
+            path: "Targets/FuzzEventIDFile", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+        .executableTarget(
             name: "FuzzPartSums",
             dependencies: ["FuzzSupport", .product(name: "OrdersLog", package: "orders"), .product(name: "OrdersCore", package: "orders")],
             path: "Targets/FuzzPartSums", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),

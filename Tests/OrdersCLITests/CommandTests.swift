@@ -1,4 +1,5 @@
 import Foundation
+import OrdersFormat
 import Testing
 
 /// The built binary on the fixtures, against outputs worked out by hand
@@ -187,6 +188,39 @@ struct CommandTests {
                 retry.text.contains(#""appended": 0, "duplicates": 1000"#) || (retry.status != 0 && !retry.text.contains(#""appended""#)),
                 "a byte flipped at \(offset): \(retry.status) \(retry.text) \(retry.stderr)")
             try? FileManager.default.removeItem(atPath: file)
+        }
+        #expect(try CLI.run(["verify", log]).status == 0)
+    }
+
+    /// An event-id file forged with sound CRCs, whose trailer points at
+    /// itself or whose run's index claims more bytes than the file holds,
+    /// is taken for damage: the retry finishes, each event passed over.
+    @Test func aForgedEventIDFileIsDamageNotALoopOrAHugeRead() throws {
+        let dir = CLI.temporaryDirectory(), log = dir + "/g.log", file = dir + "/g.log.eventids"
+        #expect(try CLI.run(["generate", "--events", "1000", "--event-ids", "-o", log]).status == 0)
+        #expect(try CLI.run(["generate", "--events", "1000", "--event-ids", "--format", "ndjson", "-o", dir + "/a.ndjson"]).status == 0)
+        #expect(try CLI.run(["import", log, dir + "/a.ndjson"]).status == 0)
+        let sound = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+        let trailer = sound.count - 68
+        func word(_ at: Int) -> UInt64 { (0..<8).reduce(UInt64(0)) { $0 | UInt64(sound[at + $1]) << (8 * UInt64($1)) } }
+        func put(_ value: UInt64, at offset: Int, in bytes: inout [UInt8]) {
+            for k in 0..<8 { bytes[offset + k] = UInt8(truncatingIfNeeded: value >> (8 * UInt64(k))) }
+        }
+        /// `bytes[start..<end - 4]` sealed by its CRC-32C in the last 4 bytes, as the file's sections are.
+        func seal(_ bytes: inout [UInt8], _ start: Int, _ end: Int) {
+            let crc = CRC32C.checksum(Array(bytes[start..<(end - 4)]))
+            for k in 0..<4 { bytes[end - 4 + k] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(k))) }
+        }
+        var looping = sound
+        put(UInt64(trailer + 1), at: trailer + 56, in: &looping)
+        seal(&looping, trailer, sound.count)
+        var huge = sound
+        let runIndex = Int(word(trailer + 48))
+        for k in 0..<4 { huge[runIndex + 12 + k] = 0xFF }
+        for forged in [looping, huge] {
+            try Data(forged).write(to: URL(fileURLWithPath: file))
+            let retry = try CLI.run(["import", log, dir + "/a.ndjson", "--json"])
+            #expect(retry.text.contains(#""appended": 0, "duplicates": 1000"#), "\(retry.status) \(retry.text) \(retry.stderr)")
         }
         #expect(try CLI.run(["verify", log]).status == 0)
     }

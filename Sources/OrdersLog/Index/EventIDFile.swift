@@ -138,13 +138,19 @@ final class EventIDFile {
                     let chain = try reader.read(littleEndian: UInt32.self)
                     let batchCount = try reader.read(littleEndian: UInt64.self), endSeq = try reader.read(littleEndian: UInt64.self)
                     let events = try reader.read(littleEndian: UInt64.self), count = try reader.read(littleEndian: UInt64.self)
+                    guard let batches = Int(exactly: batchCount), let count = Int(exactly: count) else {
+                        throw ByteReader.Malformed(position: 0, reason: "its counts are past any file's")
+                    }
                     let point = SnapshotPoint(
-                        batchCount: Int(batchCount), endSeq: Seq(truncatingIfNeeded: endSeq), events: Int64(bitPattern: events),
-                        chain: chain)
-                    if last == nil { last = (point, Int(count)) }
+                        batchCount: batches, endSeq: Seq(truncatingIfNeeded: endSeq), events: Int64(bitPattern: events), chain: chain)
+                    if last == nil { last = (point, count) }
                     return (try reader.read(littleEndian: UInt64.self), try reader.read(littleEndian: UInt64.self))
                 }
-                runs.insert(try readRun(file, at: Int64(runIndex), path: path), at: 0)
+                // Every offset points back, before this trailer: a file that says otherwise is not one this wrote.
+                guard runIndex < at, previous <= runIndex else {
+                    throw Damaged(path: path, what: "the trailer at byte \(at) points past itself")
+                }
+                runs.insert(try readRun(file, at: Int64(runIndex), before: at, path: path), at: 0)
                 guard previous > 0 else { break }
                 at = Int64(previous - 1)
             }
@@ -181,15 +187,21 @@ final class EventIDFile {
         }
     }
 
-    /// A run's index: where its blocks start, how many, and each one's first id.
-    private static func readRun(_ file: FileDescriptor, at offset: Int64, path: String) throws -> Run {
+    /// A run's index, which ends before `end` (its trailer): where its blocks start, how many, and each one's first id.
+    private static func readRun(_ file: FileDescriptor, at offset: Int64, before end: Int64, path: String) throws -> Run {
         var head = [UInt8](repeating: 0, count: 16)
         try head.withUnsafeMutableBytes { try file.readAll(at: offset, into: $0, path: path) }
         let length = Int(head.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 12, as: UInt32.self)) })
+        guard offset + Int64(16 + length + 4) <= end else {
+            throw Damaged(path: path, what: "the run's index at byte \(offset) runs past its trailer")
+        }
         let section = try readChecked(file, at: offset, count: 16 + length + 4, path: path)
         return try parsed(path, "the run's index at byte \(offset)", section) { reader in
-            let blocksOffset = Int64(try reader.read(littleEndian: UInt64.self))
+            let blocksOffset = Int64(truncatingIfNeeded: try reader.read(littleEndian: UInt64.self))
             let blocks = Int(try reader.read(littleEndian: UInt32.self))
+            guard blocksOffset >= 0, blocksOffset <= offset - Int64(blocks) * Int64(blockSize) else {
+                throw ByteReader.Malformed(position: 0, reason: "its blocks do not lie before it")
+            }
             _ = try reader.read(littleEndian: UInt32.self)
             let seed = try reader.read(littleEndian: UInt64.self), filterBytes = Int(try reader.read(littleEndian: UInt32.self))
             guard filterBytes % 8 == 0, BloomFilter.isWhole(words: filterBytes / 8) else {
@@ -253,7 +265,7 @@ final class EventIDFile {
             guard durableSync(out.rawValue) == 0 else { throw FileError(path: path, operation: "syncing", errno: Errno(rawValue: errno)) }
             return runIndex
         }
-        runs.append(try Self.readRun(file, at: runIndex, path: path))
+        runs.append(try Self.readRun(file, at: runIndex, before: end - Int64(Self.trailerSize), path: path))
         trailerOffset = end - Int64(Self.trailerSize)
         self.point = point
         count += tail.count
