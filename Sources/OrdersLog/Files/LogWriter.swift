@@ -102,6 +102,12 @@ public final class LogWriter {
     /// until then, and for good once it could not be written.
     private var index: IndexWriter?
     private var keepsIndex = true
+    /// Whether a missing event-id file is built on a thread of its own while
+    /// appends go on (``EventIDFileBuild``), as a server's writer does; else before the first append.
+    var buildsEventIDFileApart = false
+    /// That build, until its file is taken, and how to read every event id
+    /// of the batches it covers, should a lookup in the file fail then.
+    private var eventIDFileBuild: (build: EventIDFileBuild, readAll: () throws -> EventIDIndex)?
     /// The committed batches, which the index stands for.
     private var indexedBatches: [LogLayout.Batch] = []
     /// The batches written since the last commit, and their filters, in order.
@@ -266,8 +272,10 @@ public final class LogWriter {
         } else {
             let index = try readAll()
             arrivingIDs.log = index
-            // Derived: a file that cannot be built is not there, and the ids in memory answer.
-            if keepsIndex, index.count > 0, let built = try? EventIDFile.build(log: path, from: index, covering: batches) {
+            if keepsIndex, index.count > 0, buildsEventIDFileApart {
+                eventIDFileBuild = (EventIDFileBuild(log: path, index: index, batches: batches), readAll)
+            } else if keepsIndex, index.count > 0, let built = try? EventIDFile.build(log: path, from: index, covering: batches) {
+                // Derived: a file that cannot be built is not there, and the ids in memory answer.
                 arrivingIDs.log = FiledEventIDs(file: built, tail: EventIDIndex(), readAll: readAll)
             }
         }
@@ -275,8 +283,18 @@ public final class LogWriter {
         try dropRecordedFromHeld { id, fingerprint in recorded.verdict(id: id, fingerprint: fingerprint) }
     }
 
+    /// Takes the event-id file built apart once it is built: the ids of the
+    /// batches it covers are looked up there from then on, and the memory
+    /// that held them goes. Those appended since are in ``AppendIDs/taken``.
+    private func takeBuiltEventIDFile() {
+        guard let (build, readAll) = eventIDFileBuild, let file = build.take() else { return }
+        eventIDFileBuild = nil
+        arrivingIDs.log = FiledEventIDs(file: file, tail: EventIDIndex(), readAll: readAll)
+    }
+
     /// The event ids it holds: in memory, and in the file beside the log.
-    var eventIDHoldings: EventIDHoldings {
+    func eventIDHoldings() -> EventIDHoldings {
+        takeBuiltEventIDFile()
         var holdings = (arrivingIDs.log as? FiledEventIDs)?.holdings ?? EventIDHoldings()
         if let index = arrivingIDs.log as? EventIDIndex { (holdings.held, holdings.heldBytes) = (index.count, index.allocatedBytes) }
         holdings.held += arrivingIDs.taken.count
@@ -395,6 +413,7 @@ public final class LogWriter {
         try checkSpec(events)
         try knowAll()
         try writeHeld()
+        takeBuiltEventIDFile()
         let run = try arrivingIDs.check(records, firstSeq: nextSeq, name: name)
         let kept = run.kept(events)
         keep(run.records, first: nextSeq)
