@@ -192,6 +192,50 @@ struct CommandTests {
         #expect(try CLI.run(["verify", log]).status == 0)
     }
 
+    /// A log's event-id file built in runs, a group of batches at a time,
+    /// so that a build holds only so many ids at once, and the runs merged
+    /// into one, read a block at a time; runs added at each open after; and
+    /// past eight runs, merged again. Every answer is the log's throughout.
+    @Test func anEventIDFileBuiltInRunsAndMergedAnswersAsTheLogDoes() throws {
+        let dir = CLI.temporaryDirectory(), log = dir + "/g.log", all = dir + "/a.ndjson"
+        #expect(try CLI.run(["generate", "--events", "3000", "--event-ids", "--format", "ndjson", "-o", all]).status == 0)
+        // 12 batches of 250: the build's runs, of 600 events at most, take two batches each.
+        #expect(try CLI.run(["import", log, all, "--batch-events", "250"]).status == 0)
+        let environment = ["ORDERS_EVENT_ID_BUILD_RUN": "600", "ORDERS_EVENT_ID_RUN": "1"]
+        let lines = try String(contentsOfFile: all, encoding: .utf8).split(separator: "\n")
+        try (lines[1499].replacingOccurrences(of: #""at":"2025"#, with: #""at":"2024"#) + "\n").write(
+            toFile: dir + "/reused.ndjson", atomically: false, encoding: .utf8)
+        func runs() throws -> String {
+            let verified = try CLI.run(["verify", log])
+            #expect(verified.status == 0, "\(verified.stderr)")
+            return verified.text.split(separator: "\n").first { $0.contains("event ids") }.map(String.init) ?? verified.text
+        }
+        func answersAreTheLogs(_ context: String) throws {
+            let retry = try CLI.run(["import", log, all, "--json"], environment: environment)
+            #expect(retry.text.contains(#""appended": 0, "duplicates": 3000"#), "\(context): \(retry.text) \(retry.stderr)")
+            let conflict = try CLI.run(["import", log, dir + "/reused.ndjson"], environment: environment)
+            #expect(
+                conflict.status == 65 && conflict.stderr.contains("is the id of another event, at seq 1500"),
+                "\(context): \(conflict.stderr)")
+        }
+        try answersAreTheLogs("the file built")
+        let built = try runs()
+        #expect(built.contains("3,000 ids of the first 12 batches in 1 run"), "\(built)")
+        // New events, a batch each, a run at the next open: the second to the eighth runs, then a merge into one.
+        for seed in 2...9 {
+            let held = seed < 9 ? "\(seed) runs" : "1 run"
+            let expected = "3,\(seed - 1)00 ids of the first \(11 + seed) batches in \(held)"
+            let more = dir + "/more-\(seed).ndjson"
+            #expect(
+                try CLI.run(["generate", "--events", "100", "--seed", "\(seed)", "--event-ids", "--format", "ndjson", "-o", more]).status
+                    == 0)
+            #expect(try CLI.run(["import", log, more], environment: environment).status == 0)
+            try answersAreTheLogs("after seed \(seed)'s events")
+            let found = try runs()
+            #expect(found.contains(expected), "\(found)")
+        }
+    }
+
     /// An event-id file forged with sound CRCs, whose trailer points at
     /// itself or whose run's index claims more bytes than the file holds,
     /// is taken for damage: the retry finishes, each event passed over.

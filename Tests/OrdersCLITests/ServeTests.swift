@@ -743,8 +743,7 @@ struct ServeTests {
     }
 
     /// A log with event ids is served through the file of them that its first
-    /// start builds on a thread of its own, answering from the ids in memory
-    /// meanwhile: `/metrics` says what is in memory and what is looked up there.
+    /// start builds: `/metrics` says what is in memory and what is looked up there.
     @Test func theMetricsSayWhichEventIDsAreHeldAndWhichAreInTheFile() async throws {
         let dir = CLI.temporaryDirectory(), log = dir + "/g.log", ndjson = dir + "/g.ndjson"
         #expect(try CLI.run(["generate", "--events", "3000", "--event-ids", "-o", log]).status == 0)

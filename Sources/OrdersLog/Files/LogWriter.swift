@@ -102,12 +102,6 @@ public final class LogWriter {
     /// until then, and for good once it could not be written.
     private var index: IndexWriter?
     private var keepsIndex = true
-    /// Whether a missing event-id file is built on a thread of its own while
-    /// appends go on (``EventIDFileBuild``), as a server's writer does; else before the first append.
-    var buildsEventIDFileApart = false
-    /// That build, until its file is taken, and how to read every event id
-    /// of the batches it covers, should a lookup in the file fail then.
-    private var eventIDFileBuild: (build: EventIDFileBuild, readAll: () throws -> EventIDIndex)?
     /// The committed batches, which the index stands for.
     private var indexedBatches: [LogLayout.Batch] = []
     /// The batches written since the last commit, and their filters, in order.
@@ -249,7 +243,8 @@ public final class LogWriter {
     /// Those of the batches the event-id file beside the log covers
     /// (``EventIDFile``) stay there, looked up when asked, and only the
     /// rest are read; the file is then brought up to the log's end. A log
-    /// without a sound file has every id read, and the file built from them.
+    /// without a sound file has it built from its batches, a group at a time
+    /// (``EventIDFile/build(log:batches:reading:)``), and no id held.
     private func readLogEventIDs() throws {
         guard arrivingIDs.log == nil else { return }
         let batches = layoutBatches[...], path = path, descriptor = file.descriptor
@@ -267,34 +262,23 @@ public final class LogWriter {
             var tail = try read(batches.dropFirst(filed.point.batchCount))
             // A large tail becomes a run of the file: the next open reads no more than what comes after
             // it. A small one stays in memory (a few MB), so that runs do not pile up one a restart.
-            if tail.count >= EventIDFile.leastRun, (try? filed.extend(with: tail, to: batches)) != nil { tail = EventIDIndex() }
-            arrivingIDs.log = FiledEventIDs(file: filed, tail: tail, readAll: readAll)
-        } else {
-            let index = try readAll()
-            arrivingIDs.log = index
-            if keepsIndex, index.count > 0, buildsEventIDFileApart {
-                eventIDFileBuild = (EventIDFileBuild(log: path, index: index, batches: batches), readAll)
-            } else if keepsIndex, index.count > 0, let built = try? EventIDFile.build(log: path, from: index, covering: batches) {
-                // Derived: a file that cannot be built is not there, and the ids in memory answer.
-                arrivingIDs.log = FiledEventIDs(file: built, tail: EventIDIndex(), readAll: readAll)
+            var filed = filed
+            if tail.count >= EventIDFile.leastRun, let extended = try? filed.extended(with: tail, to: batches) {
+                (filed, tail) = (extended, EventIDIndex())
             }
+            arrivingIDs.log = FiledEventIDs(file: filed, tail: tail, readAll: readAll)
+        } else if keepsIndex, let built = try? EventIDFile.build(log: path, batches: batches, reading: read) {
+            arrivingIDs.log = FiledEventIDs(file: built, tail: EventIDIndex(), readAll: readAll)
+        } else {
+            // Derived: a file that cannot be built is not there, and the ids in memory answer.
+            arrivingIDs.log = try readAll()
         }
         let recorded = arrivingIDs.log!
         try dropRecordedFromHeld { id, fingerprint in recorded.verdict(id: id, fingerprint: fingerprint) }
     }
 
-    /// Takes the event-id file built apart once it is built: the ids of the
-    /// batches it covers are looked up there from then on, and the memory
-    /// that held them goes. Those appended since are in ``AppendIDs/taken``.
-    private func takeBuiltEventIDFile() {
-        guard let (build, readAll) = eventIDFileBuild, let file = build.take() else { return }
-        eventIDFileBuild = nil
-        arrivingIDs.log = FiledEventIDs(file: file, tail: EventIDIndex(), readAll: readAll)
-    }
-
     /// The event ids it holds: in memory, and in the file beside the log.
-    func eventIDHoldings() -> EventIDHoldings {
-        takeBuiltEventIDFile()
+    var eventIDHoldings: EventIDHoldings {
         var holdings = (arrivingIDs.log as? FiledEventIDs)?.holdings ?? EventIDHoldings()
         if let index = arrivingIDs.log as? EventIDIndex { (holdings.held, holdings.heldBytes) = (index.count, index.allocatedBytes) }
         holdings.held += arrivingIDs.taken.count
@@ -413,7 +397,6 @@ public final class LogWriter {
         try checkSpec(events)
         try knowAll()
         try writeHeld()
-        takeBuiltEventIDFile()
         let run = try arrivingIDs.check(records, firstSeq: nextSeq, name: name)
         let kept = run.kept(events)
         keep(run.records, first: nextSeq)

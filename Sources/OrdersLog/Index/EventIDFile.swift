@@ -35,8 +35,10 @@ final class EventIDFile {
     static let blockSize = 4096
     static let trailerSize = 68
     static let magic = Array("ORDEVIDS".utf8)
-    /// Past this many runs, a read of the log's ids builds the file again as one.
+    /// Past this many runs, the runs are merged into one.
     static let mostRuns = 8
+    /// About how many ids a build holds at once: a run of the file for every so many events of the log.
+    static let buildRun = getenv("ORDERS_EVENT_ID_BUILD_RUN").flatMap { Int(String(cString: $0)) } ?? 4_000_000
     /// The fewest ids a run is added for: fewer are read from the log's last batches at each open
     /// instead. `ORDERS_EVENT_ID_RUN` sets it, for tests of small logs.
     static let leastRun = getenv("ORDERS_EVENT_ID_RUN").flatMap { Int(String(cString: $0)) } ?? 100_000
@@ -112,7 +114,7 @@ final class EventIDFile {
         let path = path(of: log)
         guard access(path, F_OK) == 0 else { return nil }
         guard let file = try? read(path), file.point.batchCount <= batches.count,
-            SnapshotPoint(after: batches.prefix(file.point.batchCount)) == file.point, reading || file.runs.count <= mostRuns
+            SnapshotPoint(after: batches.prefix(file.point.batchCount)) == file.point
         else {
             if !reading { unlink(path) }
             return nil
@@ -220,19 +222,58 @@ final class EventIDFile {
     /// Removes the file, which is no longer to be trusted: the next read of the log's ids builds it again.
     func remove() { unlink(path) }
 
+    /// Builds the file of `log` from its committed `batches`, read by `read`
+    /// a group at a time, each group's ids a run: so that about ``buildRun``
+    /// ids at most are held at once, whatever the log's size (all of them at
+    /// once, and their sorted copy, took 200 bytes an id: 4.1 GB at 20M
+    /// events). The first run is a new file, each after is added as
+    /// ``extended(with:to:)`` adds one, and the runs are merged into one at
+    /// the end, a block of each at a time. Nil if the batches hold no event id.
+    static func build(
+        log: String, batches: ArraySlice<LogLayout.Batch>, reading read: (ArraySlice<LogLayout.Batch>) throws -> EventIDIndex
+    ) throws -> EventIDFile? {
+        var file: EventIDFile?
+        var start = batches.startIndex
+        while start < batches.endIndex {
+            var end = start, events = 0
+            while end < batches.endIndex, end == start || events + Int(batches[end].header.eventCount) <= buildRun {
+                events += Int(batches[end].header.eventCount)
+                end += 1
+            }
+            let ids = try read(batches[start..<end])
+            let covered = batches[batches.startIndex..<end]
+            if ids.count > 0 {
+                file = try file?.extended(with: ids, to: covered, merging: false) ?? build(log: log, from: ids, covering: covered)
+            }
+            start = end
+        }
+        // One run in the end: a new id's lookup asks every run's filter, and six of them cost bulk appends a third more CPU.
+        if let built = file, built.runs.count > 1 { return try built.merged(with: EventIDIndex(), to: batches) }
+        return file
+    }
+
     /// Builds the file of `log` from `index`, which holds every event id of
-    /// `batches` (the log's first batches), as one sorted run: into a
-    /// temporary file, synced, then renamed over the old one, and the directory synced.
+    /// `batches` (the log's first batches), as one sorted run.
     static func build(log: String, from index: EventIDIndex, covering batches: ArraySlice<LogLayout.Batch>) throws -> EventIDFile {
+        try write(log: log, count: index.count, covering: batches, inOrder(index))
+    }
+
+    /// Writes a file of one run of `count` entries, which `entries` puts in
+    /// key order, covering `batches`: into a temporary file, synced, then
+    /// renamed over the old one, and the directory synced.
+    private static func write(
+        log: String, count: Int, covering batches: ArraySlice<LogLayout.Batch>, _ entries: (_ put: Put) throws -> Void
+    ) throws -> EventIDFile {
         let path = path(of: log), temporary = path + ".tmp"
-        let point = SnapshotPoint(after: batches)
         do {
             let out = try FileDescriptor.open(
                 FilePath(temporary), .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite, .groupRead, .otherRead])
             try out.closeAfter {
                 var end: Int64 = 0
-                let runIndex = try writeRun(sorted(index), to: out, at: &end, path: temporary)
-                try writeTrailer(point: point, count: index.count, runIndex: runIndex, previous: nil, to: out, at: &end, path: temporary)
+                let runIndex = try writeRun(count: count, to: out, at: &end, path: temporary, entries)
+                try writeTrailer(
+                    point: SnapshotPoint(after: batches), count: count, runIndex: runIndex, previous: nil, to: out, at: &end,
+                    path: temporary)
                 guard durableSync(out.rawValue) == 0 else { throw Errno(rawValue: errno) }
             }
         } catch {
@@ -242,16 +283,20 @@ final class EventIDFile {
         guard rename(temporary, path) == 0 else { throw FileError(path: path, operation: "renaming", errno: Errno(rawValue: errno)) }
         try syncDirectory(of: path)
         guard let file = open(log: log, batches: batches) else {
-            throw FileError(path: path, operation: "opening", reason: "the event-id file just built does not match its log")
+            throw FileError(path: path, operation: "opening", reason: "the event-id file just written does not match its log")
         }
         return file
     }
 
-    /// Adds `tail`'s ids, those of the log's batches after the file's point
-    /// up to the end of `batches`, as a run of their own after the others:
-    /// the run, then its trailer, then a sync. Cut short, the file has no
-    /// whole trailer at its end, and the next read builds it again.
-    func extend(with tail: EventIDIndex, to batches: ArraySlice<LogLayout.Batch>) throws {
+    /// This file with `tail`'s ids added, those of the log's batches after
+    /// its point up to the end of `batches`: as a run of their own after the
+    /// others (the run, then its trailer, then a sync; cut short, the file has
+    /// no whole trailer at its end, and the next read builds it again); or,
+    /// once that would make more than ``mostRuns``, as a new file of one run,
+    /// merged from its runs and `tail`, which replaces it.
+    /// - Parameter merging: false for a build, which merges its runs once, at its end.
+    func extended(with tail: EventIDIndex, to batches: ArraySlice<LogLayout.Batch>, merging: Bool = true) throws -> EventIDFile {
+        if merging, runs.count >= Self.mostRuns { return try merged(with: tail, to: batches) }
         let out: FileDescriptor
         do { out = try FileDescriptor.open(FilePath(path), .writeOnly) } catch {
             throw FileError(path: path, operation: "opening", reason: "\(error)")
@@ -259,7 +304,7 @@ final class EventIDFile {
         let point = SnapshotPoint(after: batches)
         var end = trailerOffset + Int64(Self.trailerSize)
         let runIndex = try out.closeAfter {
-            let runIndex = try Self.writeRun(Self.sorted(tail), to: out, at: &end, path: path)
+            let runIndex = try Self.writeRun(count: tail.count, to: out, at: &end, path: path, Self.inOrder(tail))
             try Self.writeTrailer(
                 point: point, count: count + tail.count, runIndex: runIndex, previous: trailerOffset, to: out, at: &end, path: path)
             guard durableSync(out.rawValue) == 0 else { throw FileError(path: path, operation: "syncing", errno: Errno(rawValue: errno)) }
@@ -269,6 +314,50 @@ final class EventIDFile {
         trailerOffset = end - Int64(Self.trailerSize)
         self.point = point
         count += tail.count
+        return self
+    }
+
+    /// A new file of one run: this one's runs and `tail`, merged as they are
+    /// read, a block of each run at a time, so that the runs stay few without
+    /// the log's ids read again or held.
+    private func merged(with tail: EventIDIndex, to batches: ArraySlice<LogLayout.Batch>) throws -> EventIDFile {
+        typealias Entry = (id: [UInt8], seq: Int64, fingerprint: UInt64)
+        var sources: [() throws -> Entry?] = runs.indices.map { r in
+            var b = 0, k = 0
+            var block: Block?
+            return {
+                while true {
+                    if let held = block, k < held.entries.count {
+                        k += 1
+                        return held.withEntry(k - 1) { (Array($0), $1, $2) }
+                    }
+                    guard b < self.runs[r].blockCount else { return nil }
+                    block = try self.readBlock(b, of: r)
+                    (b, k) = (b + 1, 0)
+                }
+            }
+        }
+        var rest: [Entry] = []
+        rest.reserveCapacity(tail.count)
+        try Self.inOrder(tail)({ id, seq, fingerprint in rest.append((Array(id), seq, fingerprint)) })
+        var next = 0
+        sources.append {
+            next += 1
+            return next <= rest.count ? rest[next - 1] : nil
+        }
+        var heads = try sources.map { try $0() }
+        let log = String(path.dropLast(".eventids".count))
+        return try Self.write(log: log, count: count + tail.count, covering: batches) { put in
+            while true {
+                var least: Int?
+                for s in heads.indices where heads[s] != nil {
+                    if least.map({ heads[s]!.id.lexicographicallyPrecedes(heads[$0]!.id) }) ?? true { least = s }
+                }
+                guard let s = least, let head = heads[s] else { break }
+                try head.id.withUnsafeBytes { try put($0, head.seq, head.fingerprint) }
+                heads[s] = try sources[s]()
+            }
+        }
     }
 
     /// The seq and fingerprint recorded for `id`, if the file holds it: one block read a run, newest run first.
@@ -295,6 +384,15 @@ final class EventIDFile {
     private func block(_ b: Int, of r: Int) throws -> Block {
         let key = r << 40 | b
         if let cached = cache[key] { return cached }
+        let block = try readBlock(b, of: r)
+        if cacheOrder.count >= Self.cachedBlocks { cache[cacheOrder.removeFirst()] = nil }
+        cache[key] = block
+        cacheOrder.append(key)
+        return block
+    }
+
+    /// Block `b` of run `r`, read and checked.
+    private func readBlock(_ b: Int, of r: Int) throws -> Block {
         let at = runs[r].blocksOffset + Int64(b * Self.blockSize)
         let bytes = try Self.readChecked(file, at: at, count: Self.blockSize, path: path)
         blockReads += 1
@@ -305,11 +403,7 @@ final class EventIDFile {
                 return start
             }
         }
-        let block = Block(bytes: bytes, entries: entries)
-        if cacheOrder.count >= Self.cachedBlocks { cache[cacheOrder.removeFirst()] = nil }
-        cache[key] = block
-        cacheOrder.append(key)
-        return block
+        return Block(bytes: bytes, entries: entries)
     }
 
     /// The entry of `id` in `block`, by a binary search of its sorted entries.
@@ -388,15 +482,30 @@ final class EventIDFile {
         return (bytes, starts, values, sortedOrder(bytes, starts))
     }
 
-    /// Writes the entries as blocks at `end`, then the run's index; moves `end` past both.
+    /// One id's entry: its bytes, its event's seq and fingerprint.
+    private typealias Put = (UnsafeRawBufferPointer, Int64, UInt64) throws -> Void
+
+    /// `index`'s entries, as `put` of each in key order.
+    private static func inOrder(_ index: EventIDIndex) -> (_ put: Put) throws -> Void {
+        let sorted = sorted(index)
+        return { put in
+            try sorted.bytes.withUnsafeBytes { bytes in
+                for i in sorted.order {
+                    let id = UnsafeRawBufferPointer(rebasing: bytes[sorted.starts[i]..<sorted.starts[i + 1]])
+                    try put(id, sorted.values[i].0, sorted.values[i].1)
+                }
+            }
+        }
+    }
+
+    /// Writes `count` entries, which `entries` puts in key order, as blocks at `end`, then the run's index; moves `end` past both.
     /// - Returns: where the run's index starts.
     private static func writeRun(
-        _ entries: (bytes: [UInt8], starts: [Int], values: [(Int64, UInt64)], order: [Int]), to out: FileDescriptor, at end: inout Int64,
-        path: String
+        count: Int, to out: FileDescriptor, at end: inout Int64, path: String, _ entries: (_ put: Put) throws -> Void
     ) throws -> Int64 {
         let blocksOffset = end
         var seeds = SystemRandomNumberGenerator()
-        var filter = BloomFilter(members: entries.order.count, seed: seeds.next())
+        var filter = BloomFilter(members: count, seed: seeds.next())
         var fences = ByteWriter(capacity: 0)
         var blocks = 0
         var block = [UInt8](repeating: 0, count: blockSize), used = 2, held = 0
@@ -416,11 +525,8 @@ final class EventIDFile {
                 pending.removeAll(keepingCapacity: true)
             }
         }
-        for i in entries.order {
-            let id = entries.bytes[entries.starts[i]..<entries.starts[i + 1]]
-            entries.bytes.withUnsafeBytes {
-                filter.insert(UnsafeRawBufferPointer(rebasing: $0[entries.starts[i]..<entries.starts[i + 1]]), tag: 0)
-            }
+        try entries { id, seq, fingerprint in
+            filter.insert(id, tag: 0)
             let size = 2 + id.count + 16
             if used + size > blockSize - 4 { try seal() }
             if held == 0 {
@@ -430,8 +536,8 @@ final class EventIDFile {
             var entry = ByteWriter(capacity: size)
             entry.write(littleEndian: UInt16(id.count))
             entry.write(contentsOf: id)
-            entry.write(littleEndian: UInt64(bitPattern: entries.values[i].0))
-            entry.write(littleEndian: entries.values[i].1)
+            entry.write(littleEndian: UInt64(bitPattern: seq))
+            entry.write(littleEndian: fingerprint)
             block.replaceSubrange(used..<(used + size), with: entry.bytes)
             used += size
             held += 1

@@ -80,8 +80,6 @@ public actor LogStore {
         path: String, failed: @escaping @Sendable (any Error) -> Void = { _ in }, meanwhile: () throws -> T
     ) throws -> (store: LogStore, value: T) {
         let writer = try LogWriter(path: path)
-        // The first start on a log without an event-id file answers from the ids in memory while it is built.
-        writer.buildsEventIDFileApart = true
         let handed = TransferBox(writer)
         let idsRead = started {
             Result {
@@ -141,7 +139,7 @@ public actor LogStore {
     /// What the store holds in memory for its log's ids, the writer's read between two commits.
     public func holdings() async throws -> StoreHoldings {
         let writer = TransferBox(writer)
-        let eventIDs = try await commits.run { writer.value.eventIDHoldings() }
+        let eventIDs = try await commits.run { writer.value.eventIDHoldings }
         return StoreHoldings(ids: Role.allCases.map { ($0, ids[$0].count, ids[$0].allocatedBytes) }, eventIDs: eventIDs)
     }
 
