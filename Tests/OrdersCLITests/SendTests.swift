@@ -35,7 +35,9 @@ struct SendTests {
         let directory = CLI.temporaryDirectory()
         let input = directory + "/events.ndjson", log = directory + "/sent.log", outbox = directory + "/outbox"
         try (0..<count).map { Self.line($0) + "\n" }.joined().write(toFile: input, atomically: false, encoding: .utf8)
-        var server = try ServeTests.Running(log: log)
+        // The event ids the sender gives are in play: each start of the server adds the ids since the last as a run of LOG.eventids.
+        let runs = ["ORDERS_EVENT_ID_RUN": "1"]
+        var server = try ServeTests.Running(log: log, environment: runs)
         let listen = String(server.base.dropFirst("http://".count))
         let arguments = [server.base, input, "--outbox", outbox, "--batch", "500"]
         var random = UInt64(7)
@@ -59,7 +61,7 @@ struct SendTests {
                 server.process.waitUntilExit()
                 serverKills += 1
                 try await pause(200_000_000)
-                server = try ServeTests.Running(log: log, listen: listen)
+                server = try ServeTests.Running(log: log, listen: listen, environment: runs)
             }
         }
         let deadline = Date().addingTimeInterval(120)
@@ -80,6 +82,10 @@ struct SendTests {
             "\(missing.count) lines missing, \(numbers.count - Set(numbers).count) recorded twice")
         let ordered = numbers == numbers.sorted()
         #expect(ordered, "delivered out of order")
+        // One more start, which files the ids since the last (or every id, if all came after it): verify checks each against the log.
+        #expect(try ServeTests.Running(log: log, environment: runs).stop() == 0)
+        let verified = try CLI.run(["verify", log])
+        #expect(verified.status == 0 && verified.text.contains("each the log's"), "the event-id file: \(verified.text) \(verified.stderr)")
         print(
             "send kill harness: \(count) lines without ids; \(serverKills) server and \(senderKills) sender SIGKILLs; every line in the log once, in order"
         )

@@ -19,11 +19,17 @@ struct ServeTests {
         let base: String
         private let output = Pipe()
 
-        /// - Parameter logTo: a file for the server's log lines (its stderr), if they are to be read.
-        init(log: String? = nil, listen: String = "127.0.0.1:0", arguments: [String] = [], logTo: String? = nil) throws {
+        /// - Parameters:
+        ///   - logTo: a file for the server's log lines (its stderr), if they are to be read.
+        ///   - environment: variables set for the server beside the test's own.
+        init(
+            log: String? = nil, listen: String = "127.0.0.1:0", arguments: [String] = [], logTo: String? = nil,
+            environment: [String: String] = [:]
+        ) throws {
             self.log = log ?? CLI.temporaryDirectory() + "/served.log"
             process.executableURL = CLI.binary
             process.arguments = ["serve", self.log, "--listen", listen] + arguments
+            if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
             process.standardOutput = output
             if let logTo {
                 _ = FileManager.default.createFile(atPath: logTo, contents: nil)

@@ -71,12 +71,17 @@ private final class Fixture: Sendable {
     var retry: String { log + ".retry.ndjson" }
     var conflict: String { log + ".conflict.ndjson" }
     let events = 300
-    let conflictSeq = 137
+    let conflictSeq = 138
 
     private init() {
         for path in [log, log + ".chk", log + ".index", log + ".id", file, retry, conflict] { unlink(path) }
+        // Half of the ids UUIDs in their canonical spelling, which the file keeps as 16 bytes, half other text.
+        func id(_ n: Int) -> String {
+            let hex = String(n, radix: 16)
+            return n % 2 == 0 ? "0199f6fc-901b-7000-8000-" + String(repeating: "0", count: 12 - hex.count) + hex : "evt-\(n)"
+        }
         func line(_ n: Int, price: Int) -> String {
-            #"{"id": "evt-\#(n)", "type": "item_added", "at": "2025-09-16T10:00:00Z", "cart": "c\#(n % 17)", "product": "p\#(n % 5)", "qty": 1, "price": \#(price), "currency": "EUR"}"#
+            #"{"id": "\#(id(n))", "type": "item_added", "at": "2025-09-16T10:00:00Z", "cart": "c\#(n % 17)", "product": "p\#(n % 5)", "qty": 1, "price": \#(price), "currency": "EUR"}"#
                 + "\n"
         }
         let text = (1...events).map { line($0, price: 100 + $0) }.joined()

@@ -31,7 +31,8 @@ import Darwin
 final class EventIDFile {
     static func path(of log: String) -> String { log + ".eventids" }
 
-    static let format: UInt32 = 1
+    /// 2 since ids in a UUID's canonical spelling are kept as 16 bytes (``EventIDKey``); a file of 1 is built again.
+    static let format: UInt32 = 2
     static let blockSize = 4096
     static let trailerSize = 68
     static let magic = Array("ORDEVIDS".utf8)
@@ -363,7 +364,7 @@ final class EventIDFile {
     /// The seq and fingerprint recorded for `id`, if the file holds it: one block read a run, newest run first.
     /// - Throws: ``Damaged`` for a block that fails its CRC.
     func lookUp(_ id: [UInt8]) throws -> (seq: Int64, fingerprint: UInt64)? {
-        try id.withUnsafeBytes { wanted in
+        try EventIDKey.key(id).withUnsafeBytes { wanted in
             for r in runs.indices.reversed() where runs[r].filter.mayContain(wanted, tag: 0) {
                 // The last block whose first id is not after the id: the only one that can hold it.
                 let run = runs[r]
@@ -431,14 +432,14 @@ final class EventIDFile {
                 let block = try self.block(b, of: r)
                 for k in block.entries.indices {
                     let (id, seq, fingerprint) = block.withEntry(k) { (Array($0), $1, $2) }
-                    let spelled = String(decoding: id, as: UTF8.self)
+                    let spelled = String(decoding: EventIDKey.id(id), as: UTF8.self)
                     if k == 0, !runs[r].withFence(b, { $0.elementsEqual(id) }) {
                         return "block \(b) of run \(r) starts at \(spelled), not at its fence"
                     }
                     if let previous, !previous.lexicographicallyPrecedes(id) { return "run \(r) holds \(spelled) out of order" }
                     previous = id
                     guard seq < point.endSeq else { return "it holds the id \(spelled) at seq \(seq), past the batches it covers" }
-                    switch index.verdict(id: id, fingerprint: fingerprint) {
+                    switch index.verdict(id: EventIDKey.id(id), fingerprint: fingerprint) {
                     case .duplicate(let logged) where logged == seq: break
                     case .new: return "it holds the id \(spelled), which the log does not"
                     case .duplicate(let logged), .conflict(let logged):
@@ -475,7 +476,7 @@ final class EventIDFile {
         bytes.reserveCapacity(index.count * 36)
         values.reserveCapacity(index.count)
         index.forEach { id, seq, fingerprint in
-            bytes.append(contentsOf: id)
+            bytes.append(contentsOf: EventIDKey.key(id))
             starts.append(bytes.count)
             values.append((seq, fingerprint))
         }
