@@ -85,6 +85,8 @@ final class EventIDFile {
         var description: String { "\(path): \(what)" }
     }
 
+    /// The log it is beside, and its own path.
+    let log: String
     let path: String
     /// The batches the file covers, and how many ids it holds.
     private(set) var point: SnapshotPoint
@@ -97,8 +99,9 @@ final class EventIDFile {
     /// The blocks read from disk, not from the cache, since the file was opened.
     private(set) var blockReads = 0
 
-    private init(path: String, file: FileDescriptor, point: SnapshotPoint, count: Int, runs: [Run], trailerOffset: Int64) {
-        self.path = path
+    private init(log: String, file: FileDescriptor, point: SnapshotPoint, count: Int, runs: [Run], trailerOffset: Int64) {
+        self.log = log
+        path = Self.path(of: log)
         self.file = file
         self.point = point
         self.count = count
@@ -114,7 +117,7 @@ final class EventIDFile {
     static func open(log: String, batches: ArraySlice<LogLayout.Batch>, reading: Bool = false) -> EventIDFile? {
         let path = path(of: log)
         guard access(path, F_OK) == 0 else { return nil }
-        guard let file = try? read(path), file.point.batchCount <= batches.count,
+        guard let file = try? read(log: log), file.point.batchCount <= batches.count,
             SnapshotPoint(after: batches.prefix(file.point.batchCount)) == file.point
         else {
             if !reading { unlink(path) }
@@ -124,7 +127,8 @@ final class EventIDFile {
     }
 
     /// Reads the trailers from the file's end and each run's fences, checking every CRC.
-    private static func read(_ path: String) throws -> EventIDFile {
+    private static func read(log: String) throws -> EventIDFile {
+        let path = path(of: log)
         let file = try FileDescriptor.openInput(path)
         do {
             let size = try file.size(path: path)
@@ -158,7 +162,7 @@ final class EventIDFile {
                 at = Int64(previous - 1)
             }
             return EventIDFile(
-                path: path, file: file, point: last!.point, count: last!.count, runs: runs, trailerOffset: size - Int64(trailerSize))
+                log: log, file: file, point: last!.point, count: last!.count, runs: runs, trailerOffset: size - Int64(trailerSize))
         } catch {
             try? file.close()
             throw error
@@ -226,7 +230,7 @@ final class EventIDFile {
     /// Builds the file of `log` from its committed `batches`, read by `read`
     /// a group at a time, each group's ids a run: so that about ``buildRun``
     /// ids at most are held at once, whatever the log's size (all of them at
-    /// once, and their sorted copy, took 200 bytes an id: 4.1 GB at 20M
+    /// once, and their sorted copy, took 200 bytes an id: 3.9 GB at 20M
     /// events). The first run is a new file, each after is added as
     /// ``extended(with:to:)`` adds one, and the runs are merged into one at
     /// the end, a block of each at a time. Nil if the batches hold no event id.
@@ -347,7 +351,6 @@ final class EventIDFile {
             return next <= rest.count ? rest[next - 1] : nil
         }
         var heads = try sources.map { try $0() }
-        let log = String(path.dropLast(".eventids".count))
         return try Self.write(log: log, count: count + tail.count, covering: batches) { put in
             while true {
                 var least: Int?
@@ -432,14 +435,14 @@ final class EventIDFile {
                 let block = try self.block(b, of: r)
                 for k in block.entries.indices {
                     let (id, seq, fingerprint) = block.withEntry(k) { (Array($0), $1, $2) }
-                    let spelled = String(decoding: EventIDKey.id(id), as: UTF8.self)
+                    let spelling = EventIDKey.id(id), spelled = String(decoding: spelling, as: UTF8.self)
                     if k == 0, !runs[r].withFence(b, { $0.elementsEqual(id) }) {
                         return "block \(b) of run \(r) starts at \(spelled), not at its fence"
                     }
                     if let previous, !previous.lexicographicallyPrecedes(id) { return "run \(r) holds \(spelled) out of order" }
                     previous = id
                     guard seq < point.endSeq else { return "it holds the id \(spelled) at seq \(seq), past the batches it covers" }
-                    switch index.verdict(id: EventIDKey.id(id), fingerprint: fingerprint) {
+                    switch index.verdict(id: spelling, fingerprint: fingerprint) {
                     case .duplicate(let logged) where logged == seq: break
                     case .new: return "it holds the id \(spelled), which the log does not"
                     case .duplicate(let logged), .conflict(let logged):
