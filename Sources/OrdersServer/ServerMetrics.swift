@@ -22,6 +22,7 @@ final class ServerMetrics: Sendable {
     /// The event ids in memory and in the file beside the log, what the file keeps in memory, and its cache.
     private let eventIDs: [Gauge]
     private let cartViews: Gauge
+    private let idsFiled: Gauge
     /// Each subscription's gauges, by name.
     private let subscriptions = Mutex<[String: [Gauge]]>([:])
 
@@ -49,7 +50,8 @@ final class ServerMetrics: Sendable {
         }
         ids = Role.allCases.map {
             gauge(
-                "ids_held", "Ids of the role held in memory, spelled: every one the log and the appends named.",
+                "ids_held",
+                "Ids of the role held in memory, spelled: the log's last batches', those the appends named, and all of the products, polls and candidates.",
                 labels: [("role", "\($0.field)")])
         }
         idBytes = Role.allCases.map {
@@ -71,6 +73,8 @@ final class ServerMetrics: Sendable {
             ("event_id_file_cache_capacity_blocks", "Blocks of 4 KiB the event-id file's cache holds at most."),
             ("event_id_file_block_reads", "Blocks the event-id file read from disk, not from its cache, since it was opened."),
         ].map { gauge($0, $1) }
+        idsFiled = gauge(
+            "ids_filed", "Cart, order and voter ids in the file beside the log (LOG.idnumbers), looked up there when a request names one.")
         cartViews = gauge("cart_views_held", "Views of carts held in memory: those the appends since the start brought or touched.")
     }
 
@@ -80,6 +84,7 @@ final class ServerMetrics: Sendable {
             ids[table.role.rawValue].set(to: Double(table.count))
             idBytes[table.role.rawValue].set(to: Double(table.bytes))
         }
+        idsFiled.set(to: Double(holdings.filedIDs))
         let held = holdings.eventIDs
         let values = [
             held.held, held.heldBytes, held.filed, held.runs, held.fileBytes, held.cachedBlocks, EventIDHoldings.cacheCapacity,

@@ -335,6 +335,39 @@ struct SymbolDefinitionTests {
         #expect(table.intern(Array("e".utf8)) == Symbol(rawValue: 3))
         #expect(Array(table[Symbol(rawValue: 1)]) == Array("b".utf8))
     }
+
+    /// A store's table: the log's numbers placeholders, some given their
+    /// bytes as requests name them, each request's new ids after. Forgetting
+    /// a refused request's new ids keeps every placeholder filled before
+    /// them, and costs what the request added: the index is not rebuilt.
+    @Test func forgettingARequestsNewIDsKeepsThePlaceholdersFilledBeforeThem() {
+        var table = SymbolTable()
+        table.extend(to: 1000)
+        table.indexAll()
+        _ = Array("old-7".utf8).withUnsafeBytes { table.define(7, $0) }
+        let before = table.count
+        #expect(table.intern(Array("new-1".utf8)) == Symbol(rawValue: 1000))
+        _ = Array("old-3".utf8).withUnsafeBytes { table.define(3, $0) }
+        #expect(table.intern(Array("new-2".utf8)) == Symbol(rawValue: 1001))
+        // Filled after new-1: new-1's bytes are not the last, and forgetting must keep old-3's.
+        table.removeSymbols(from: before)
+        table._checkInvariants()
+        #expect(table.count == 1000)
+        #expect(table.lookup(Array("old-7".utf8)) == Symbol(rawValue: 7))
+        #expect(table.lookup(Array("old-3".utf8)) == Symbol(rawValue: 3))
+        #expect(table.lookup(Array("new-1".utf8)) == nil && table.lookup(Array("new-2".utf8)) == nil)
+        table.indexAll()
+        #expect(table.spelledCount == 2)
+        // A request that fills then adds, refused: its fill stays, its new id goes, in place.
+        let counts = table.count
+        _ = Array("old-5".utf8).withUnsafeBytes { table.define(5, $0) }
+        #expect(table.intern(Array("new-3".utf8)) == Symbol(rawValue: 1000))
+        table.removeSymbols(from: counts)
+        table._checkInvariants()
+        #expect(table.lookup(Array("old-5".utf8)) == Symbol(rawValue: 5))
+        #expect(table.intern(Array("new-4".utf8)) == Symbol(rawValue: 1000))
+        #expect(Array(table[Symbol(rawValue: 5)]) == Array("old-5".utf8))
+    }
 }
 
 @Suite("Dense maps")

@@ -172,7 +172,7 @@ public struct SymbolTable: Sendable {
             if spans[symbol] & 0xFFFF != 0 { return equals(symbol, bytes) ? .same : .conflicting }
             spans[symbol] = UInt64(storage.count) << 16 | UInt64(bytes.count)
             storage.append(contentsOf: bytes)
-            filledOutOfOrder = true
+            filledEnd = storage.count
             if symbol < indexed { insertIntoIndex(symbol, hash: hash32(bytes)) }
             return .added
         }
@@ -190,6 +190,9 @@ public struct SymbolTable: Sendable {
     public mutating func extend(to count: Int) {
         if count > spans.count { spans.append(repeating: 0, count: count - spans.count) }
     }
+
+    /// How many symbols have their bytes, once the index is caught up (``indexAll()``): the count less the placeholders.
+    public var spelledCount: Int { occupied }
 
     /// Whether `symbol` is a number whose bytes are not known yet.
     @inlinable
@@ -290,17 +293,19 @@ public struct SymbolTable: Sendable {
     /// of every id since it started). Otherwise the index is rebuilt at the next `intern`.
     public mutating func removeSymbols(from count: Int) {
         guard count < spans.count else { return }
-        guard indexed == spans.count, !filledOutOfOrder, spans.count - count < count else {
+        var end = storage.count
+        for symbol in count..<spans.count where spans[symbol] & 0xFFFF != 0 { end = min(end, Int(spans[symbol] >> 16)) }
+        // No placeholder below `count` was given bytes after those of the symbols removed: the bytes from `end` on are theirs alone.
+        guard indexed == spans.count, end >= filledEnd, spans.count - count < count else {
             spans.removeLast(from: count)
             storage.removeLast(from: spans.map { Int($0 >> 16) + Int($0 & 0xFFFF) }.max() ?? 0)
+            filledEnd = min(filledEnd, storage.count)
             slots = Array(repeating: 0, count: Self.initialSlots)
             indexed = 0
             occupied = 0
             return
         }
-        var end = storage.count
         for symbol in count..<spans.count where spans[symbol] & 0xFFFF != 0 {
-            end = min(end, Int(spans[symbol] >> 16))
             removeFromIndex(symbol, hash: withBytes(of: Symbol(rawValue: UInt32(symbol))) { hash32($0) })
         }
         spans.removeLast(from: count)
@@ -329,16 +334,18 @@ public struct SymbolTable: Sendable {
         occupied -= 1
     }
 
-    /// Whether a placeholder was given its bytes after later symbols had
-    /// theirs: then the bytes no longer lie in symbol order.
-    @usableFromInline var filledOutOfOrder = false
+    /// Where the bytes of the last placeholder given its bytes end (0 for
+    /// none): before there, the bytes may not lie in symbol order. A store
+    /// whose older ids are placeholders fills them as requests name them,
+    /// and still forgets a refused request's new ids at what they cost.
+    @usableFromInline var filledEnd = 0
 
     /// Forgets every symbol, keeping the memory: a table that is filled
     /// again and again, one per chunk of text, grows only once.
     public mutating func removeAll() {
         spans.removeLast(from: 0)
         storage.removeLast(from: 0)
-        filledOutOfOrder = false
+        filledEnd = 0
         slots.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
         indexed = 0
         occupied = 0

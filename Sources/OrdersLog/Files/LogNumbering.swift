@@ -63,6 +63,14 @@ struct LogNumbering {
         return table
     }
 
+    /// Hands the numbering over to a caller that holds the log's ids
+    /// itself, `counts` of each role, most of them in a file beside the log
+    /// (``IDNumberFile``): this reads none and keeps none.
+    mutating func handOver(counts: [Int]) {
+        precondition(known == .none, "the log's ids handed over before any was read")
+        (committed, defined, known, numberedByCaller) = (counts, counts, .all, true)
+    }
+
     /// Says that ids were looked up in the log into `table`, at the log's numbers.
     mutating func lookedUp() {
         if known == .none {

@@ -14,6 +14,47 @@ extension LogReader {
         return ids
     }
 
+    /// Calls `body` with each id that the committed batches before `end`
+    /// add (not those they spell again), from the batch after the last one
+    /// this read, or from `start` at the first read: the batch's index, the
+    /// id's role, number and bytes. How the id-number file is built, a group
+    /// of batches at a time, and how its tail is read (``IDNumberFile``).
+    /// The first batch read numbers its ids on from where it says; each
+    /// after must follow on.
+    /// - Returns: how many ids of each role the batches up to `end` hold.
+    /// - Throws: like `next`, if a batch is corrupt.
+    func readNewIDs(from start: Int = 0, to end: Int, _ body: (Int, Role, Int, UnsafeRawBufferPointer) -> Void) throws -> [Int] {
+        precondition(!skippingCorrupt && !seeked, "new ids are read from a whole log, strictly")
+        if nextBatch == 0 && start > 0 {
+            nextBatch = start
+            submitted = start
+            numbersFollowOn = false
+        }
+        while nextBatch < end {
+            let index = nextBatch, batch = batches[index]
+            nextBatch += 1
+            do {
+                try load(batch, .dictionary)
+                try current.onPayload(of: batch) { payload throws(ByteReader.Malformed) in
+                    for role in Role.allCases {
+                        let entry = current.dictionary[role]
+                        if numbersFollowOn {
+                            try current.dictionary.checkNumbering(of: role, following: idCounts[role.rawValue], skipping: false)
+                        }
+                        try current.dictionary.forEachSpelling(of: role, in: payload) { (number, bytes, _) throws(ByteReader.Malformed) in
+                            if number >= entry.firstNew { body(index, role, number, bytes) }
+                        }
+                        idCounts[role.rawValue] = entry.end
+                    }
+                }
+            } catch let failure as BatchFailure {
+                throw corrupt(batch, failure)
+            }
+            numbersFollowOn = true
+        }
+        return idCounts
+    }
+
     /// How many new ids `lookUp` fetches the filter bits of before it tests
     /// them: enough that their waits overlap, few enough that what is
     /// fetched stays in the cache.

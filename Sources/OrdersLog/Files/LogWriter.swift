@@ -241,10 +241,10 @@ public final class LogWriter {
     /// events recorded already.
     ///
     /// Those of the batches the event-id file beside the log covers
-    /// (``EventIDFile``) stay there, looked up when asked, and only the
+    /// (``SortedRunFile``) stay there, looked up when asked, and only the
     /// rest are read; the file is then brought up to the log's end. A log
     /// without a sound file has it built from its batches, a group at a time
-    /// (``EventIDFile/build(log:batches:reading:)``), and no id held.
+    /// (``SortedRunFile/build(log:batches:reading:)``), and no id held.
     private func readLogEventIDs() throws {
         guard arrivingIDs.log == nil else { return }
         let batches = layoutBatches[...], path = path, descriptor = file.descriptor
@@ -258,16 +258,16 @@ public final class LogWriter {
             return index
         }
         let readAll = { try read(batches) }
-        if keepsIndex, let filed = EventIDFile.open(log: path, batches: batches) {
+        if keepsIndex, let filed = SortedRunFile.open(log: path, kind: .eventIDs, batches: batches) {
             var tail = try read(batches.dropFirst(filed.point.batchCount))
             // A large tail becomes a run of the file: the next open reads no more than what comes after
             // it. A small one stays in memory (a few MB), so that runs do not pile up one a restart.
             var filed = filed
-            if tail.count >= EventIDFile.leastRun, let extended = try? filed.extended(with: tail, to: batches) {
+            if tail.count >= SortedRunFile.leastRun, let extended = try? filed.extended(with: tail, to: batches) {
                 (filed, tail) = (extended, EventIDIndex())
             }
             arrivingIDs.log = FiledEventIDs(file: filed, tail: tail, readAll: readAll)
-        } else if keepsIndex, let built = try? EventIDFile.build(log: path, batches: batches, reading: read) {
+        } else if keepsIndex, let built = try? SortedRunFile.build(log: path, kind: .eventIDs, batches: batches, reading: read) {
             arrivingIDs.log = FiledEventIDs(file: built, tail: EventIDIndex(), readAll: readAll)
         } else {
             // Derived: a file that cannot be built is not there, and the ids in memory answer.
@@ -452,22 +452,35 @@ public final class LogWriter {
         try writeBatch(ids: ids)
     }
 
-    /// Every id of the log, at the log's numbers, read now unless the
-    /// writer holds them, and indexed, handed over to a caller that numbers
-    /// the events it appends as the log does (`orders serve`): the writer
-    /// keeps none of them, so that the tables (most of a server's memory)
-    /// are held once, and the caller's first new id copies none. Call
-    /// before any append. From then on, the `ids` of every append
+    /// The log's ids, at the log's numbers, handed over to a caller that
+    /// numbers the events it appends as the log does (`orders serve`): the
+    /// writer keeps none of them, so that the tables (most of a server's
+    /// memory) are held once, and the caller's first new id copies none.
+    /// Most of the carts', orders' and voters' ids stay in the id-number
+    /// file beside the log (built now if it is missing), placeholders in the
+    /// tables, which the caller looks up there when a request names one;
+    /// without the file (a log that keeps no index, or one whose file
+    /// cannot be read), every id is read now and the file is nil.
+    ///
+    /// Call before any append. From then on, the `ids` of every append
     /// (``append(checking:records:ids:from:)``, ``commit(ids:durability:)``)
-    /// must number the log's ids as the log does, and the new ones after
-    /// them in the order the appended events first use them, with no other
-    /// id: a commit whose tables hold ids no batch defined throws before
-    /// its commit record. After a rollback, the caller forgets its own.
-    func handOverLogIDs() throws -> Identifiers {
+    /// must number the log's ids as the log does, spell every id its events
+    /// use, and number the new ones after the log's in the order the
+    /// appended events first use them, with no other id: a commit whose
+    /// tables hold ids no batch defined throws before its commit record.
+    /// After a rollback, the caller forgets its own.
+    func handOverLogIDs() throws -> (ids: Identifiers, file: IDNumberFile?) {
         precondition(pending.isEmpty && held.isEmpty, "the log's ids before any append")
+        if keepsIndex, numbering.known == .none,
+            let opened = try? IDNumberFile.open(log: path, batches: layoutBatches[...], threads: threads)
+        {
+            numbering.handOver(counts: opened.ids.counts)
+            try readLogEventIDs()
+            return (opened.ids, opened.file)
+        }
         try knowAll()
         for role in Role.allCases { numbering.table[role].indexAll() }
-        return numbering.handOver()
+        return (numbering.handOver(), nil)
     }
 
     /// `append` once the log's ids that `ids` holds are known.

@@ -1,18 +1,18 @@
 import OrdersFormat
 
 /// A log's event ids as a writer holds them once there is a file of them
-/// (``EventIDFile``): those of the batches after the file's point in memory,
+/// (``SortedRunFile``): those of the batches after the file's point in memory,
 /// the rest looked up in the file. Should a lookup in the file fail (a
 /// damaged page), the log's every id is read into memory once, and
 /// answers from there: slower, never wrong.
 final class FiledEventIDs: RecordedEventIDs {
-    let file: EventIDFile
+    let file: SortedRunFile
     let tail: EventIDIndex
     /// Every id of the log, read from its record frames: for when the file fails.
     private let readAll: () throws -> EventIDIndex
     private var whole: EventIDIndex?
 
-    init(file: EventIDFile, tail: EventIDIndex, readAll: @escaping () throws -> EventIDIndex) {
+    init(file: SortedRunFile, tail: EventIDIndex, readAll: @escaping () throws -> EventIDIndex) {
         self.file = file
         self.tail = tail
         self.readAll = readAll

@@ -31,8 +31,13 @@ public actor LogStore {
     /// Every id, numbered as the log numbers them: the log's, then those
     /// the appends bring, in the order their events first use them. The
     /// writer keeps no copy (``LogWriter/handOverLogIDs()``) and numbers
-    /// by these, so a refused request takes its new ids back out.
+    /// by these, so a refused request takes its new ids back out. With an
+    /// id-number file, most of the log's carts, orders and voters are
+    /// placeholders here, given their bytes once a request names them.
     private var ids: Identifiers
+    /// Where the ids the tables hold as placeholders are looked up; nil
+    /// once the tables hold every id (no file, or one that failed).
+    private var idNumbers: IDNumberFile?
     /// The version (the seq of the last event) of each cart that an append
     /// named since the store opened, or whose version a caller read from
     /// the log (``learn(version:of:)``), by symbol.
@@ -83,10 +88,10 @@ public actor LogStore {
         let handed = TransferBox(writer)
         let idsRead = started {
             Result {
-                let ids = try handed.value.handOverLogIDs()
+                let handedOver = try handed.value.handOverLogIDs()
                 // Older carts are read through the index: made now if the log lacks any.
                 handed.value.openIndex()
-                return TransferBox(ids)
+                return TransferBox(handedOver)
             }
         }
         let value: T
@@ -96,16 +101,20 @@ public actor LogStore {
             _ = idsRead()
             throw error
         }
-        return (LogStore(path: path, writer: writer, ids: try idsRead().get().value, failed: failed), value)
+        let handedOver = try idsRead().get().value
+        return (LogStore(path: path, writer: writer, ids: handedOver.ids, idNumbers: handedOver.file, failed: failed), value)
     }
 
-    private init(path: String, writer: LogWriter, ids: Identifiers, failed: @escaping @Sendable (any Error) -> Void) {
+    private init(
+        path: String, writer: LogWriter, ids: Identifiers, idNumbers: IDNumberFile?, failed: @escaping @Sendable (any Error) -> Void
+    ) {
         self.path = path
         self.failed = failed
         self.writer = writer
         recovery = writer.recovery
         pastCheckpoint = writer.pastCheckpoint
         self.ids = ids
+        self.idNumbers = idNumbers
         appendedEnd = writer.nextSeq
         toldEnd = writer.nextSeq
     }
@@ -140,11 +149,68 @@ public actor LogStore {
     public func holdings() async throws -> StoreHoldings {
         let writer = TransferBox(writer)
         let eventIDs = try await commits.run { writer.value.eventIDHoldings }
-        return StoreHoldings(ids: Role.allCases.map { ($0, ids[$0].count, ids[$0].allocatedBytes) }, eventIDs: eventIDs)
+        return StoreHoldings(
+            ids: Role.allCases.map { ($0, ids[$0].spelledCount, ids[$0].allocatedBytes) }, filedIDs: idNumbers?.file.count ?? 0,
+            eventIDs: eventIDs)
     }
 
     /// The symbol of `id` as a `role`, if the log or an append named it.
-    public func symbol(of id: [UInt8], as role: Role) -> Symbol? { ids[role].lookup(id) }
+    public func symbol(of id: [UInt8], as role: Role) -> Symbol? { id.withUnsafeBytes { symbol(of: $0, as: role) } }
+
+    /// `symbol(of:as:)`: from the tables, or for a placeholder, the log's number for it in the id-number file.
+    private func symbol(of id: UnsafeRawBufferPointer, as role: Role) -> Symbol? {
+        if let held = ids[role].lookup(id) { return held }
+        guard let file = idNumbers, IDNumberFile.filed.contains(role) else { return nil }
+        do {
+            guard let number = try file.number(of: id, as: role) else { return nil }
+            // Not a placeholder: the tables spell that number otherwise, and the file is wrong.
+            guard number < ids[role].count, ids[role].isPlaceholder(Symbol(rawValue: UInt32(number))) else {
+                throw SortedRunFile.Damaged(
+                    path: file.path, what: "it numbers a \(role.field) id \(number), which the log spells otherwise")
+            }
+            return Symbol(rawValue: UInt32(number))
+        } catch {
+            readEveryID(after: error)
+            return ids[role].lookup(id)
+        }
+    }
+
+    /// Gives the tables' placeholders for `theirs`'s ids (a request's) their
+    /// bytes, from the id-number file: so that numbering the request finds
+    /// each id the log named at the log's number, and its batch can spell it.
+    private func learnNumbers(of theirs: Identifiers) {
+        guard idNumbers != nil else { return }
+        for role in IDNumberFile.filed {
+            let table = theirs[role]
+            for i in 0..<table.count {
+                table.withBytes(of: Symbol(rawValue: UInt32(i))) { bytes in
+                    guard ids[role].lookup(bytes) == nil, let symbol = symbol(of: bytes, as: role) else { return }
+                    _ = ids[role].define(symbol.index, bytes)
+                }
+            }
+        }
+    }
+
+    /// After the id-number file failed (a block that fails its CRC, an entry
+    /// that is not the log's): the file goes, the next open builds it again,
+    /// and every id of the log is read into the tables now. Slower, never wrong.
+    private func readEveryID(after error: any Error) {
+        guard let file = idNumbers else { return }
+        idNumbers = nil
+        file.remove()
+        do {
+            let whole = try LogReader(path: path, options: ReadOptions(threads: 2)).readIdentifiers()
+            for role in IDNumberFile.filed {
+                for n in 0..<min(whole[role].count, ids[role].count) where ids[role].isPlaceholder(Symbol(rawValue: UInt32(n))) {
+                    whole[role].withBytes(of: Symbol(rawValue: UInt32(n))) { _ = ids[role].define(n, $0) }
+                }
+            }
+        } catch {
+            // Without the log's ids no append can be numbered: the store stops appending, as after a failed write.
+            failure = "\(file.path) failed (\(error)), and the log's ids cannot be read: \(error)"
+            failed(error)
+        }
+    }
 
     /// `reports`, whose ids are `theirs`, with its ids in the store's numbering.
     public func renamed(_ reports: Reports, from theirs: Identifiers) -> Reports { reports.renamed(from: theirs, into: &ids) }
@@ -152,13 +218,13 @@ public actor LogStore {
     /// The seq up to which to read the log for `cart`'s version, if the
     /// store does not know it: a cart of the log that no append has named since.
     public func versionToRead(of cart: [UInt8]) -> Seq? {
-        guard let symbol = ids.carts.lookup(cart), versions[symbol.rawValue] == nil else { return nil }
+        guard let symbol = symbol(of: cart, as: .cart), versions[symbol.rawValue] == nil else { return nil }
         return toldEnd
     }
 
     /// Keeps `version`, read from the log, as `cart`'s, unless an append named the cart meanwhile.
     public func learn(version: Int64, of cart: [UInt8]) {
-        guard let symbol = ids.carts.lookup(cart), versions[symbol.rawValue] == nil else { return }
+        guard let symbol = symbol(of: cart, as: .cart), versions[symbol.rawValue] == nil else { return }
         versions[symbol.rawValue] = version
     }
 
@@ -229,6 +295,7 @@ public actor LogStore {
     /// nothing of it if it fails.
     private func stage(_ request: Pending) throws -> Taken {
         let counts = ids.counts
+        learnNumbers(of: request.parsed.ids)
         do {
             return try stage(request, renumbered: request.parsed.events(renumberedInto: &ids))
         } catch {
@@ -239,7 +306,7 @@ public actor LogStore {
 
     private func stage(_ request: Pending, renumbered events: [Event]) throws -> Taken {
         if let wanted = request.cart {
-            let symbol = ids.carts.lookup(wanted)
+            let symbol = symbol(of: wanted, as: .cart)
             if let other = events.firstIndex(where: { $0.cart == nil || $0.cart != symbol }) {
                 throw AppendRefusal.otherCart(line: other + 1, cart: wanted)
             }

@@ -4,14 +4,16 @@ import OrdersCore
 /// role's table of spellings, and the event ids (those in memory, and the
 /// file beside the log that holds the rest).
 public struct StoreHoldings: Sendable {
-    /// How many ids of each role the store holds, and the bytes their table has allocated.
+    /// How many ids of each role the store holds spelled, and the bytes their table has allocated.
     public var ids: [(role: Role, count: Int, bytes: Int)]
+    /// The ids in the id-number file beside the log, which the tables hold as placeholders until a request names one.
+    public var filedIDs: Int
     public var eventIDs: EventIDHoldings
 }
 
 /// The event ids a writer checks arriving ones against: in memory (the
 /// log's last batches', or all of them without a file, and those appended
-/// since it opened), and in the file beside the log (``EventIDFile``).
+/// since it opened), and in the file beside the log (``SortedRunFile``).
 public struct EventIDHoldings: Sendable {
     public var held = 0
     public var heldBytes = 0
@@ -23,5 +25,5 @@ public struct EventIDHoldings: Sendable {
     public var cachedBlocks = 0
     public var blockReads = 0
 
-    public static let cacheCapacity = EventIDFile.cachedBlocks
+    public static let cacheCapacity = SortedRunFile.cachedBlocks
 }

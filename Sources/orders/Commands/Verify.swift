@@ -121,11 +121,16 @@ extension Orders {
             let cutShort = checkpoint?.missing(endSeq: survey.committedEndSeq, committedEnd: survey.committedEnd)
             // The event-id file is derived, but one whose entries are not the log's would pass duplicates as new.
             let eventIDFile = try checkEventIDFile(of: log, against: check.eventIDs)
-            var fileDamage: String?
-            if case .damaged(let reason) = eventIDFile {
-                fileDamage =
-                    "\(EventIDFileWording.path(of: log)) does not match the log: \(reason); remove it, and the next read of every id builds it again"
-            }
+            // The id-number file too: one that numbers an id otherwise would have an append number it twice.
+            let idNumberFile = try checkIDNumberFile(of: log, against: ids)
+            let files: [(SortedRunFileWording, SortedRunFileState, Bool)] = [
+                (.eventIDs, eventIDFile, check.eventIDs.count > 0), (.idNumbers, idNumberFile, reader.batchCount > 0),
+            ]
+            let fileDamage = files.compactMap { wording, state, _ -> String? in
+                guard case .damaged(let reason) = state else { return nil }
+                return
+                    "\(wording.path(of: log)) does not match the log: \(reason); remove it, and the next read of every id builds it again"
+            }.first
             let sound = !reader.foundDamage && twice == nil && cutShort == nil && fileDamage == nil
             if json {
                 var out = JSONObject()
@@ -153,8 +158,11 @@ extension Orders {
                             return o
                         }))
                 if let checkpoint { out.integer("acknowledged_events", checkpoint.endSeq - 1) }
-                if let state = EventIDFileWording.json(eventIDFile, logHasIDs: check.eventIDs.count > 0) {
+                if let state = SortedRunFileWording.eventIDs.json(eventIDFile, logHasIDs: check.eventIDs.count > 0) {
                     out.object("event_id_file", state)
+                }
+                if let state = SortedRunFileWording.idNumbers.json(idNumberFile, logHasIDs: reader.batchCount > 0) {
+                    out.object("id_number_file", state)
                 }
                 if let tail = reader.tail {
                     var t = JSONObject()
@@ -178,7 +186,7 @@ extension Orders {
                 if let twice { text += "  damage     \(twice)\n" }
                 if let cutShort { text += "  damage     \(cutShort)\n" }
                 if let fileDamage { text += "  damage     \(fileDamage)\n" }
-                if let line = EventIDFileWording.line(eventIDFile, of: log, logHasIDs: check.eventIDs.count > 0) { text += line }
+                for (wording, state, filed) in files { text += wording.line(state, of: log, logHasIDs: filed) ?? "" }
                 if let checkpoint {
                     text += "  acked      \(Thousands.grouped(checkpoint.endSeq - 1)) events (\(WriterCheckpoint.path(of: log)))\n"
                 }

@@ -9,18 +9,19 @@ import Glibc
 import Darwin
 #endif
 
-/// The event ids of a log's first batches, on disk beside it
-/// (`LOG.eventids`): each id's seq and fingerprint in sorted runs of 4 KiB
+/// Keys of a log in sorted runs on disk beside it, each key with two
+/// numbers: the event ids with their seq and fingerprint (`LOG.eventids`),
+/// or each id's number (`LOG.idnumbers`, ``IDNumberFile``). Runs of 4 KiB
 /// blocks, each block with its CRC-32C, and each run's first keys (its
-/// fences) and a Bloom filter of its ids in memory (2 bytes an id). A
-/// lookup reads one block of each run whose filter may hold the id, so that a writer
-/// holds in memory only the ids of the batches after the file, not every
-/// id the log ever took (FORMAT.md, "The event-id file").
+/// fences) and a Bloom filter of its keys in memory (2 bytes a key). A
+/// lookup reads one block of each run whose filter may hold the key, so
+/// that a writer holds in memory only the keys of the batches after the
+/// file, not every one the log ever took (FORMAT.md, "The event-id file").
 ///
 /// Ours rather than LMDB's, which keeps no checksum of a page: there a
 /// flipped byte let a retry pass for new events (Benchmarks/FINDINGS.md,
 /// "Event ids on disk"). Here a damaged block fails its CRC, for a miss as
-/// for a hit, and the log's ids answer instead.
+/// for a hit, and the log answers instead.
 ///
 /// Derived, as the index and the snapshot are. It records the point of the
 /// log it covers (``SnapshotPoint``), and one whose point is not where the
@@ -28,14 +29,31 @@ import Darwin
 /// and built again, never trusted. It is written only from committed
 /// batches, and a new one is renamed into place once synced; a run added
 /// later is synced before its trailer counts.
-final class EventIDFile {
-    static func path(of log: String) -> String { log + ".eventids" }
+final class SortedRunFile {
+    /// What a file holds: its name beside the log, its magic and format, and how a key is kept.
+    struct Kind: Sendable {
+        let suffix: String
+        let magic: [UInt8]
+        let format: UInt32
+        /// The key kept for an entry's bytes, and back.
+        let key: @Sendable ([UInt8]) -> [UInt8]
+        let spelling: @Sendable ([UInt8]) -> [UInt8]
 
-    /// 2 since ids in a UUID's canonical spelling are kept as 16 bytes (``EventIDKey``); a file of 1 is built again.
-    static let format: UInt32 = 2
+        func path(of log: String) -> String { log + suffix }
+
+        /// Event ids, each with its event's seq and fingerprint. 2 since ids in
+        /// a UUID's canonical spelling are kept as 16 bytes (``EventIDKey``); a file of 1 is built again.
+        static let eventIDs = Kind(
+            suffix: ".eventids", magic: Array("ORDEVIDS".utf8), format: 2, key: { EventIDKey.key($0) }, spelling: { EventIDKey.id($0) })
+        /// A role's byte and an id of it, with the id's number and 0: a UUID kept as 16 bytes, as an event id is.
+        static let idNumbers = Kind(
+            suffix: ".idnumbers", magic: Array("ORDIDNUM".utf8), format: 1,
+            key: { $0.isEmpty ? $0 : [$0[0]] + EventIDKey.key($0.dropFirst()) },
+            spelling: { $0.isEmpty ? $0 : [$0[0]] + EventIDKey.id($0.dropFirst()) })
+    }
+
     static let blockSize = 4096
     static let trailerSize = 68
-    static let magic = Array("ORDEVIDS".utf8)
     /// Past this many runs, the runs are merged into one.
     static let mostRuns = 8
     /// About how many ids a build holds at once: a run of the file for every so many events of the log.
@@ -87,6 +105,7 @@ final class EventIDFile {
 
     /// The log it is beside, and its own path.
     let log: String
+    let kind: Kind
     let path: String
     /// The batches the file covers, and how many ids it holds.
     private(set) var point: SnapshotPoint
@@ -99,9 +118,12 @@ final class EventIDFile {
     /// The blocks read from disk, not from the cache, since the file was opened.
     private(set) var blockReads = 0
 
-    private init(log: String, file: FileDescriptor, point: SnapshotPoint, count: Int, runs: [Run], trailerOffset: Int64) {
+    private init(
+        log: String, kind: Kind, file: FileDescriptor, point: SnapshotPoint, count: Int, runs: [Run], trailerOffset: Int64
+    ) {
         self.log = log
-        path = Self.path(of: log)
+        self.kind = kind
+        path = kind.path(of: log)
         self.file = file
         self.point = point
         self.count = count
@@ -114,10 +136,10 @@ final class EventIDFile {
     /// The file of `log`, if it is there, whole, of this format, and covers
     /// the first of `batches` (the log's committed batches); nil otherwise,
     /// and unless `reading` (`orders verify`), a file that does not match is removed.
-    static func open(log: String, batches: ArraySlice<LogLayout.Batch>, reading: Bool = false) -> EventIDFile? {
-        let path = path(of: log)
+    static func open(log: String, kind: Kind, batches: ArraySlice<LogLayout.Batch>, reading: Bool = false) -> SortedRunFile? {
+        let path = kind.path(of: log)
         guard access(path, F_OK) == 0 else { return nil }
-        guard let file = try? read(log: log), file.point.batchCount <= batches.count,
+        guard let file = try? read(log: log, kind: kind), file.point.batchCount <= batches.count,
             SnapshotPoint(after: batches.prefix(file.point.batchCount)) == file.point
         else {
             if !reading { unlink(path) }
@@ -127,8 +149,8 @@ final class EventIDFile {
     }
 
     /// Reads the trailers from the file's end and each run's fences, checking every CRC.
-    private static func read(log: String) throws -> EventIDFile {
-        let path = path(of: log)
+    private static func read(log: String, kind: Kind) throws -> SortedRunFile {
+        let path = kind.path(of: log)
         let file = try FileDescriptor.openInput(path)
         do {
             let size = try file.size(path: path)
@@ -139,7 +161,8 @@ final class EventIDFile {
             while at >= 0 {
                 let trailer = try readChecked(file, at: at, count: trailerSize, path: path)
                 let (runIndex, previous) = try parsed(path, "the trailer at byte \(at)", trailer) { reader in
-                    guard try reader.readBytes(8).elementsEqual(magic), try reader.read(littleEndian: UInt32.self) == format else {
+                    guard try reader.readBytes(8).elementsEqual(kind.magic), try reader.read(littleEndian: UInt32.self) == kind.format
+                    else {
                         throw ByteReader.Malformed(position: 0, reason: "not of this format")
                     }
                     let chain = try reader.read(littleEndian: UInt32.self)
@@ -161,8 +184,9 @@ final class EventIDFile {
                 guard previous > 0 else { break }
                 at = Int64(previous - 1)
             }
-            return EventIDFile(
-                log: log, file: file, point: last!.point, count: last!.count, runs: runs, trailerOffset: size - Int64(trailerSize))
+            return SortedRunFile(
+                log: log, kind: kind, file: file, point: last!.point, count: last!.count, runs: runs,
+                trailerOffset: size - Int64(trailerSize))
         } catch {
             try? file.close()
             throw error
@@ -235,9 +259,9 @@ final class EventIDFile {
     /// ``extended(with:to:)`` adds one, and the runs are merged into one at
     /// the end, a block of each at a time. Nil if the batches hold no event id.
     static func build(
-        log: String, batches: ArraySlice<LogLayout.Batch>, reading read: (ArraySlice<LogLayout.Batch>) throws -> EventIDIndex
-    ) throws -> EventIDFile? {
-        var file: EventIDFile?
+        log: String, kind: Kind, batches: ArraySlice<LogLayout.Batch>, reading read: (ArraySlice<LogLayout.Batch>) throws -> EventIDIndex
+    ) throws -> SortedRunFile? {
+        var file: SortedRunFile?
         var start = batches.startIndex
         while start < batches.endIndex {
             var end = start, events = 0
@@ -248,7 +272,8 @@ final class EventIDFile {
             let ids = try read(batches[start..<end])
             let covered = batches[batches.startIndex..<end]
             if ids.count > 0 {
-                file = try file?.extended(with: ids, to: covered, merging: false) ?? build(log: log, from: ids, covering: covered)
+                file =
+                    try file?.extended(with: ids, to: covered, merging: false) ?? build(log: log, kind: kind, from: ids, covering: covered)
             }
             start = end
         }
@@ -259,17 +284,19 @@ final class EventIDFile {
 
     /// Builds the file of `log` from `index`, which holds every event id of
     /// `batches` (the log's first batches), as one sorted run.
-    static func build(log: String, from index: EventIDIndex, covering batches: ArraySlice<LogLayout.Batch>) throws -> EventIDFile {
-        try write(log: log, count: index.count, covering: batches, inOrder(index))
+    static func build(
+        log: String, kind: Kind, from index: EventIDIndex, covering batches: ArraySlice<LogLayout.Batch>
+    ) throws -> SortedRunFile {
+        try write(log: log, kind: kind, count: index.count, covering: batches, inOrder(index, kind))
     }
 
     /// Writes a file of one run of `count` entries, which `entries` puts in
     /// key order, covering `batches`: into a temporary file, synced, then
     /// renamed over the old one, and the directory synced.
     private static func write(
-        log: String, count: Int, covering batches: ArraySlice<LogLayout.Batch>, _ entries: (_ put: Put) throws -> Void
-    ) throws -> EventIDFile {
-        let path = path(of: log), temporary = path + ".tmp"
+        log: String, kind: Kind, count: Int, covering batches: ArraySlice<LogLayout.Batch>, _ entries: (_ put: Put) throws -> Void
+    ) throws -> SortedRunFile {
+        let path = kind.path(of: log), temporary = path + ".tmp"
         do {
             let out = try FileDescriptor.open(
                 FilePath(temporary), .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite, .groupRead, .otherRead])
@@ -277,7 +304,7 @@ final class EventIDFile {
                 var end: Int64 = 0
                 let runIndex = try writeRun(count: count, to: out, at: &end, path: temporary, entries)
                 try writeTrailer(
-                    point: SnapshotPoint(after: batches), count: count, runIndex: runIndex, previous: nil, to: out, at: &end,
+                    kind: kind, point: SnapshotPoint(after: batches), count: count, runIndex: runIndex, previous: nil, to: out, at: &end,
                     path: temporary)
                 guard durableSync(out.rawValue) == 0 else { throw Errno(rawValue: errno) }
             }
@@ -287,8 +314,8 @@ final class EventIDFile {
         }
         guard rename(temporary, path) == 0 else { throw FileError(path: path, operation: "renaming", errno: Errno(rawValue: errno)) }
         try syncDirectory(of: path)
-        guard let file = open(log: log, batches: batches) else {
-            throw FileError(path: path, operation: "opening", reason: "the event-id file just written does not match its log")
+        guard let file = open(log: log, kind: kind, batches: batches) else {
+            throw FileError(path: path, operation: "opening", reason: "the file just written does not match its log")
         }
         return file
     }
@@ -300,7 +327,7 @@ final class EventIDFile {
     /// once that would make more than ``mostRuns``, as a new file of one run,
     /// merged from its runs and `tail`, which replaces it.
     /// - Parameter merging: false for a build, which merges its runs once, at its end.
-    func extended(with tail: EventIDIndex, to batches: ArraySlice<LogLayout.Batch>, merging: Bool = true) throws -> EventIDFile {
+    func extended(with tail: EventIDIndex, to batches: ArraySlice<LogLayout.Batch>, merging: Bool = true) throws -> SortedRunFile {
         if merging, runs.count >= Self.mostRuns { return try merged(with: tail, to: batches) }
         let out: FileDescriptor
         do { out = try FileDescriptor.open(FilePath(path), .writeOnly) } catch {
@@ -309,9 +336,10 @@ final class EventIDFile {
         let point = SnapshotPoint(after: batches)
         var end = trailerOffset + Int64(Self.trailerSize)
         let runIndex = try out.closeAfter {
-            let runIndex = try Self.writeRun(count: tail.count, to: out, at: &end, path: path, Self.inOrder(tail))
+            let runIndex = try Self.writeRun(count: tail.count, to: out, at: &end, path: path, Self.inOrder(tail, kind))
             try Self.writeTrailer(
-                point: point, count: count + tail.count, runIndex: runIndex, previous: trailerOffset, to: out, at: &end, path: path)
+                kind: kind, point: point, count: count + tail.count, runIndex: runIndex, previous: trailerOffset, to: out, at: &end,
+                path: path)
             guard durableSync(out.rawValue) == 0 else { throw FileError(path: path, operation: "syncing", errno: Errno(rawValue: errno)) }
             return runIndex
         }
@@ -325,7 +353,7 @@ final class EventIDFile {
     /// A new file of one run: this one's runs and `tail`, merged as they are
     /// read, a block of each run at a time, so that the runs stay few without
     /// the log's ids read again or held.
-    private func merged(with tail: EventIDIndex, to batches: ArraySlice<LogLayout.Batch>) throws -> EventIDFile {
+    private func merged(with tail: EventIDIndex, to batches: ArraySlice<LogLayout.Batch>) throws -> SortedRunFile {
         typealias Entry = (id: [UInt8], seq: Int64, fingerprint: UInt64)
         var sources: [() throws -> Entry?] = runs.indices.map { r in
             var b = 0, k = 0
@@ -344,14 +372,14 @@ final class EventIDFile {
         }
         var rest: [Entry] = []
         rest.reserveCapacity(tail.count)
-        try Self.inOrder(tail)({ id, seq, fingerprint in rest.append((Array(id), seq, fingerprint)) })
+        try Self.inOrder(tail, kind)({ id, seq, fingerprint in rest.append((Array(id), seq, fingerprint)) })
         var next = 0
         sources.append {
             next += 1
             return next <= rest.count ? rest[next - 1] : nil
         }
         var heads = try sources.map { try $0() }
-        return try Self.write(log: log, count: count + tail.count, covering: batches) { put in
+        return try Self.write(log: log, kind: kind, count: count + tail.count, covering: batches) { put in
             while true {
                 var least: Int?
                 for s in heads.indices where heads[s] != nil {
@@ -367,7 +395,7 @@ final class EventIDFile {
     /// The seq and fingerprint recorded for `id`, if the file holds it: one block read a run, newest run first.
     /// - Throws: ``Damaged`` for a block that fails its CRC.
     func lookUp(_ id: [UInt8]) throws -> (seq: Int64, fingerprint: UInt64)? {
-        try EventIDKey.key(id).withUnsafeBytes { wanted in
+        try kind.key(id).withUnsafeBytes { wanted in
             for r in runs.indices.reversed() where runs[r].filter.mayContain(wanted, tag: 0) {
                 // The last block whose first id is not after the id: the only one that can hold it.
                 let run = runs[r]
@@ -381,6 +409,35 @@ final class EventIDFile {
                 if let found = Self.find(wanted, in: block) { return found }
             }
             return nil
+        }
+    }
+
+    /// Calls `body` with each entry whose kept key starts with `prefix`, its
+    /// bytes given back as spelled (``Kind/spelling``), run by run: those
+    /// entries lie together in each run, from the last block whose fence is
+    /// before `prefix`. The blocks are read, not cached.
+    /// - Throws: ``Damaged`` for a block that fails its CRC.
+    func forEachEntry(startingWith prefix: [UInt8], _ body: ([UInt8], Int64, UInt64) throws -> Void) throws {
+        for r in runs.indices {
+            let run = runs[r]
+            var low = 0, high = run.blockCount
+            while low < high {
+                let middle = (low + high) / 2
+                if run.withFence(middle, { $0.lexicographicallyPrecedes(prefix) }) { low = middle + 1 } else { high = middle }
+            }
+            var b = max(low - 1, 0)
+            scan: while b < run.blockCount {
+                let block = try readBlock(b, of: r)
+                for k in block.entries.indices {
+                    let (key, seq, fingerprint) = block.withEntry(k) { (Array($0), $1, $2) }
+                    if key.starts(with: prefix) {
+                        try body(kind.spelling(key), seq, fingerprint)
+                    } else if prefix.lexicographicallyPrecedes(key) {
+                        break scan
+                    }
+                }
+                b += 1
+            }
         }
     }
 
@@ -427,7 +484,8 @@ final class EventIDFile {
     /// Checks every block of every run against `index`, which holds every
     /// event id of the log: the file must hold exactly those of the batches it covers, in order.
     /// - Returns: what is wrong, or nil.
-    func check(against index: EventIDIndex) throws -> String? {
+    /// - Parameter covers: whether an entry's first number (an event's seq, an id's number in the other file) is one the file's batches hold.
+    func check(against index: EventIDIndex, covers: (Int64) -> Bool) throws -> String? {
         var held = 0
         for r in runs.indices {
             var previous: [UInt8]?
@@ -435,13 +493,13 @@ final class EventIDFile {
                 let block = try self.block(b, of: r)
                 for k in block.entries.indices {
                     let (id, seq, fingerprint) = block.withEntry(k) { (Array($0), $1, $2) }
-                    let spelling = EventIDKey.id(id), spelled = String(decoding: spelling, as: UTF8.self)
+                    let spelling = kind.spelling(id), spelled = String(decoding: spelling, as: UTF8.self)
                     if k == 0, !runs[r].withFence(b, { $0.elementsEqual(id) }) {
                         return "block \(b) of run \(r) starts at \(spelled), not at its fence"
                     }
                     if let previous, !previous.lexicographicallyPrecedes(id) { return "run \(r) holds \(spelled) out of order" }
                     previous = id
-                    guard seq < point.endSeq else { return "it holds the id \(spelled) at seq \(seq), past the batches it covers" }
+                    guard covers(seq) else { return "it holds the id \(spelled) at \(seq), past the batches it covers" }
                     switch index.verdict(id: spelling, fingerprint: fingerprint) {
                     case .duplicate(let logged) where logged == seq: break
                     case .new: return "it holds the id \(spelled), which the log does not"
@@ -453,7 +511,7 @@ final class EventIDFile {
             }
         }
         var covered = 0
-        index.forEach { _, seq, _ in if seq < point.endSeq { covered += 1 } }
+        index.forEach { _, seq, _ in if covers(seq) { covered += 1 } }
         guard held == covered, held == count else {
             return "it holds \(held) ids and says \(count), where the batches it covers hold \(covered)"
         }
@@ -474,12 +532,14 @@ final class EventIDFile {
     // MARK: Writing
 
     /// `index`'s entries in key order: bytes compared as unsigned, a prefix first.
-    private static func sorted(_ index: EventIDIndex) -> (bytes: [UInt8], starts: [Int], values: [(Int64, UInt64)], order: [Int]) {
+    private static func sorted(_ index: EventIDIndex, _ kind: Kind) -> (
+        bytes: [UInt8], starts: [Int], values: [(Int64, UInt64)], order: [Int]
+    ) {
         var bytes: [UInt8] = [], starts: [Int] = [0], values: [(Int64, UInt64)] = []
         bytes.reserveCapacity(index.count * 36)
         values.reserveCapacity(index.count)
         index.forEach { id, seq, fingerprint in
-            bytes.append(contentsOf: EventIDKey.key(id))
+            bytes.append(contentsOf: kind.key(Array(id)))
             starts.append(bytes.count)
             values.append((seq, fingerprint))
         }
@@ -490,8 +550,8 @@ final class EventIDFile {
     private typealias Put = (UnsafeRawBufferPointer, Int64, UInt64) throws -> Void
 
     /// `index`'s entries, as `put` of each in key order.
-    private static func inOrder(_ index: EventIDIndex) -> (_ put: Put) throws -> Void {
-        let sorted = sorted(index)
+    private static func inOrder(_ index: EventIDIndex, _ kind: Kind) -> (_ put: Put) throws -> Void {
+        let sorted = sorted(index, kind)
         return { put in
             try sorted.bytes.withUnsafeBytes { bytes in
                 for i in sorted.order {
@@ -566,11 +626,12 @@ final class EventIDFile {
 
     /// Writes a trailer at `end`: the point the file covers, its count, this run's index, the trailer before.
     private static func writeTrailer(
-        point: SnapshotPoint, count: Int, runIndex: Int64, previous: Int64?, to out: FileDescriptor, at end: inout Int64, path: String
+        kind: Kind, point: SnapshotPoint, count: Int, runIndex: Int64, previous: Int64?, to out: FileDescriptor, at end: inout Int64,
+        path: String
     ) throws {
         var trailer = ByteWriter(capacity: trailerSize)
-        trailer.write(contentsOf: magic)
-        trailer.write(littleEndian: format)
+        trailer.write(contentsOf: kind.magic)
+        trailer.write(littleEndian: kind.format)
         trailer.write(littleEndian: point.chain)
         trailer.write(littleEndian: UInt64(point.batchCount))
         trailer.write(littleEndian: UInt64(bitPattern: Int64(point.endSeq)))
@@ -611,32 +672,5 @@ final class EventIDFile {
             }
             return keys.map { Int($0.index) }
         }
-    }
-}
-
-/// What `orders verify` finds of the event-id file beside a log.
-public enum EventIDFileState: Equatable, Sendable {
-    /// None: the next read of every id builds it.
-    case absent
-    /// There, but not of the log as it is (another log's, one the log was cut below, or cut short): the next read builds it again.
-    case stale
-    /// Every entry checked against the log's ids.
-    case sound(ids: Int, batches: Int, runs: Int)
-    /// Its entries are not the log's: what is wrong. The next read that meets it builds it again.
-    case damaged(String)
-}
-
-/// Checks the event-id file beside `log` against `index`, every event id of the log, reading it only.
-public func checkEventIDFile(of log: String, against index: EventIDIndex) throws -> EventIDFileState {
-    guard access(EventIDFile.path(of: log), F_OK) == 0 else { return .absent }
-    let descriptor = try FileDescriptor.openInput(log)
-    defer { try? descriptor.close() }
-    let batches = try LogLayout.scan(descriptor, path: log).batches
-    guard let file = EventIDFile.open(log: log, batches: batches[...], reading: true) else { return .stale }
-    do {
-        return try file.check(against: index).map { .damaged($0) }
-            ?? .sound(ids: file.count, batches: file.point.batchCount, runs: file.runCount)
-    } catch {
-        return .damaged("\(error)")
     }
 }
