@@ -10,7 +10,9 @@ let package = Package(
     targets: [
         // What every target shares: libFuzzer's driver, and the numbers fixtures are made from.
         .target(
-            name: "FuzzSupport", dependencies: [.product(name: "OrdersCore", package: "orders")], path: "Targets/FuzzSupport"),
+            name: "FuzzSupport",
+            dependencies: [.product(name: "OrdersCore", package: "orders"), .product(name: "OrdersFormat", package: "orders")],
+            path: "Targets/FuzzSupport"),
         .executableTarget(
             name: "FuzzNDJSONLine",
             dependencies: ["FuzzSupport", .product(name: "OrdersLog", package: "orders"), .product(name: "OrdersCore", package: "orders")],
@@ -46,6 +48,13 @@ let package = Package(
                 "FuzzSupport", .product(name: "OrdersLog", package: "orders"), .product(name: "OrdersFormat", package: "orders"),
             ],
             path: "Targets/FuzzEventIDFile", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+        .executableTarget(
+            name: "FuzzIDNumberFile",
+            dependencies: [
+                "FuzzSupport", .product(name: "OrdersLog", package: "orders"), .product(name: "OrdersFormat", package: "orders"),
+                .product(name: "OrdersCore", package: "orders"),
+            ],
+            path: "Targets/FuzzIDNumberFile", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
         .executableTarget(
             name: "FuzzPartSums",
             dependencies: ["FuzzSupport", .product(name: "OrdersLog", package: "orders"), .product(name: "OrdersCore", package: "orders")],

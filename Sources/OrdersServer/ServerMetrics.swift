@@ -23,6 +23,7 @@ final class ServerMetrics: Sendable {
     private let eventIDs: [Gauge]
     private let cartViews: Gauge
     private let idsFiled: Gauge
+    private let idFileBytes: Gauge
     /// Each subscription's gauges, by name.
     private let subscriptions = Mutex<[String: [Gauge]]>([:])
 
@@ -73,6 +74,9 @@ final class ServerMetrics: Sendable {
             ("event_id_file_cache_capacity_blocks", "Blocks of 4 KiB the event-id file's cache holds at most."),
             ("event_id_file_block_reads", "Blocks the event-id file read from disk, not from its cache, since it was opened."),
         ].map { gauge($0, $1) }
+        idFileBytes = gauge(
+            "id_number_file_memory_bytes",
+            "Bytes the id-number file keeps in memory: each run's Bloom filter and fences, and the blocks cached.")
         idsFiled = gauge(
             "ids_filed", "Cart, order and voter ids in the file beside the log (LOG.idnumbers), looked up there when a request names one.")
         cartViews = gauge("cart_views_held", "Views of carts held in memory: those the appends since the start brought or touched.")
@@ -85,6 +89,7 @@ final class ServerMetrics: Sendable {
             idBytes[table.role.rawValue].set(to: Double(table.bytes))
         }
         idsFiled.set(to: Double(holdings.filedIDs))
+        idFileBytes.set(to: Double(holdings.filedIDsBytes))
         let held = holdings.eventIDs
         let values = [
             held.held, held.heldBytes, held.filed, held.runs, held.fileBytes, held.cachedBlocks, EventIDHoldings.cacheCapacity,

@@ -62,6 +62,7 @@ struct IDNumberFileTests {
         #expect(filed > 1000, "\(filed)")
         #expect(try await Self.metric("orders_ids_held{role=\"cart\"}", of: first) == 0)
         #expect(try await Self.metric("orders_ids_held{role=\"product\"}", of: first) ?? 0 > 0, "the products are held whole")
+        #expect(try await Self.metric("orders_id_number_file_memory_bytes", of: first) ?? 0 > 0)
         var previous = try await Self.oldIDsAnswer(first, round: 0)
         var after = try await first.request("GET", "/carts/jp-app-10000000000").text
         #expect(first.stop() == 0)

@@ -22,15 +22,8 @@ import OrdersLog
 /// (how `Fuzz/corpus/event-id-file` was made).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzEventIDFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    guard size > 0 else { return 0 }
     let fixture = Fixture.shared
-    var file = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
-    let sealed = data[0] & 1 == 1
-    if sealed { Fixture.seal(&file) }
-    let fd = open(fixture.file, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    guard fd >= 0 else { return 0 }
-    _ = write(fd, file, file.count)
-    close(fd)
+    guard let sealed = writeSortedRunInput(data, size, to: fixture.file) else { return 0 }
     if sealed {
         var appended = false
         do {
@@ -86,18 +79,18 @@ private final class Fixture: Sendable {
         }
         let text = (1...events).map { line($0, price: 100 + $0) }.joined()
         do {
-            store(text, at: retry)
-            store(line(conflictSeq, price: 1), at: conflict)
+            storeFile(text, at: retry)
+            storeFile(line(conflictSeq, price: 1), at: conflict)
             // Three imports, so that the file is built once and gains runs after.
             setenv("ORDERS_EVENT_ID_RUN", "1", 1)
             let lines = text.split(separator: "\n")
             for part in [0..<100, 100..<220, 220..<events] {
-                store(lines[part].map { $0 + "\n" }.joined(), at: log + ".part.ndjson")
+                storeFile(lines[part].map { $0 + "\n" }.joined(), at: log + ".part.ndjson")
                 try LogWriter(path: log, batchEvents: 16).write { try $0.append(contentsOf: openEvents(log + ".part.ndjson")) }
             }
             unlink(log + ".part.ndjson")
-            for suffix in ["", ".chk", ".index"] { Self.copy(log + suffix, to: log + ".made" + suffix) }
-            if let seed = getenv("ORDERS_FUZZ_SEED_EVENT_IDS") { Self.copy(file, to: String(cString: seed)) }
+            for suffix in ["", ".chk", ".index"] { copyFile(log + suffix, to: log + ".made" + suffix) }
+            if let seed = getenv("ORDERS_FUZZ_SEED_EVENT_IDS") { copyFile(file, to: String(cString: seed)) }
         } catch {
             fatalError("the fixture log could not be made: \(error)")
         }
@@ -113,49 +106,6 @@ private final class Fixture: Sendable {
 
     /// The log as it was made, once a forged file let a retry append to it.
     func restore() {
-        for suffix in ["", ".chk", ".index"] { Self.copy(log + ".made" + suffix, to: log + suffix) }
-    }
-
-    private static func copy(_ from: String, to: String) {
-        let input = open(from, O_RDONLY), output = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while case let n = read(input, &buffer, buffer.count), n > 0 { _ = Glibc.write(output, buffer, n) }
-        close(input)
-        close(output)
-    }
-
-    private func store(_ text: String, at path: String) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        guard fd >= 0 else { fatalError("cannot write \(path)") }
-        let bytes = Array(text.utf8)
-        _ = Glibc.write(fd, bytes, bytes.count)
-        close(fd)
-    }
-
-    /// Seals `file` as a writer would: its last 68 bytes as a trailer, and
-    /// the run's index and the blocks it points at, where they lie inside it.
-    static func seal(_ file: inout [UInt8]) {
-        func word(_ at: Int) -> Int {
-            Int(truncatingIfNeeded: (0..<8).reduce(UInt64(0)) { $0 | UInt64(file[at + $1]) << (8 * UInt64($1)) })
-        }
-        func seal(_ start: Int, _ end: Int) {
-            let crc = CRC32C.checksum(Array(file[start..<(end - 4)]))
-            for k in 0..<4 { file[end - 4 + k] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(k))) }
-        }
-        let trailer = file.count - 68
-        guard trailer >= 0 else { return }
-        let runIndex = word(trailer + 48)
-        if runIndex >= 0, runIndex + 20 <= trailer {
-            let length =
-                Int(file[runIndex + 12]) | Int(file[runIndex + 13]) << 8 | Int(file[runIndex + 14]) << 16 | Int(file[runIndex + 15]) << 24
-            if runIndex + 20 + length <= trailer { seal(runIndex, runIndex + 20 + length) }
-            let blocks = Int(file[runIndex + 8]) | Int(file[runIndex + 9]) << 8
-            var at = word(runIndex)
-            for _ in 0..<blocks where at >= 0 && at + 4096 <= runIndex {
-                seal(at, at + 4096)
-                at += 4096
-            }
-        }
-        seal(trailer, file.count)
+        for suffix in ["", ".chk", ".index"] { copyFile(log + ".made" + suffix, to: log + suffix) }
     }
 }

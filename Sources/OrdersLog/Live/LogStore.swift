@@ -151,6 +151,7 @@ public actor LogStore {
         let eventIDs = try await commits.run { writer.value.eventIDHoldings }
         return StoreHoldings(
             ids: Role.allCases.map { ($0, ids[$0].spelledCount, ids[$0].allocatedBytes) }, filedIDs: idNumbers?.file.count ?? 0,
+            filedIDsBytes: idNumbers?.file.allocatedBytes ?? 0,
             eventIDs: eventIDs)
     }
 

@@ -28,6 +28,12 @@ extension Orders {
                 that names LOG (LOG.id beside it), so that a client tells one log from
                 another behind one address.
 
+                Beside LOG the server keeps LOG.eventids (every event id's seq) and
+                LOG.idnumbers (every cart, order and voter id's number), built at the
+                first start without them: it holds in memory only the ids of the log's
+                last batches and of its own appends, and looks older ones up there.
+                Both are derived: delete one, and it is built again.
+
                 Examples:
                   orders serve store.log
                   orders serve store.log --listen 127.0.0.1:0 --token-file token.txt
