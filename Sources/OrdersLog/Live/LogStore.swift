@@ -195,7 +195,7 @@ public actor LogStore {
     /// After the id-number file failed (a block that fails its CRC, an entry
     /// that is not the log's): the file goes, the next open builds it again,
     /// and every id of the log is read into the tables now. Slower, never wrong.
-    private func readEveryID(after error: any Error) {
+    private func readEveryID(after cause: any Error) {
         guard let file = idNumbers else { return }
         idNumbers = nil
         file.remove()
@@ -208,7 +208,7 @@ public actor LogStore {
             }
         } catch {
             // Without the log's ids no append can be numbered: the store stops appending, as after a failed write.
-            failure = "\(file.path) failed (\(error)), and the log's ids cannot be read: \(error)"
+            failure = "\(file.path) failed (\(cause)), and the log's ids cannot be read: \(error)"
             failed(error)
         }
     }
