@@ -115,6 +115,35 @@ struct IDNumberFileTests {
         #expect(verified.text.contains("id numbers g.log.idnumbers") || verified.text.contains("id numbers \(file)"), "\(verified.text)")
     }
 
+    /// A file ahead of its log, as a power cut leaves one that was built from
+    /// batches the disk then lost: its point is not the log's, so it is built
+    /// again, and an id only the lost batches named is new to the log.
+    @Test func aFileAheadOfItsLogIsBuiltAgainNotTrusted() async throws {
+        let dir = CLI.temporaryDirectory(), log = dir + "/g.log", cut = dir + "/cut.log"
+        #expect(try CLI.run(["generate", "--events", "2000", "-o", log]).status == 0)
+        try FileManager.default.copyItem(atPath: log, toPath: cut)
+        let longer = try Running(log: log)
+        let lost = try await longer.request("POST", "/events", body: Self.item(cart: "lost-cart", day: 20))
+        #expect(lost.status == 200)
+        #expect(longer.stop() == 0)
+        // The file of the longer log, beside the log cut back to before its last commit.
+        let again = try Running(log: log)
+        #expect(again.stop() == 0)
+        try FileManager.default.copyItem(atPath: log + ".idnumbers", toPath: cut + ".idnumbers")
+        let server = try Running(log: cut)
+        let unknown = try await server.request("GET", "/carts/lost-cart")
+        #expect(unknown.text.contains(#""version": 0"#) || unknown.status == 404, "\(unknown)")
+        let appended = try await server.request("POST", "/events", body: Self.item(cart: "lost-cart", day: 21))
+        #expect(appended.status == 200 && appended.text.contains(#""first_seq": 2001"#), "\(appended)")
+        let old = try await server.request(
+            "POST", "/carts/jp-app-10000000000/events", body: Self.item(cart: "jp-app-10000000000", day: 22),
+            headers: ["If-Match": "\"39\""])
+        #expect(old.status == 200, "the log's own cart at its version: \(old)")
+        #expect(server.stop() == 0)
+        let verified = try CLI.run(["verify", cut])
+        #expect(verified.status == 0 && verified.text.contains("id numbers \(cut).idnumbers: "), "\(verified.text) \(verified.stderr)")
+    }
+
     /// A damaged entry is said by verify as the file's damage, not the log's.
     @Test func verifySaysADamagedIDNumberFileIsToBeRemovedAndTheLogIsWhole() async throws {
         let dir = CLI.temporaryDirectory(), log = dir + "/g.log", file = log + ".idnumbers"
