@@ -24,14 +24,24 @@ struct CoreUse {
 
     /// What `body` used, or nil where `/proc/stat` cannot be read.
     static func during(_ body: () throws -> Void) rethrows -> CoreUse? {
-        let before = (ours: processSeconds(), all: busySeconds(), at: ContinuousClock.now)
+        let measured = begun()
         try body()
-        guard let all = busySeconds(), let allBefore = before.all else { return nil }
-        let elapsed = ContinuousClock.now - before.at
-        return CoreUse(
-            ours: processSeconds() - before.ours, all: all - allBefore,
-            seconds: elapsed.seconds)
+        return measured()
     }
+
+    /// A measurement begun now: what was used from now to each call, or nil where `/proc/stat` cannot be read.
+    static func begun() -> () -> CoreUse? {
+        let before = (ours: processSeconds(), all: busySeconds(), at: ContinuousClock.now)
+        return {
+            guard let all = busySeconds(), let allBefore = before.all else { return nil }
+            let elapsed = ContinuousClock.now - before.at
+            return CoreUse(ours: processSeconds() - before.ours, all: all - allBefore, seconds: elapsed.seconds)
+        }
+    }
+
+    /// Shorter than this, a measurement says little: `/proc/stat` counts in
+    /// ticks of 10 ms, and a few milliseconds may hold none of another's.
+    static let shortest = 0.5
 
     /// User and system time of this process, in seconds.
     private static func processSeconds() -> Double {
