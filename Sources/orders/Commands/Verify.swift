@@ -129,7 +129,7 @@ extension Orders {
             let fileDamage = files.compactMap { wording, state, _ -> String? in
                 guard case .damaged(let reason) = state else { return nil }
                 return
-                    "\(wording.path(of: log)) does not match the log: \(reason); remove it, and the next read of every id builds it again"
+                    "\(wording.path(of: log)) does not match the log: \(reason); remove it, and \(wording.builtBy) builds it again"
             }.first
             let sound = !reader.foundDamage && twice == nil && cutShort == nil && fileDamage == nil
             if json {

@@ -4,12 +4,13 @@ import OrdersReports
 /// How `orders verify` says what it found of a file of sorted runs beside a
 /// log: the event-id file (`LOG.eventids`) or the id-number file (`LOG.idnumbers`).
 struct SortedRunFileWording {
-    /// What the file holds, as its line starts ("event ids"), and its suffix.
+    /// What the file holds, as its line starts ("event ids"), its suffix, and what builds it.
     let label: String
     let suffix: String
+    let builtBy: String
 
-    static let eventIDs = SortedRunFileWording(label: "event ids", suffix: ".eventids")
-    static let idNumbers = SortedRunFileWording(label: "id numbers", suffix: ".idnumbers")
+    static let eventIDs = SortedRunFileWording(label: "event ids", suffix: ".eventids", builtBy: "the next read of every id")
+    static let idNumbers = SortedRunFileWording(label: "id numbers", suffix: ".idnumbers", builtBy: "the server's next start")
 
     func path(of log: String) -> String { log + suffix }
 
@@ -18,9 +19,9 @@ struct SortedRunFileWording {
         let head = "  " + label.padding(toLength: 10, withPad: " ", startingAt: 0) + " "
         return switch state {
         case .absent:
-            logHasIDs ? "\(head)no \(path(of: log)); the next read of every id builds it\n" : nil
+            logHasIDs ? "\(head)no \(path(of: log)); \(builtBy) builds it\n" : nil
         case .stale:
-            "\(head)\(path(of: log)) is of the log as it was, not as it is; the next read of every id builds it again\n"
+            "\(head)\(path(of: log)) is of the log as it was, not as it is; \(builtBy) builds it again\n"
         case .sound(let ids, let batches, let runs):
             "\(head)\(path(of: log)): \(Thousands.grouped(ids)) ids of the first \(Thousands.grouped(batches)) batches in \(runs) \(runs == 1 ? "run" : "runs"), each the log's\n"
         case .damaged:
