@@ -8,6 +8,7 @@ extension LogReader {
     /// - Parameter batchDone: called after each batch with its event count.
     /// - Throws: like `next`, if a batch is corrupt.
     func readIdentifiers(batchDone: (Int) -> Void = { _ in }) throws -> Identifiers {
+        precondition(nextBatch == 0, "every id is read from the log's start")
         var ids = Identifiers()
         try forEachDictionary(batchDone: batchDone) { batch throws(BatchFailure) in try defineCurrent(batch, in: &ids, roles: Role.allCases)
         }
@@ -16,41 +17,29 @@ extension LogReader {
 
     /// Calls `body` with each id that the committed batches before `end`
     /// add (not those they spell again), from the batch after the last one
-    /// this read, or from `start` at the first read: the batch's index, the
-    /// id's role, number and bytes. How the id-number file is built, a group
-    /// of batches at a time, and how its tail is read (``IDNumberFile``).
-    /// The first batch read numbers its ids on from where it says; each
+    /// this read, or from `start` at the first read: the id's role, number
+    /// and bytes. How the id-number file is built, a group of batches at a
+    /// time, and how its tail is read (``IDNumberFile``). A read that starts
+    /// in the middle numbers on from where its first batch says; each batch
     /// after must follow on.
     /// - Returns: how many ids of each role the batches up to `end` hold.
     /// - Throws: like `next`, if a batch is corrupt.
-    func readNewIDs(from start: Int = 0, to end: Int, _ body: (Int, Role, Int, UnsafeRawBufferPointer) -> Void) throws -> [Int] {
-        precondition(!skippingCorrupt && !seeked, "new ids are read from a whole log, strictly")
-        if nextBatch == 0 && start > 0 {
-            nextBatch = start
-            submitted = start
-            numbersFollowOn = false
-        }
-        while nextBatch < end {
-            let index = nextBatch, batch = batches[index]
-            nextBatch += 1
-            do {
-                try load(batch, .dictionary)
-                try current.onPayload(of: batch) { payload throws(ByteReader.Malformed) in
-                    for role in Role.allCases {
-                        let entry = current.dictionary[role]
-                        if numbersFollowOn {
-                            try current.dictionary.checkNumbering(of: role, following: idCounts[role.rawValue], skipping: false)
-                        }
-                        try current.dictionary.forEachSpelling(of: role, in: payload) { (number, bytes, _) throws(ByteReader.Malformed) in
-                            if number >= entry.firstNew { body(index, role, number, bytes) }
-                        }
-                        idCounts[role.rawValue] = entry.end
+    func readNewIDs(from start: Int = 0, to end: Int, _ body: (Role, Int, UnsafeRawBufferPointer) -> Void) throws -> [Int] {
+        var first = nextBatch == 0 && start > 0
+        if first { (nextBatch, submitted) = (start, start) }
+        try forEachDictionary(upTo: end) { batch throws(BatchFailure) in
+            try current.onPayload(of: batch) { payload throws(ByteReader.Malformed) in
+                for role in Role.allCases {
+                    let entry = current.dictionary[role]
+                    if first { idCounts[role.rawValue] = entry.firstNew }
+                    try current.dictionary.checkNumbering(of: role, following: idCounts[role.rawValue], skipping: false)
+                    try current.dictionary.forEachSpelling(of: role, in: payload) { (number, bytes, _) throws(ByteReader.Malformed) in
+                        if number >= entry.firstNew { body(role, number, bytes) }
                     }
+                    idCounts[role.rawValue] = entry.end
                 }
-            } catch let failure as BatchFailure {
-                throw corrupt(batch, failure)
             }
-            numbersFollowOn = true
+            first = false
         }
         return idCounts
     }
@@ -70,6 +59,7 @@ extension LogReader {
     /// - Parameter batchDone: called after each batch with its event count.
     /// - Throws: like `next`, if a batch is corrupt.
     func lookUp(_ wanted: Identifiers, into found: inout Identifiers, batchDone: (Int) -> Void = { _ in }) throws {
+        precondition(nextBatch == 0, "ids are looked up from the log's start")
         let filters = Role.allCases.map { SymbolFilter(wanted[$0]) }
         /// New ids whose filter bits are being fetched: their numbers, spellings (in the
         /// payload, which outlives each role's lookups) and bits.
@@ -107,12 +97,15 @@ extension LogReader {
         staged.removeAll(keepingCapacity: true)
     }
 
-    /// Loads every committed batch's payload and dictionary in turn, no
-    /// event, for `body`: how a writer reads the ids it needs. `progress`
-    /// follows the batches, and `batchDone` hears of each.
-    private func forEachDictionary(batchDone: (Int) -> Void, _ body: (LogLayout.Batch) throws(BatchFailure) -> Void) throws {
-        precondition(!skippingCorrupt && nextBatch == 0, "a writer's ids are read from a whole log, strictly, from its start")
-        while nextBatch < batches.count {
+    /// Loads each committed batch's payload and dictionary in turn, from the
+    /// next one up to `end` (every one after), no event, for `body`: how a
+    /// writer reads the ids it needs. `progress` follows the batches, and
+    /// `batchDone` hears of each.
+    private func forEachDictionary(
+        upTo end: Int? = nil, batchDone: (Int) -> Void = { _ in }, _ body: (LogLayout.Batch) throws(BatchFailure) -> Void
+    ) throws {
+        precondition(!skippingCorrupt && !seeked, "a writer's ids are read from a whole log, strictly")
+        while nextBatch < end ?? batches.count {
             let batch = batches[nextBatch]
             nextBatch += 1
             do {

@@ -42,9 +42,6 @@ public final class LogReader: AppendableStream {
     var nextBatch = 0
     /// The ids of each role in the batches read so far, spelled out or not.
     var idCounts = [Int](repeating: 0, count: Role.allCases.count)
-    /// Whether the next batch's new ids must be numbered on from `idCounts`:
-    /// not for the first batch of a read that starts in the middle (``readNewIDs(from:to:_:)``).
-    var numbersFollowOn = true
     /// Threads that load batches ahead of the caller; 0 loads on the caller's thread.
     let workers: Int
     var loader: BatchLoader

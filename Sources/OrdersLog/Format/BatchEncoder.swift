@@ -17,8 +17,9 @@ package struct BatchEncoder: ~Copyable {
     /// when the batch is sealed: a table of them took 4 bytes an id of the
     /// log (90 MB at 100M events) from a writer's first batch on.
     private var lastUse: [[UInt32]] = Array(repeating: [], count: Role.allCases.count)
-    /// By role: whether its earlier ids are listed at each use (``lastUse``).
-    private static let listedAtEachUse = Role.allCases.map { LogFormat.unfoldedRoles.contains($0) }
+    /// By role: whether its earlier ids are listed at each use (``lastUse``). Kept here rather than
+    /// static: a static is initialized lazily, and `write` would check it at every id.
+    private let listedAtEachUse = Role.allCases.map { LogFormat.unfoldedRoles.contains($0) }
     /// This batch's serial, for `lastUse`; 0 is none.
     private var batch: UInt32 = 0
     /// Per role: the ids this batch uses that earlier batches added.
@@ -182,7 +183,7 @@ package struct BatchEncoder: ~Copyable {
         next = PerRole(defined)
         for role in Role.allCases.indices {
             again[role].removeAll(keepingCapacity: true)
-            if !Self.listedAtEachUse[role], lastUse[role].count < defined[role] {
+            if !listedAtEachUse[role], lastUse[role].count < defined[role] {
                 lastUse[role].append(contentsOf: repeatElement(0, count: defined[role] - lastUse[role].count))
             }
         }
@@ -211,7 +212,7 @@ package struct BatchEncoder: ~Copyable {
         let isNew = number == next[role]
         if number >= firstNew[role] {
             precondition(number <= next[role], "ids must be numbered in the order the events first use them")
-        } else if Self.listedAtEachUse[role.rawValue] {
+        } else if listedAtEachUse[role.rawValue] {
             again[role.rawValue].append(UInt32(number))
         } else if lastUse[role.rawValue][number] != batch {
             lastUse[role.rawValue][number] = batch
@@ -274,7 +275,7 @@ package struct BatchEncoder: ~Copyable {
     private mutating func section(of role: Role, log: Identifiers) -> [UInt8] {
         let r = role.rawValue
         again[r].sort()
-        if Self.listedAtEachUse[r] { again[r].removeAdjacentDuplicates() }
+        if listedAtEachUse[r] { again[r].removeAdjacentDuplicates() }
         let table = log[role]
         var section = ByteWriter()
         var previous = -1

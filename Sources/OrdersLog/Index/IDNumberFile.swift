@@ -33,9 +33,8 @@ final class IDNumberFile {
     /// id of the batches after the file's point. A file that is missing or
     /// not of the log is built first, from the batches' dictionaries a group
     /// at a time; a tail of ``SortedRunFile/leastRun`` ids or more is added
-    /// to it as a run. Nil if the log names no id.
+    /// to it as a run; a damaged one is removed and built again. Nil if the log names no id.
     /// - Parameter batches: the log's committed batches.
-    /// A damaged file is removed and built again.
     /// - Throws: for a batch of the log that cannot be read.
     static func open(log: String, batches: ArraySlice<LogLayout.Batch>, threads: Int) throws -> (file: IDNumberFile, ids: Identifiers)? {
         do {
@@ -63,16 +62,13 @@ final class IDNumberFile {
         let covered = sorted.point.batchCount
         guard covered > 0 else { throw damaged(sorted, "it covers no batch") }
         let reader = try LogReader(path: log, options: ReadOptions(threads: threads))
-        let counts = try reader.readNewIDs(from: covered - 1, to: covered) { _, _, _, _ in }
+        let counts = try reader.readNewIDs(from: covered - 1, to: covered) { _, _, _ in }
         var ids = Identifiers()
         for role in heldWhole {
             try sorted.forEachEntry(startingWith: [UInt8(role.rawValue)]) { key, number, check in
-                let defined = key.dropFirst().withUnsafeBytes { bytes -> Bool in
-                    guard check == 0, !bytes.isEmpty, let n = Int(exactly: number), n >= 0, n < counts[role.rawValue] else { return false }
-                    if case .added = ids[role].define(n, bytes) { return true }
-                    return false
-                }
-                guard defined else { throw damaged(sorted, "its \(role.field) id number \(number) is not one of the log's") }
+                guard check == 0, key.count > 1, let n = Int(exactly: number), (0..<counts[role.rawValue]).contains(n),
+                    case .added = key.dropFirst().withUnsafeBytes({ ids[role].define(n, $0) })
+                else { throw damaged(sorted, "its \(role.field) id number \(number) is not one of the log's") }
             }
             let table = ids[role]
             guard table.count == counts[role.rawValue],
@@ -92,19 +88,21 @@ final class IDNumberFile {
 
     /// The new ids of the batches `reader` reads next, up to `end`, keyed as
     /// the file keys them with their numbers; each also told to `body`.
-    /// - Throws: for a log that spells one id at two numbers, which no file can hold.
+    /// - Throws: ``InputError`` for a log that spells one id at two numbers, which no file can hold.
     private static func numbered(
         by reader: LogReader, to end: Int, _ body: (Role, Int, UnsafeRawBufferPointer) -> Void
     ) throws -> EventIDIndex {
         let index = EventIDIndex()
         var twice: (Role, Int)?
-        _ = try reader.readNewIDs(to: end) { _, role, number, bytes in
+        _ = try reader.readNewIDs(to: end) { role, number, bytes in
             body(role, number, bytes)
             if case .new = index.record(id: key(bytes, of: role), seq: Int64(number), fingerprint: 0) { return }
             twice = twice ?? (role, number)
         }
         if let (role, number) = twice {
-            throw SortedRunFile.Damaged(path: reader.name, what: "its \(role.field) id number \(number) spells an id an earlier number has")
+            // The log's fault, not the file's: no file is built, and the server reads every id instead.
+            throw InputError(
+                file: reader.name, message: "\(role.field) id number \(number) spells an id an earlier number has", code: .corruptLog)
         }
         return index
     }

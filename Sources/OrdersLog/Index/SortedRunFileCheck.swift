@@ -10,13 +10,13 @@ import Darwin
 
 /// What `orders verify` finds of a file of sorted runs beside a log (``SortedRunFile``).
 public enum SortedRunFileState: Equatable, Sendable {
-    /// None: the next read of every id builds it.
+    /// None: the next writer that needs it builds it.
     case absent
-    /// There, but not of the log as it is (another log's, one the log was cut below, or cut short): the next read builds it again.
+    /// There, but not of the log as it is (another log's, one the log was cut below, or cut short): the next writer builds it again.
     case stale
     /// Every entry checked against the log's ids.
     case sound(ids: Int, batches: Int, runs: Int)
-    /// Its entries are not the log's: what is wrong. The next read that meets it builds it again.
+    /// Its entries are not the log's: what is wrong. The next writer that meets it builds it again.
     case damaged(String)
 }
 
@@ -31,7 +31,7 @@ public func checkIDNumberFile(of log: String, against ids: Identifiers) throws -
     try check(.idNumbers, of: log) { file in
         let covered = file.point.batchCount
         guard covered > 0 else { return "it covers no batch" }
-        let counts = try LogReader(path: log).readNewIDs(from: covered - 1, to: covered) { _, _, _, _ in }
+        let counts = try LogReader(path: log).readNewIDs(from: covered - 1, to: covered) { _, _, _ in }
         let index = EventIDIndex()
         for role in Role.allCases {
             for number in 0..<min(counts[role.rawValue], ids[role].count) {

@@ -160,7 +160,11 @@ public actor LogStore {
 
     /// `symbol(of:as:)`: from the tables, or for a placeholder, the log's number for it in the id-number file.
     private func symbol(of id: UnsafeRawBufferPointer, as role: Role) -> Symbol? {
-        if let held = ids[role].lookup(id) { return held }
+        ids[role].lookup(id) ?? filedSymbol(of: id, as: role)
+    }
+
+    /// The log's number for `id`, which the tables do not spell, from the id-number file.
+    private func filedSymbol(of id: UnsafeRawBufferPointer, as role: Role) -> Symbol? {
         guard let file = idNumbers, IDNumberFile.filed.contains(role) else { return nil }
         do {
             guard let number = try file.number(of: id, as: role) else { return nil }
@@ -185,7 +189,7 @@ public actor LogStore {
             let table = theirs[role]
             for i in 0..<table.count {
                 table.withBytes(of: Symbol(rawValue: UInt32(i))) { bytes in
-                    guard ids[role].lookup(bytes) == nil, let symbol = symbol(of: bytes, as: role) else { return }
+                    guard ids[role].lookup(bytes) == nil, let symbol = filedSymbol(of: bytes, as: role) else { return }
                     _ = ids[role].define(symbol.index, bytes)
                 }
             }

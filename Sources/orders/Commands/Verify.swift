@@ -158,11 +158,8 @@ extension Orders {
                             return o
                         }))
                 if let checkpoint { out.integer("acknowledged_events", checkpoint.endSeq - 1) }
-                if let state = SortedRunFileWording.eventIDs.json(eventIDFile, logHasIDs: check.eventIDs.count > 0) {
-                    out.object("event_id_file", state)
-                }
-                if let state = SortedRunFileWording.idNumbers.json(idNumberFile, logHasIDs: reader.batchCount > 0) {
-                    out.object("id_number_file", state)
+                for (wording, state, filed) in files {
+                    if let object = wording.json(state, logHasIDs: filed) { out.object(wording.jsonKey, object) }
                 }
                 if let tail = reader.tail {
                     var t = JSONObject()

@@ -4,13 +4,16 @@ import OrdersReports
 /// How `orders verify` says what it found of a file of sorted runs beside a
 /// log: the event-id file (`LOG.eventids`) or the id-number file (`LOG.idnumbers`).
 struct SortedRunFileWording {
-    /// What the file holds, as its line starts ("event ids"), its suffix, and what builds it.
+    /// What the file holds, as its line starts ("event ids"), its suffix, what builds it, and its key in the JSON report.
     let label: String
     let suffix: String
     let builtBy: String
+    let jsonKey: String
 
-    static let eventIDs = SortedRunFileWording(label: "event ids", suffix: ".eventids", builtBy: "the next read of every id")
-    static let idNumbers = SortedRunFileWording(label: "id numbers", suffix: ".idnumbers", builtBy: "the server's next start")
+    static let eventIDs = SortedRunFileWording(
+        label: "event ids", suffix: ".eventids", builtBy: "the next read of every id", jsonKey: "event_id_file")
+    static let idNumbers = SortedRunFileWording(
+        label: "id numbers", suffix: ".idnumbers", builtBy: "the server's next start", jsonKey: "id_number_file")
 
     func path(of log: String) -> String { log + suffix }
 
