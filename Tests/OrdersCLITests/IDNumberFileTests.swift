@@ -144,6 +144,27 @@ struct IDNumberFileTests {
         #expect(verified.status == 0 && verified.text.contains("id numbers \(cut).idnumbers: "), "\(verified.text) \(verified.stderr)")
     }
 
+    /// A log an earlier release wrote (version 3, `Fixtures/kiosk-day.v3.log`)
+    /// gets its id-number file at the server's first start, and its carts are
+    /// appended to at their versions through it.
+    @Test func aLogOfAnEarlierVersionIsServedThroughTheFile() async throws {
+        let dir = CLI.temporaryDirectory(), log = dir + "/k.log"
+        try FileManager.default.copyItem(atPath: "Fixtures/kiosk-day.v3.log", toPath: log)
+        let first = try Running(log: log)
+        #expect(first.stop() == 0)
+        let server = try Running(log: log)
+        #expect(try await Self.metric("orders_ids_filed", of: server) ?? 0 > 0)
+        let read = try await server.request("GET", "/carts/kiosk-1")
+        #expect(read.status == 200 && read.headers["etag"] == "\"7\"", "\(read)")
+        let appended = try await server.request(
+            "POST", "/carts/kiosk-1/events", body: Self.item(cart: "kiosk-1", day: 20), headers: ["If-Match": "\"7\""])
+        #expect(appended.status == 200 && appended.text.contains(#""first_seq": 18"#), "\(appended)")
+        #expect(server.stop() == 0)
+        let verified = try CLI.run(["verify", log])
+        #expect(verified.status == 0 && verified.text.contains("format     version 3"), "\(verified.text)")
+        #expect(verified.text.contains("id numbers \(log).idnumbers: "), "\(verified.text)")
+    }
+
     /// A damaged entry is said by verify as the file's damage, not the log's.
     @Test func verifySaysADamagedIDNumberFileIsToBeRemovedAndTheLogIsWhole() async throws {
         let dir = CLI.temporaryDirectory(), log = dir + "/g.log", file = log + ".idnumbers"
