@@ -4,12 +4,12 @@ import OrdersCore
 /// buffer or throws, so hostile input can only make it fail, never overrun.
 ///
 /// It does not own its bytes; use it inside a `withUnsafeBytes` closure.
-package struct ByteReader {
-    package let bytes: UnsafeRawBufferPointer
+@usableFromInline package struct ByteReader {
+    @usableFromInline package let bytes: UnsafeRawBufferPointer
     package private(set) var position: Int
 
     /// Reading past the end, or a varint that is too long.
-    package struct Malformed: Error, Sendable {
+    @usableFromInline package struct Malformed: Error, Sendable {
         package init(position: Int, reason: String) {
             self.position = position
             self.reason = reason
@@ -29,11 +29,22 @@ package struct ByteReader {
 
     package var isAtEnd: Bool { position == bytes.count }
 
+    /// Inlinable, so that each caller's type is specialised: unspecialised,
+    /// each read looked its type's metadata up at run time, which was most of
+    /// decoding a batch's records.
+    @inlinable
     package mutating func read<T: FixedWidthInteger>(littleEndian type: T.Type) throws(Malformed) -> T {
-        let size = MemoryLayout<T>.size
+        let start = try skip(MemoryLayout<T>.size)
+        return T(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: T.self))
+    }
+
+    /// Moves past `size` bytes.
+    /// - Returns: where they start.
+    @usableFromInline
+    package mutating func skip(_ size: Int) throws(Malformed) -> Int {
         guard remaining >= size else { throw Malformed(position: position, reason: "unexpected end") }
         defer { position += size }
-        return T(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: T.self))
+        return position
     }
 
     /// A seq, written as a u64. One past `Int64.max`, which no log holds,
