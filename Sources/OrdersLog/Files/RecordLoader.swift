@@ -13,6 +13,8 @@ final class RecordLoader {
     private var decompressor: ZstdDecompressor
     private var compressed: [UInt8] = []
     private var payload: [UInt8] = []
+    /// The frame whose payload `payload` is, by its offset and CRC: read again, it is not decompressed again.
+    private var payloadFrame: (offset: Int64, crc: UInt32)?
 
     init(file: FileDescriptor, name: String) throws {
         self.file = file
@@ -37,10 +39,13 @@ final class RecordLoader {
         }
     }
 
-    /// The records of `batch`'s events (none if it has no record frame),
-    /// checked against `events` if given: an ignored event has a type and only it does.
+    /// The records of `batch`'s events (none if it has no record frame), of
+    /// those `keep` names alone if it is given, checked against `events` if
+    /// given: an ignored event has a type and only it does.
     /// - Throws: ``InputError`` naming the frame's offset if it is damaged.
-    func records(of batch: LogLayout.Batch, events: [Event]? = nil) throws -> EventRecords {
+    func records(of batch: LogLayout.Batch, events: [Event]? = nil, keeping keep: (Int) -> Bool = { _ in true }) throws
+        -> EventRecords
+    {
         guard let (offset, header) = batch.records else {
             if let unknown = events?.firstIndex(where: \.isIgnored) {
                 throw corrupt(
@@ -52,22 +57,21 @@ final class RecordLoader {
         }
         let frameOffset = offset + Int64(RecordFrame.headerSize)
         try loadPayload(of: batch, at: offset, header)
-        let records: EventRecords
         do {
-            records = try payload.withUnsafeBytes { try RecordFrame.decode($0, eventCount: Int(batch.header.eventCount)) }
-        } catch let error as ByteReader.Malformed {
+            return try payload.withUnsafeBytes { bytes throws(RecordFrame.DecodeFailure) in
+                try RecordFrame.decode(bytes, eventCount: Int(batch.header.eventCount), fitting: events, keeping: keep)
+            }
+        } catch RecordFrame.DecodeFailure.malformed(let error) {
             throw corrupt(batch, at: frameOffset, "record payload byte \(error.position): \(error.reason)")
+        } catch RecordFrame.DecodeFailure.misfit(let index) {
+            throw corrupt(batch, at: frameOffset, "the record of seq \(batch.header.firstSeq + Seq(index)) does not fit its event's kind")
         }
-        guard let events else { return records }
-        var cursor = EventRecords.Cursor()
-        for (i, event) in events.enumerated() where event.isIgnored != (cursor.record(at: i, in: records)?.type != nil) {
-            throw corrupt(batch, at: frameOffset, "the record of seq \(batch.header.firstSeq + Seq(i)) does not fit its event's kind")
-        }
-        return records
     }
 
     /// Reads, checks and decompresses the record frame at `offset` of `batch` into `payload`.
     private func loadPayload(of batch: LogLayout.Batch, at offset: Int64, _ header: RecordFrame.Header) throws {
+        if let frame = payloadFrame, frame == (offset, header.frameCRC) { return }
+        payloadFrame = nil
         let frameOffset = offset + Int64(RecordFrame.headerSize)
         compressed = [UInt8](repeating: 0, count: Int(header.frameSize))
         try compressed.withUnsafeMutableBytes { try file.readAll(at: frameOffset, into: $0, path: name) }
@@ -82,6 +86,7 @@ final class RecordLoader {
         } catch {
             throw corrupt(batch, at: frameOffset, "the record frame does not decompress: \(error)")
         }
+        payloadFrame = (offset, header.frameCRC)
     }
 
     private func corrupt(_ batch: LogLayout.Batch, at offset: Int64, _ reason: String) -> InputError {

@@ -134,20 +134,54 @@ package enum RecordFrame {
         }
     }
 
-    /// Decodes a record payload of a batch of `eventCount` events.
-    package static func decode(_ payload: UnsafeRawBufferPointer, eventCount: Int) throws(ByteReader.Malformed) -> EventRecords {
+    /// Decodes a record payload of a batch of `eventCount` events: the
+    /// records of the events `keep` names, every record checked. With
+    /// `events` given (the batch's), checks that an event has a record with
+    /// a type where it is ignored, and only there.
+    /// - Throws: where the payload is malformed, or the first record that
+    ///   does not fit its event, by its event's index.
+    package static func decode(
+        _ payload: UnsafeRawBufferPointer, eventCount: Int, fitting events: [Event]? = nil, keeping keep: (Int) -> Bool = { _ in true }
+    ) throws(DecodeFailure) -> EventRecords {
         var records = EventRecords()
-        try forEach(payload, eventCount: eventCount) { raw throws(ByteReader.Malformed) in
-            var record = EventRecord(id: raw.id.map(Array.init), type: raw.type.map(Array.init), fingerprint: raw.fingerprint)
-            if let bytes = raw.extras {
-                guard let extras = Extras(encoded: Array(bytes)), !extras.isEmpty else {
-                    throw ByteReader.Malformed(position: raw.extrasPosition, reason: "an event's extras are not well-formed")
+        // The events before `fitted` are checked against their records.
+        var fitted = 0
+        var misfit: Int?
+        do {
+            try forEach(payload, eventCount: eventCount) { raw throws(ByteReader.Malformed) in
+                if let events, misfit == nil, raw.index < events.count {
+                    misfit = events[fitted..<raw.index].firstIndex(where: \.isIgnored)
+                    if misfit == nil && events[raw.index].isIgnored != (raw.type != nil) { misfit = raw.index }
+                    fitted = raw.index + 1
                 }
-                record.extras = extras
+                guard keep(raw.index) else { return }
+                records.append(try record(raw), index: raw.index)
             }
-            records.append(record, index: raw.index)
+        } catch {
+            throw .malformed(error)
         }
+        if let events, misfit == nil, fitted < events.count { misfit = events[fitted...].firstIndex(where: \.isIgnored) }
+        if let misfit { throw .misfit(event: misfit) }
         return records
+    }
+
+    /// Why a payload did not decode.
+    package enum DecodeFailure: Error {
+        case malformed(ByteReader.Malformed)
+        /// The record of this event, or its lack of one, does not fit its kind.
+        case misfit(event: Int)
+    }
+
+    /// A raw record as the fold's readers take it.
+    private static func record(_ raw: RawRecord) throws(ByteReader.Malformed) -> EventRecord {
+        var record = EventRecord(id: raw.id.map(Array.init), type: raw.type.map(Array.init), fingerprint: raw.fingerprint)
+        if let bytes = raw.extras {
+            guard let extras = Extras(encoded: Array(bytes)), !extras.isEmpty else {
+                throw ByteReader.Malformed(position: raw.extrasPosition, reason: "an event's extras are not well-formed")
+            }
+            record.extras = extras
+        }
+        return record
     }
 
     /// Calls `body` with the index, id bytes and fingerprint of every record

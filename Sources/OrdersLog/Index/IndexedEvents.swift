@@ -32,10 +32,10 @@ public final class IndexedEvents {
     private var loaded = LoadedBatch()
     private var spellings = BatchSpellings()
     private var spelledAgain = SpelledAgainCheck()
-    /// The batch in `loaded`, and its records: a cart's checkout and its
-    /// order's are most often in one batch, read once for both.
+    /// The batch in `loaded`: a cart's checkout and its order's are most
+    /// often in one batch, read once for both (and its records, which
+    /// ``RecordLoader`` keeps).
     private var loadedBatch: Int?
-    private var loadedRecords = EventRecords()
 
     /// Reads `reader`'s log through its index (made from the log in memory
     /// where the index is behind or missing), its events before seq `upTo` alone.
@@ -78,32 +78,33 @@ public final class IndexedEvents {
                 batchesRead += 1
                 loadedBatch = nil
                 try loader.load(batch, into: &loaded, doing: .events(checkingSpellings: false))
-                loadedRecords = try reader.recordLoader.records(of: batch, events: loaded.events)
                 loadedBatch = index
             }
-            let records = loadedRecords
-            var found: [Found] = []
+            var number: Int?
             try loaded.onPayload(of: batch) { payload throws(ByteReader.Malformed) in
-                var number: Int?
                 try loaded.dictionary.forEachSpelling(of: role, in: payload) { n, bytes, _ in
                     if bytes.elementsEqual(id) { number = n }
                 }
-                // A batch that does not spell the id holds none of its events but, for a cart, those of unknown types.
-                guard number != nil || (role == .cart && !records.entries.isEmpty) else { return }
-                var cursor = EventRecords.Cursor()
-                var matches: [(position: Int, record: EventRecord?)] = []
-                // The record of an event is looked up for the events that match alone: most have none, and each lookup costs.
-                for (position, event) in loaded.events.enumerated() where batch.header.firstSeq + Seq(position) < upTo {
-                    let match =
-                        switch (role, event.kind) {
-                        case (.cart, .ignored): cursor.record(at: position, in: records)?.stringExtra(named: "cart") == id
-                        case (.cart, _): number != nil && event.cart?.index == number
-                        case (.order, .checkedOut(_, let order)): number != nil && order.index == number
-                        default: false
-                        }
-                    if match { matches.append((position, cursor.record(at: position, in: records))) }
-                }
-                guard !matches.isEmpty else { return }
+            }
+            let candidates = self.candidates(in: batch, naming: number, as: role)
+            guard !candidates.isEmpty else { return [] }
+            // The records of the candidates alone: most events have one (an id), and each decoded costs allocations.
+            var next = 0
+            let records = try reader.recordLoader.records(of: batch, events: loaded.events) { position in
+                // Asked in ascending order, as the candidates are.
+                while next < candidates.count && candidates[next] < position { next += 1 }
+                return next < candidates.count && candidates[next] == position
+            }
+            var cursor = EventRecords.Cursor()
+            var matches: [(position: Int, record: EventRecord?)] = []
+            for position in candidates {
+                let record = cursor.record(at: position, in: records)
+                if loaded.events[position].isIgnored && record?.stringExtra(named: "cart") != id { continue }
+                matches.append((position, record))
+            }
+            guard !matches.isEmpty else { return [] }
+            var found: [Found] = []
+            try loaded.onPayload(of: batch) { payload throws(ByteReader.Malformed) in
                 try spelledAgain.check(loaded.events, loaded.dictionary, in: payload)
                 try spellings.read(loaded.dictionary, in: payload)
                 let spelled = spellings.reading(payload)
@@ -118,5 +119,25 @@ public final class IndexedEvents {
         } catch let failure as BatchFailure {
             throw reader.corrupt(batch, failure)
         }
+    }
+
+    /// The positions of the loaded batch's events before `upTo` that may be
+    /// the id's: those that name it as `role` (numbered `number` in the
+    /// batch, nil if it does not spell it), and for a cart, those of an
+    /// unknown type, whose records say.
+    private func candidates(in batch: LogLayout.Batch, naming number: Int?, as role: Role) -> [Int] {
+        let end = min(loaded.events.count, Int(max(0, upTo - batch.header.firstSeq)))
+        var positions: [Int] = []
+        for (position, event) in loaded.events[..<end].enumerated() {
+            let may =
+                switch (role, event.kind) {
+                case (.cart, .ignored): true
+                case (.cart, _): number != nil && event.cart?.index == number
+                case (.order, .checkedOut(_, let order)): number != nil && order.index == number
+                default: false
+                }
+            if may { positions.append(position) }
+        }
+        return positions
     }
 }
