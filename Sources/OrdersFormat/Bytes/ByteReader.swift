@@ -34,17 +34,7 @@ import OrdersCore
     /// decoding a batch's records.
     @inlinable
     package mutating func read<T: FixedWidthInteger>(littleEndian type: T.Type) throws(Malformed) -> T {
-        let start = try skip(MemoryLayout<T>.size)
-        return T(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: T.self))
-    }
-
-    /// Moves past `size` bytes.
-    /// - Returns: where they start.
-    @usableFromInline
-    package mutating func skip(_ size: Int) throws(Malformed) -> Int {
-        guard remaining >= size else { throw Malformed(position: position, reason: "unexpected end") }
-        defer { position += size }
-        return position
+        T(littleEndian: try readBytes(MemoryLayout<T>.size).loadUnaligned(as: T.self))
     }
 
     /// A seq, written as a u64. One past `Int64.max`, which no log holds,
@@ -108,6 +98,7 @@ import OrdersCore
     }
 
     /// The next `count` bytes, which must be there.
+    @usableFromInline
     package mutating func readBytes(_ count: Int) throws(Malformed) -> UnsafeRawBufferPointer {
         guard count >= 0, remaining >= count else { throw Malformed(position: position, reason: "unexpected end") }
         defer { position += count }

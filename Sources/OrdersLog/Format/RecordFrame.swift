@@ -144,24 +144,25 @@ package enum RecordFrame {
         _ payload: UnsafeRawBufferPointer, eventCount: Int, fitting events: [Event]? = nil, keeping keep: (Int) -> Bool = { _ in true }
     ) throws(DecodeFailure) -> EventRecords {
         var records = EventRecords()
-        // The events before `fitted` are checked against their records.
-        var fitted = 0
-        var misfit: Int?
+        // The events whose records have a type: those that are ignored, and only those, if the records fit the events.
+        var typed: [Int] = []
         do {
             try forEach(payload, eventCount: eventCount) { raw throws(ByteReader.Malformed) in
-                if let events, misfit == nil, raw.index < events.count {
-                    misfit = events[fitted..<raw.index].firstIndex(where: \.isIgnored)
-                    if misfit == nil && events[raw.index].isIgnored != (raw.type != nil) { misfit = raw.index }
-                    fitted = raw.index + 1
-                }
+                if raw.type != nil { typed.append(raw.index) }
                 guard keep(raw.index) else { return }
                 records.append(try record(raw), index: raw.index)
             }
         } catch {
             throw .malformed(error)
         }
-        if let events, misfit == nil, fitted < events.count { misfit = events[fitted...].firstIndex(where: \.isIgnored) }
-        if let misfit { throw .misfit(event: misfit) }
+        if let events {
+            let ignored = events.indices.filter { events[$0].isIgnored }
+            typed.removeAll { $0 >= events.count }
+            // Where they differ, the first event that does not fit (looked for on this path alone).
+            if ignored != typed, let first = events.indices.first(where: { events[$0].isIgnored != typed.contains($0) }) {
+                throw .misfit(event: first)
+            }
+        }
         return records
     }
 
