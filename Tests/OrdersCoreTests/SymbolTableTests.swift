@@ -319,6 +319,47 @@ struct SymbolDefinitionTests {
         #expect(table.lookup(id(ends.last!)) == nil)
     }
 
+    /// Placeholders held as one count answer as those held a span each:
+    /// the same numbers, spellings, lookups, duplicates and forgetting,
+    /// in 8 bytes a number less.
+    @Test func placeholdersAsOneCountAnswerAsASpanEach() {
+        var dense = SymbolTable(), sparse = SymbolTable(placeholders: 100_000)
+        dense.extend(to: 100_000)
+        func both(_ body: (inout SymbolTable) -> Symbol?) {
+            #expect(body(&dense) == body(&sparse))
+        }
+        for n in stride(from: 3, to: 100_000, by: 977) {
+            both { table in
+                _ = Array("old-\(n)".utf8).withUnsafeBytes { table.define(n, $0) }
+                return nil
+            }
+        }
+        both { $0.intern(Array("new-1".utf8)) }
+        both { $0.lookup(Array("old-980".utf8)) }
+        both { table in
+            table.indexAll()
+            return table.lookup(Array("old-3".utf8))
+        }
+        both { $0.intern(Array("old-1957".utf8)) }
+        both { table in
+            _ = Array("new-1".utf8).withUnsafeBytes { table.define(5, $0) }
+            return table.firstDuplicate()?.0
+        }
+        #expect(dense.count == sparse.count && dense.spelledCount == sparse.spelledCount)
+        #expect(dense.isPlaceholder(Symbol(rawValue: 4)) && sparse.isPlaceholder(Symbol(rawValue: 4)))
+        #expect(Array(sparse[Symbol(rawValue: 980)]) == Array("old-980".utf8) && sparse[Symbol(rawValue: 4)].isEmpty)
+        #expect(sparse.allocatedBytes + 100_000 * 8 <= dense.allocatedBytes)
+        // Forgetting below the count, then growing again.
+        both { table in
+            table.removeSymbols(from: 50_000)
+            table._checkInvariants()
+            return table.lookup(Array("old-49830".utf8))
+        }
+        both { $0.lookup(Array("old-50807".utf8)) }
+        both { $0.intern(Array("after".utf8)) }
+        sparse._checkInvariants()
+    }
+
     /// A placeholder given its bytes after later symbols puts bytes out of
     /// symbol order: forgetting then rebuilds, and keeps the placeholder's bytes.
     @Test func forgettingAfterAPlaceholderIsFilledKeepsItsBytes() {
@@ -340,8 +381,10 @@ struct SymbolDefinitionTests {
     /// bytes as requests name them, each request's new ids after. Forgetting
     /// a refused request's new ids keeps every placeholder filled before
     /// them, and costs what the request added: the index is not rebuilt.
-    @Test func forgettingARequestsNewIDsKeepsThePlaceholdersFilledBeforeThem() {
-        var table = SymbolTable()
+    /// Either way of making the placeholders: a span each, or one count.
+    @Test(arguments: [false, true])
+    func forgettingARequestsNewIDsKeepsThePlaceholdersFilledBeforeThem(asOneCount: Bool) {
+        var table = asOneCount ? SymbolTable(placeholders: 1000) : SymbolTable()
         table.extend(to: 1000)
         table.indexAll()
         _ = Array("old-7".utf8).withUnsafeBytes { table.define(7, $0) }

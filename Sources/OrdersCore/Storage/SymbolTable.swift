@@ -21,9 +21,15 @@ import CPrefetch
 public struct SymbolTable: Sendable {
     /// Every symbol's bytes, one after another (a placeholder's later filling at the end).
     @usableFromInline var storage = GrowableArray<UInt8>()
-    /// `spans[i]` is `start << 16 | length` of symbol `i`'s bytes; length 0 marks
-    /// a placeholder, a number defined before its bytes are known.
+    /// `spans[i]` is `start << 16 | length` of symbol `far + i`'s bytes; length 0
+    /// marks a placeholder, a number defined before its bytes are known.
     @usableFromInline var spans = GrowableArray<UInt64>()
+    /// Numbers below `far` are placeholders held as this count, not a span
+    /// each (``init(placeholders:)``): a server's table of a log whose ids
+    /// live in a file beside it names millions it never spells.
+    @usableFromInline var far = 0
+    /// The spans of the numbers below `far` that were given their bytes.
+    @usableFromInline var farSpans: [Int: UInt64] = [:]
     /// Open addressing, linear probing: `0` is empty, otherwise `hash32 << 32 | (symbol + 1)`,
     /// where the low 32 bits of the hash both place the entry and filter probes.
     @usableFromInline var slots: [UInt64] = Array(repeating: 0, count: initialSlots)
@@ -45,18 +51,38 @@ public struct SymbolTable: Sendable {
         self.seed = seed
     }
 
+    /// A table whose numbers below `placeholders` are placeholders, held as
+    /// one count: 8 bytes a number less than ``extend(to:)`` costs, for a
+    /// store whose older ids are looked up in a file and spelled here only
+    /// once a request names them.
+    public init(placeholders: Int) {
+        self.init()
+        far = placeholders
+    }
+
     /// The number of symbols, placeholders included.
     @inlinable
-    public var count: Int { spans.count }
+    public var count: Int { far + spans.count }
 
     /// The bytes this table has allocated: its spellings, their spans and its index.
-    public var allocatedBytes: Int { storage.capacity + spans.capacity * 8 + slots.capacity * 8 }
+    public var allocatedBytes: Int { storage.capacity + spans.capacity * 8 + farSpans.capacity * 16 + slots.capacity * 8 }
+
+    /// `start << 16 | length` of `symbol`'s bytes; 0 for a placeholder.
+    @inlinable @inline(__always)
+    func span(of symbol: Int) -> UInt64 {
+        symbol >= far ? spans[symbol &- far] : farSpans[symbol] ?? 0
+    }
+
+    @inlinable
+    mutating func setSpan(of symbol: Int, to span: UInt64) {
+        if symbol >= far { spans[symbol &- far] = span } else { farSpans[symbol] = span }
+    }
 
     /// The symbol for `bytes`, adding it if it is new.
     /// - Complexity: O(`bytes.count`) expected.
     @inlinable
     public mutating func intern(_ bytes: UnsafeRawBufferPointer) -> Symbol {
-        if indexed < spans.count { catchUpIndex() }
+        if indexed < count { catchUpIndex() }
         return intern(bytes, hash: hash32(bytes))
     }
 
@@ -64,11 +90,11 @@ public struct SymbolTable: Sendable {
     @inlinable
     mutating func intern(_ bytes: UnsafeRawBufferPointer, hash: UInt32) -> Symbol {
         if let found = find(bytes, hash: hash) { return Symbol(rawValue: UInt32(found)) }
-        let symbol = spans.count
+        let symbol = count
         spans.append(UInt64(storage.count) << 16 | UInt64(bytes.count))
         storage.append(contentsOf: bytes)
         insertIntoIndex(symbol, hash: hash)
-        indexed = spans.count
+        indexed = count
         return Symbol(rawValue: UInt32(symbol))
     }
 
@@ -105,7 +131,7 @@ public struct SymbolTable: Sendable {
     /// The staged interning of `count` symbols of `other`, the `i`th being `symbol(i)`.
     @inline(__always)
     private mutating func intern(count: Int, of other: SymbolTable, into symbols: inout [Symbol], _ symbol: (Int) -> Symbol) {
-        if indexed < spans.count { catchUpIndex() }
+        if indexed < self.count { catchUpIndex() }
         let group = 64
         symbols.reserveCapacity(symbols.count + count)
         // On the stack: a writer calls this for every role of every batch.
@@ -128,9 +154,9 @@ public struct SymbolTable: Sendable {
                     guard UInt32(truncatingIfNeeded: entry >> 32) == hashes[i - start], entry != 0 else { return nil }
                     return Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
                 }
-                for i in start..<end { if let found = candidate(i) { touched &+= spans[found] } }
+                for i in start..<end { if let found = candidate(i) { touched &+= span(of: found) } }
                 for i in start..<end {
-                    if let found = candidate(i), case let first = Int(spans[found] >> 16), first < storage.count {
+                    if let found = candidate(i), case let first = Int(span(of: found) >> 16), first < storage.count {
                         touched &+= UInt64(storage[first])
                     }
                 }
@@ -163,32 +189,32 @@ public struct SymbolTable: Sendable {
     /// the hash index, which is what `define` exists to avoid.
     @inlinable
     public mutating func define(_ symbol: Int, _ bytes: UnsafeRawBufferPointer) -> Definition {
-        if symbol == spans.count {
+        if symbol == count {
             spans.append(UInt64(storage.count) << 16 | UInt64(bytes.count))
             storage.append(contentsOf: bytes)
             return .added
         }
-        if symbol < spans.count {
-            if spans[symbol] & 0xFFFF != 0 { return equals(symbol, bytes) ? .same : .conflicting }
-            spans[symbol] = UInt64(storage.count) << 16 | UInt64(bytes.count)
+        if symbol < count {
+            if span(of: symbol) & 0xFFFF != 0 { return equals(symbol, bytes) ? .same : .conflicting }
+            setSpan(of: symbol, to: UInt64(storage.count) << 16 | UInt64(bytes.count))
             storage.append(contentsOf: bytes)
             filledEnd = storage.count
             if symbol < indexed { insertIntoIndex(symbol, hash: hash32(bytes)) }
             return .added
         }
-        spans.append(repeating: 0, count: symbol - spans.count)
+        spans.append(repeating: 0, count: symbol - count)
         return define(symbol, bytes)
     }
 
     /// Indexes every symbol defined rather than interned, so that `lookup`
     /// finds each by its hash rather than comparing it with all of them.
     public mutating func indexAll() {
-        if indexed < spans.count { catchUpIndex() }
+        if indexed < count { catchUpIndex() }
     }
 
     /// Makes the numbers up to `count` placeholders, where the table has fewer.
     public mutating func extend(to count: Int) {
-        if count > spans.count { spans.append(repeating: 0, count: count - spans.count) }
+        if count > self.count { spans.append(repeating: 0, count: count - self.count) }
     }
 
     /// How many symbols have their bytes, once the index is caught up (``indexAll()``): the count less the placeholders.
@@ -197,7 +223,7 @@ public struct SymbolTable: Sendable {
     /// Whether `symbol` is a number whose bytes are not known yet.
     @inlinable
     public func isPlaceholder(_ symbol: Symbol) -> Bool {
-        spans[symbol.index] & 0xFFFF == 0
+        span(of: symbol.index) & 0xFFFF == 0
     }
 
     /// The symbol for `bytes` if it was interned or defined, without adding it.
@@ -231,7 +257,7 @@ public struct SymbolTable: Sendable {
 
     /// `intern` of `bytes`, whose ``hash(_:)`` is `hash`.
     package mutating func intern(_ bytes: UnsafeRawBufferPointer, knownHash hash: UInt32) -> Symbol {
-        if indexed < spans.count { catchUpIndex() }
+        if indexed < count { catchUpIndex() }
         return intern(bytes, hash: hash)
     }
 
@@ -254,18 +280,18 @@ public struct SymbolTable: Sendable {
         precondition(0 <= part && part < parts, "part \(part) of \(parts)")
         var search = self
         // At least twice the part's share of the symbols, a power of two: it seldom grows.
-        let share = (spans.count + parts - 1) / parts
+        let share = (count + parts - 1) / parts
         search.slots = Array(repeating: 0, count: max(1024, 1 << (Int.bitWidth - (2 * share + 1).leadingZeroBitCount)))
         search.occupied = 0
         // In groups: the group's hashes first, each fetching its slot, so that the misses overlap.
         let group = 32
         return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: group) { hashes -> (Symbol, Symbol)? in
-            for start in stride(from: 0, to: spans.count, by: group) {
-                let end = min(start + group, spans.count)
+            for start in stride(from: 0, to: count, by: group) {
+                let end = min(start + group, count)
                 for number in start..<end {
                     // The part's symbols only, marked by the bit above the hash.
                     hashes[number - start] = 0
-                    guard spans[number] & 0xFFFF != 0 else { continue }
+                    guard span(of: number) & 0xFFFF != 0 else { continue }
                     let hash = withBytes(of: Symbol(rawValue: UInt32(number))) { hash32($0) }
                     // The high bits choose the part; the low ones, which place a slot, stay evenly spread within it.
                     guard Int((UInt64(hash) &* UInt64(parts)) >> 32) == part else { continue }
@@ -292,25 +318,34 @@ public struct SymbolTable: Sendable {
     /// table (a server that refuses an append forgets its ids in a table
     /// of every id since it started). Otherwise the index is rebuilt at the next `intern`.
     public mutating func removeSymbols(from count: Int) {
-        guard count < spans.count else { return }
+        guard count < self.count else { return }
         var end = storage.count
-        for symbol in count..<spans.count where spans[symbol] & 0xFFFF != 0 { end = min(end, Int(spans[symbol] >> 16)) }
+        for symbol in count..<self.count where span(of: symbol) & 0xFFFF != 0 { end = min(end, Int(span(of: symbol) >> 16)) }
         // No placeholder below `count` was given bytes after those of the symbols removed: the bytes from `end` on are theirs alone.
-        guard indexed == spans.count, end >= filledEnd, spans.count - count < count else {
-            spans.removeLast(from: count)
-            storage.removeLast(from: spans.map { Int($0 >> 16) + Int($0 & 0xFFFF) }.max() ?? 0)
+        guard indexed == self.count, end >= filledEnd, self.count - count < count else {
+            forgetSpans(from: count)
+            let kept = spans.map { Int($0 >> 16) + Int($0 & 0xFFFF) }.max() ?? 0
+            storage.removeLast(from: farSpans.values.reduce(kept) { max($0, Int($1 >> 16) + Int($1 & 0xFFFF)) })
             filledEnd = min(filledEnd, storage.count)
             slots = Array(repeating: 0, count: Self.initialSlots)
             indexed = 0
             occupied = 0
             return
         }
-        for symbol in count..<spans.count where spans[symbol] & 0xFFFF != 0 {
+        for symbol in count..<self.count where span(of: symbol) & 0xFFFF != 0 {
             removeFromIndex(symbol, hash: withBytes(of: Symbol(rawValue: UInt32(symbol))) { hash32($0) })
         }
-        spans.removeLast(from: count)
+        forgetSpans(from: count)
         storage.removeLast(from: end)
-        indexed = spans.count
+        indexed = self.count
+    }
+
+    /// Drops the spans of the numbers `count` and up.
+    private mutating func forgetSpans(from count: Int) {
+        guard count < far else { return spans.removeLast(from: count - far) }
+        spans.removeLast(from: 0)
+        farSpans = farSpans.filter { $0.key < count }
+        far = count
     }
 
     /// Takes `symbol` out of the index, moving back the entries after it in
@@ -344,6 +379,8 @@ public struct SymbolTable: Sendable {
     /// again and again, one per chunk of text, grows only once.
     public mutating func removeAll() {
         spans.removeLast(from: 0)
+        far = 0
+        farSpans.removeAll()
         storage.removeLast(from: 0)
         filledEnd = 0
         slots.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
@@ -374,12 +411,12 @@ public struct SymbolTable: Sendable {
 
     /// `firstSymbol(spelled:from:)`; empty bytes find the first placeholder.
     func firstSymbol(spelled bytes: UnsafeRawBufferPointer, from start: Int) -> Symbol? {
-        (start..<spans.count).first { equals($0, bytes) }.map { Symbol(rawValue: UInt32($0)) }
+        (start..<count).first { equals($0, bytes) }.map { Symbol(rawValue: UInt32($0)) }
     }
 
     @inlinable
     func range(of symbol: Int) -> Range<Int> {
-        let span = spans[symbol]
+        let span = span(of: symbol)
         let start = Int(span >> 16)
         return start..<start + Int(span & 0xFFFF)
     }
@@ -427,10 +464,20 @@ public struct SymbolTable: Sendable {
     /// Indexes the symbols that were defined rather than interned.
     @usableFromInline
     mutating func catchUpIndex() {
-        while indexed < spans.count {
+        if indexed < far {
+            // Of the numbers held as a count, only those given bytes since.
+            for (symbol, span) in farSpans where symbol >= indexed {
+                let hash = storage.withUnsafeBytes {
+                    hash32(UnsafeRawBufferPointer(rebasing: $0[Int(span >> 16)..<Int(span >> 16) + Int(span & 0xFFFF)]))
+                }
+                insertIntoIndex(symbol, hash: hash)
+            }
+            indexed = far
+        }
+        while indexed < count {
             let symbol = indexed
             indexed += 1
-            guard spans[symbol] & 0xFFFF != 0 else { continue }
+            guard span(of: symbol) & 0xFFFF != 0 else { continue }
             let hash = storage.withUnsafeBytes { hash32(UnsafeRawBufferPointer(rebasing: $0[range(of: symbol)])) }
             insertIntoIndex(symbol, hash: hash)
         }
@@ -518,8 +565,9 @@ extension SymbolTable {
     /// placeholder) found by its own bytes. O(count): for tests, and for
     /// debug builds after bulk work, as swift-collections' `_checkInvariants`.
     package func _checkInvariants() {
-        precondition(indexed <= spans.count, "indexed past the symbols")
-        for symbol in 0..<spans.count {
+        precondition(indexed <= count, "indexed past the symbols")
+        precondition(farSpans.keys.allSatisfy { $0 < far }, "a far span past the far numbers")
+        for symbol in 0..<count {
             let range = range(of: symbol)
             precondition(range.upperBound <= storage.count, "symbol \(symbol)'s bytes run past the storage")
         }
@@ -527,7 +575,7 @@ extension SymbolTable {
         precondition(occupied == slots.reduce(0) { $0 + ($1 == 0 ? 0 : 1) }, "occupied does not count the index's entries")
         precondition(occupied * 2 <= slots.count, "the index is more than half full")
         storage.withUnsafeBytes { bytes in
-            for symbol in 0..<indexed where spans[symbol] & 0xFFFF != 0 {
+            for symbol in 0..<indexed where span(of: symbol) & 0xFFFF != 0 {
                 let spelled = UnsafeRawBufferPointer(rebasing: bytes[range(of: symbol)])
                 precondition(find(spelled, hash: hash32(spelled)) == symbol, "symbol \(symbol) is not found by its bytes")
             }

@@ -75,7 +75,7 @@ final class IDNumberFile {
                 !(0..<table.count).contains(where: { table.isPlaceholder(Symbol(rawValue: UInt32($0))) })
             else { throw damaged(sorted, "it lacks some of the log's \(role.field) ids") }
         }
-        for role in filed { ids[role].extend(to: counts[role.rawValue]) }
+        for role in filed { ids[role] = SymbolTable(placeholders: counts[role.rawValue]) }
         let tail = try numbered(by: reader, to: batches.endIndex) { role, number, bytes in _ = ids[role].define(number, bytes) }
         for role in Role.allCases {
             ids[role].extend(to: reader.idCounts[role.rawValue])
