@@ -68,7 +68,7 @@ final class ServerMetrics: Sendable {
             ("event_id_file_runs", "Sorted runs in the event-id file."),
             (
                 "event_id_file_memory_bytes",
-                "Bytes the event-id file keeps in memory: each run's Bloom filter and fences, and the blocks cached."
+                "Bytes the event-id file allocates: each run's fences and filter blocks' CRCs, and the blocks cached. Its filters are mapped from the file."
             ),
             ("event_id_file_cached_blocks", "Blocks of 4 KiB the event-id file's cache holds now."),
             ("event_id_file_cache_capacity_blocks", "Blocks of 4 KiB the event-id file's cache holds at most."),
@@ -76,7 +76,7 @@ final class ServerMetrics: Sendable {
         ].map { gauge($0, $1) }
         idFileBytes = gauge(
             "id_number_file_memory_bytes",
-            "Bytes the id-number file keeps in memory: each run's Bloom filter and fences, and the blocks cached.")
+            "Bytes the id-number file allocates: each run's fences and filter blocks' CRCs, and the blocks cached. Its filters are mapped from the file.")
         idsFiled = gauge(
             "ids_filed", "Cart, order and voter ids in the file beside the log (LOG.idnumbers), looked up there when a request names one.")
         cartViews = gauge("cart_views_held", "Views of carts held in memory: those the appends since the start brought or touched.")

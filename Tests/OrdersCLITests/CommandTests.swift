@@ -162,8 +162,9 @@ struct CommandTests {
         #expect(verified.status == 0 && verified.text.contains("in 2 runs, each the log's"), "\(verified.text)")
     }
 
-    /// A byte flipped anywhere in the event-id file is found (a block's CRC, the fences', the
-    /// trailer's) and the log's ids answer instead, so a retry is never taken for new events.
+    /// A byte flipped anywhere in the event-id file is found (a block's CRC, a
+    /// block of the filter's, the fences', the trailer's) and the log's ids
+    /// answer instead, so a retry is never taken for new events.
     @Test func aFlippedByteInTheEventIDFileNeverPassesARetryAsNew() throws {
         let dir = CLI.temporaryDirectory(), log = dir + "/g.log", file = dir + "/g.log.eventids"
         #expect(try CLI.run(["generate", "--events", "1000", "--event-ids", "-o", log]).status == 0)
@@ -171,8 +172,11 @@ struct CommandTests {
         #expect(try CLI.run(["import", log, dir + "/a.ndjson"]).status == 0)
         let sound = try Data(contentsOf: URL(fileURLWithPath: file))
         let page = 4096
-        // A byte in each block, the runs' fences, and the trailer.
-        for offset in Array(stride(from: 100, to: sound.count, by: page)) + [sound.count - 600, sound.count - 10] {
+        // The run's filter: after its index's 28 bytes of head, 2,048 bytes for 1,000 ids, in blocks of 512.
+        let runIndex = (0..<8).reduce(0) { $0 | Int(sound[sound.count - 68 + 48 + $1]) << (8 * $1) }
+        let filter = Array(stride(from: runIndex + 28 + 7, to: runIndex + 28 + 2048, by: 512))
+        // A byte in each block, each block of the filter, the runs' fences, and the trailer.
+        for offset in Array(stride(from: 100, to: sound.count, by: page)) + filter + [sound.count - 600, sound.count - 10] {
             var damaged = sound
             damaged[offset] ^= 0x5A
             try damaged.write(to: URL(fileURLWithPath: file))

@@ -12,9 +12,9 @@ import Darwin
 /// Keys of a log in sorted runs on disk beside it, each key with two
 /// numbers: the event ids with their seq and fingerprint (`LOG.eventids`),
 /// or each id's number (`LOG.idnumbers`, ``IDNumberFile``). Runs of 4 KiB
-/// blocks, each block with its CRC-32C, and each run's first keys (its
-/// fences) and a Bloom filter of its keys in memory (2 bytes a key). A
-/// lookup reads one block of each run whose filter may hold the key, so
+/// blocks, each block with its CRC-32C, each run's first keys (its fences)
+/// in memory, and its Bloom filter of its keys (2 bytes a key) mapped
+/// (``MappedFilter``). A lookup reads one block of each run whose filter may hold the key, so
 /// that a writer holds in memory only the keys of the batches after the
 /// file, not every one the log ever took (FORMAT.md, "The event-id file").
 ///
@@ -42,12 +42,14 @@ final class SortedRunFile {
         func path(of log: String) -> String { log + suffix }
 
         /// Event ids, each with its event's seq and fingerprint. 2 since ids in
-        /// a UUID's canonical spelling are kept as 16 bytes (``EventIDKey``); a file of 1 is built again.
+        /// a UUID's canonical spelling are kept as 16 bytes (``EventIDKey``), 3
+        /// since each block of a run's filter has its CRC; a file of another is built again.
         static let eventIDs = Kind(
-            suffix: ".eventids", magic: Array("ORDEVIDS".utf8), format: 2, key: { EventIDKey.key($0) }, spelling: { EventIDKey.id($0) })
+            suffix: ".eventids", magic: Array("ORDEVIDS".utf8), format: 3, key: { EventIDKey.key($0) }, spelling: { EventIDKey.id($0) })
         /// A role's byte and an id of it, with the id's number and 0: a UUID kept as 16 bytes, as an event id is.
+        /// 2 since each block of a run's filter has its CRC.
         static let idNumbers = Kind(
-            suffix: ".idnumbers", magic: Array("ORDIDNUM".utf8), format: 1,
+            suffix: ".idnumbers", magic: Array("ORDIDNUM".utf8), format: 2,
             key: { $0.isEmpty ? $0 : [$0[0]] + EventIDKey.key($0.dropFirst()) },
             spelling: { $0.isEmpty ? $0 : [$0[0]] + EventIDKey.id($0.dropFirst()) })
     }
@@ -68,7 +70,7 @@ final class SortedRunFile {
     private struct Run {
         var blocksOffset: Int64
         /// So that an id the run does not hold (a new one, most of all) reads none of its blocks.
-        var filter: BloomFilter
+        var filter: MappedFilter
         var fences: [UInt8]
         /// Fence `i` is `fences[fenceStarts[i]..<fenceStarts[i + 1]]`.
         var fenceStarts: [Int]
@@ -193,12 +195,15 @@ final class SortedRunFile {
         }
     }
 
-    /// `count` bytes at `at` whose last 4 are the CRC-32C of those before; those before.
-    private static func readChecked(_ file: FileDescriptor, at: Int64, count: Int, path: String) throws -> [UInt8] {
+    /// `count` bytes at `at` whose last 4 are the CRC-32C of `before` and
+    /// those before them; those before.
+    private static func readChecked(_ file: FileDescriptor, at: Int64, count: Int, path: String, continuing before: [UInt8] = []) throws
+        -> [UInt8]
+    {
         var bytes = [UInt8](repeating: 0, count: count)
         try bytes.withUnsafeMutableBytes { try file.readAll(at: at, into: $0, path: path) }
         let sound = bytes.withUnsafeBytes { raw in
-            CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[..<(count - 4)]))
+            CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[..<(count - 4)]), continuing: CRC32C.checksum(before))
                 == UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self))
         }
         guard sound else { throw Damaged(path: path, what: "bytes \(at)..<\(at + Int64(count)) fail their CRC") }
@@ -218,27 +223,45 @@ final class SortedRunFile {
         }
     }
 
-    /// A run's index, which ends before `end` (its trailer): where its blocks start, how many, and each one's first id.
+    /// A run's index, which ends before `end` (its trailer): where its
+    /// blocks start, how many, each one's first id, and its filter, mapped.
+    /// The filter's bytes are not read: each block of them is checked when a probe reads it.
     private static func readRun(_ file: FileDescriptor, at offset: Int64, before end: Int64, path: String) throws -> Run {
-        var head = [UInt8](repeating: 0, count: 16)
+        let what = "the run's index at byte \(offset)"
+        var head = [UInt8](repeating: 0, count: 28)
         try head.withUnsafeMutableBytes { try file.readAll(at: offset, into: $0, path: path) }
-        let length = Int(head.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 12, as: UInt32.self)) })
-        guard offset + Int64(16 + length + 4) <= end else {
-            throw Damaged(path: path, what: "the run's index at byte \(offset) runs past its trailer")
+        let (length, filterBytes) = head.withUnsafeBytes {
+            (
+                Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 12, as: UInt32.self))),
+                Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 24, as: UInt32.self)))
+            )
         }
-        let section = try readChecked(file, at: offset, count: 16 + length + 4, path: path)
-        return try parsed(path, "the run's index at byte \(offset)", section) { reader in
+        guard length >= 12 + filterBytes, offset + Int64(16 + length + 4) <= end else {
+            throw Damaged(path: path, what: "\(what) runs past its trailer")
+        }
+        // What follows the filter, and the CRC of all but the filter.
+        let restAt = offset + 28 + Int64(filterBytes)
+        var rest = try readChecked(file, at: restAt, count: length - 12 - filterBytes + 4, path: path, continuing: head)
+        rest = head + rest
+        return try parsed(path, what, rest) { reader in
             let blocksOffset = Int64(truncatingIfNeeded: try reader.read(littleEndian: UInt64.self))
             let blocks = Int(try reader.read(littleEndian: UInt32.self))
             guard blocksOffset >= 0, blocksOffset <= offset - Int64(blocks) * Int64(blockSize) else {
                 throw ByteReader.Malformed(position: 0, reason: "its blocks do not lie before it")
             }
             _ = try reader.read(littleEndian: UInt32.self)
-            let seed = try reader.read(littleEndian: UInt64.self), filterBytes = Int(try reader.read(littleEndian: UInt32.self))
+            let seed = try reader.read(littleEndian: UInt64.self)
+            _ = try reader.read(littleEndian: UInt32.self)
             guard filterBytes % 8 == 0, BloomFilter.isWhole(words: filterBytes / 8) else {
                 throw ByteReader.Malformed(position: reader.position, reason: "its filter is not whole")
             }
-            let filter = BloomFilter(bytes: Array(try reader.readBytes(filterBytes)), seed: seed)
+            let crcs = try (0..<MappedFilter.blocks(ofBytes: filterBytes)).map { _ in try reader.read(littleEndian: UInt32.self) }
+            let filter: MappedFilter
+            do throws(Errno) {
+                filter = try MappedFilter(file: file.rawValue, at: offset + 28, count: filterBytes, seed: seed, blockCRCs: crcs)
+            } catch {
+                throw FileError(path: path, operation: "mapping", errno: error)
+            }
             var run = Run(blocksOffset: blocksOffset, filter: filter, fences: [], fenceStarts: [0])
             for _ in 0..<blocks {
                 run.fences += try reader.readBytes(Int(try reader.read(littleEndian: UInt16.self)))
@@ -396,7 +419,7 @@ final class SortedRunFile {
     /// - Throws: ``Damaged`` for a block that fails its CRC.
     func lookUp(_ id: [UInt8]) throws -> (seq: Int64, fingerprint: UInt64)? {
         try kind.key(id).withUnsafeBytes { wanted in
-            for r in runs.indices.reversed() where runs[r].filter.mayContain(wanted, tag: 0) {
+            for r in runs.indices.reversed() where try mayContain(wanted, run: r) {
                 // The last block whose first id is not after the id: the only one that can hold it.
                 let run = runs[r]
                 var low = 0, high = run.blockCount
@@ -409,6 +432,16 @@ final class SortedRunFile {
                 if let found = Self.find(wanted, in: block) { return found }
             }
             return nil
+        }
+    }
+
+    /// Whether run `r`'s filter may hold `key`.
+    /// - Throws: ``Damaged`` for a block of the filter that fails its CRC.
+    private func mayContain(_ key: UnsafeRawBufferPointer, run r: Int) throws -> Bool {
+        do {
+            return try runs[r].filter.mayContain(key, tag: 0)
+        } catch {
+            throw Damaged(path: path, what: "block \(error.block) of run \(r)'s filter fails its CRC")
         }
     }
 
@@ -499,6 +532,9 @@ final class SortedRunFile {
                     }
                     if let previous, !previous.lexicographicallyPrecedes(id) { return "run \(r) holds \(spelled) out of order" }
                     previous = id
+                    guard try id.withUnsafeBytes({ try mayContain($0, run: r) }) else {
+                        return "run \(r)'s filter does not hold \(spelled)"
+                    }
                     guard covers(seq) else { return "it holds the id \(spelled) at \(seq), past the batches it covers" }
                     switch index.verdict(id: spelling, fingerprint: fingerprint) {
                     case .duplicate(let logged) where logged == seq: break
@@ -524,10 +560,13 @@ final class SortedRunFile {
     /// How many blocks the cache holds now.
     var cachedBlockCount: Int { cache.count }
 
-    /// The bytes it keeps in memory: each run's filter and fences, and the blocks cached.
+    /// The bytes it keeps in memory: each run's fences and filter's CRCs, and the blocks cached.
     var allocatedBytes: Int {
-        runs.reduce(cache.count * Self.blockSize) { $0 + $1.filter.bytes.count + $1.fences.capacity + $1.fenceStarts.capacity * 8 }
+        runs.reduce(cache.count * Self.blockSize) { $0 + $1.filter.allocatedBytes + $1.fences.capacity + $1.fenceStarts.capacity * 8 }
     }
+
+    /// The bytes of the runs' filters, mapped: in memory only where lookups read them.
+    var mappedBytes: Int { runs.reduce(0) { $0 + $1.filter.count } }
 
     // MARK: Writing
 
@@ -610,17 +649,21 @@ final class SortedRunFile {
         try out.writeAll(at: end, pending, path: path)
         end += Int64(pending.count)
         let runIndex = end
-        var section = ByteWriter(capacity: 28 + filter.bytes.count + fences.bytes.count + 4)
-        section.write(littleEndian: UInt64(blocksOffset))
-        section.write(littleEndian: UInt32(blocks))
-        section.write(littleEndian: UInt32(12 + filter.bytes.count + fences.bytes.count))
-        section.write(littleEndian: filter.seed)
-        section.write(littleEndian: UInt32(filter.bytes.count))
-        section.write(contentsOf: filter.bytes)
-        section.write(contentsOf: fences.bytes)
-        section.write(littleEndian: CRC32C.checksum(section.bytes))
-        try out.writeAll(at: end, section.bytes, path: path)
-        end += Int64(section.bytes.count)
+        // The filter's bytes lie between the head and the rest, outside the section's CRC: each block of them has its own.
+        let crcs = MappedFilter.blockCRCs(of: filter)
+        var head = ByteWriter(capacity: 28), rest = ByteWriter(capacity: crcs.count * 4 + fences.bytes.count + 4)
+        head.write(littleEndian: UInt64(blocksOffset))
+        head.write(littleEndian: UInt32(blocks))
+        head.write(littleEndian: UInt32(12 + filter.bytes.count + crcs.count * 4 + fences.bytes.count))
+        head.write(littleEndian: filter.seed)
+        head.write(littleEndian: UInt32(filter.bytes.count))
+        for crc in crcs { rest.write(littleEndian: crc) }
+        rest.write(contentsOf: fences.bytes)
+        rest.write(littleEndian: rest.bytes.withUnsafeBytes { CRC32C.checksum($0, continuing: CRC32C.checksum(head.bytes)) })
+        for part in [head.bytes, filter.bytes, rest.bytes] {
+            try out.writeAll(at: end, part, path: path)
+            end += Int64(part.count)
+        }
         return runIndex
     }
 

@@ -8,7 +8,7 @@ public struct StoreHoldings: Sendable {
     public var ids: [(role: Role, count: Int, bytes: Int)]
     /// The ids in the id-number file beside the log, which the tables hold as placeholders until a request names one.
     public var filedIDs: Int
-    /// The bytes the id-number file keeps in memory: each run's Bloom filter and fences, and the blocks cached.
+    /// The bytes the id-number file allocates: each run's fences and filter blocks' CRCs, and the blocks cached (its filters are mapped).
     public var filedIDsBytes: Int
     public var eventIDs: EventIDHoldings
 }
