@@ -76,7 +76,8 @@ final class ServerMetrics: Sendable {
         ].map { gauge($0, $1) }
         idFileBytes = gauge(
             "id_number_file_memory_bytes",
-            "Bytes the id-number file allocates: each run's fences and filter blocks' CRCs, and the blocks cached. Its filters are mapped from the file.")
+            "Bytes the id-number file allocates: each run's fences and filter blocks' CRCs, and the blocks cached. Its filters are mapped from the file."
+        )
         idsFiled = gauge(
             "ids_filed", "Cart, order and voter ids in the file beside the log (LOG.idnumbers), looked up there when a request names one.")
         cartViews = gauge("cart_views_held", "Views of carts held in memory: those the appends since the start brought or touched.")

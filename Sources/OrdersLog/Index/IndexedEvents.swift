@@ -43,7 +43,7 @@ public final class IndexedEvents {
     public init(_ reader: LogReader, upTo: Seq? = nil, cache: IndexEntryCache? = nil) throws {
         self.reader = reader
         self.upTo = upTo ?? reader.endSeq
-        lookup = try IndexLookup(reader, cache: cache)
+        lookup = IndexLookup(reader, cache: cache)
         loader = try BatchLoader(file: reader.file, name: reader.name)
     }
 

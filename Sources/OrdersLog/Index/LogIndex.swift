@@ -154,6 +154,36 @@ public enum LogIndex {
         return (found, trusted, seed)
     }
 
+    /// Reads into `heads` the heads of the entries of `file` (the index at
+    /// `name`) that stand for `batches` after those `heads` holds, each
+    /// head's CRC checked, not its blocks. A header whose seed is not
+    /// `seed` (the file made again) empties `heads` first. False if the
+    /// file has no sound header.
+    static func readHeads(
+        of file: FileDescriptor, name: String, batches: ArraySlice<LogLayout.Batch>, seed: inout UInt64,
+        heads: inout [IndexEntryCache.Filed]
+    ) -> Bool {
+        guard let size = try? Int(file.size(path: name)) else { return false }
+        var buffer = [UInt8](repeating: 0, count: max(headerSize, IndexEntry.headSize))
+        func read(_ count: Int, at: Int) -> Bool {
+            guard count <= size - at else { return false }
+            return buffer.withUnsafeMutableBytes { all in
+                (try? file.readAll(at: Int64(at), into: UnsafeMutableRawBufferPointer(rebasing: all[0..<count]), path: name)) != nil
+            }
+        }
+        guard read(headerSize, at: 0), let filed = buffer.withUnsafeBytes(header) else { return false }
+        if filed != seed || heads.isEmpty { (seed, heads) = (filed, []) }
+        var at = heads.last.map { $0.at + $0.head.length } ?? headerSize
+        for batch in batches.dropFirst(heads.count) {
+            guard read(IndexEntry.headSize, at: at), let head = buffer.withUnsafeBytes({ IndexEntry.head($0, seed: seed) }),
+                head.entry.stands(for: batch), head.length <= size - at
+            else { break }
+            heads.append(IndexEntryCache.Filed(head: head, at: at))
+            at += head.length
+        }
+        return true
+    }
+
     static func header(seed: UInt64) -> [UInt8] {
         var writer = ByteWriter(capacity: headerSize)
         writer.write(contentsOf: magic)
